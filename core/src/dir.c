@@ -92,17 +92,23 @@ void cfs_tree_unlock(void)
     pthread_rwlock_unlock(&cfs_tree_lock);
 }
 
-static void su_lock(struct config_group *group)
+/* Lock the su_mutex of @group's subsystem; returns what to unlock, since
+ * unlinking may clear cg_subsys in between. */
+static pthread_mutex_t *su_lock(struct config_group *group)
 {
-    if (group && group->cg_subsys) {
-        pthread_mutex_lock(&group->cg_subsys->su_mutex.lock);
+    pthread_mutex_t *m =
+        group && group->cg_subsys ? &group->cg_subsys->su_mutex.lock : NULL;
+
+    if (m) {
+        pthread_mutex_lock(m);
     }
+    return m;
 }
 
-static void su_unlock(struct config_group *group)
+static void su_unlock(pthread_mutex_t *m)
 {
-    if (group && group->cg_subsys) {
-        pthread_mutex_unlock(&group->cg_subsys->su_mutex.lock);
+    if (m) {
+        pthread_mutex_unlock(m);
     }
 }
 
@@ -841,11 +847,11 @@ static int build_dir(struct cfs_dirent *parent,
             r = -ENOMEM;
             goto fail;
         }
-        su_lock(group);
+        pthread_mutex_t *su = su_lock(group);
         group->cg_cfs_pair = pair;
         link_group(group, &pair->pending);
         link_group(group, &pair->live);
-        su_unlock(group);
+        su_unlock(su);
         d->flags |= CFS_DF_COMMITTABLE;
         r = build_child_group(
             d, &pair->pending, CFS_DF_DEFAULT | CFS_DF_PENDING, frag, rev);
@@ -865,10 +871,10 @@ fail:
     if (group && group->cg_cfs_pair) {
         struct cfs_commit_pair *pair = group->cg_cfs_pair;
 
-        su_lock(group);
+        pthread_mutex_t *su = su_lock(group);
         unlink_group(&pair->pending);
         unlink_group(&pair->live);
-        su_unlock(group);
+        su_unlock(su);
         group->cg_cfs_pair = NULL;
         config_group_put(&pair->pending);
         config_group_put(&pair->live);
@@ -1062,7 +1068,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
                                 struct config_item *item,
                                 bool is_group)
 {
-    su_lock(pgroup);
+    pthread_mutex_t *su = su_lock(pgroup);
     cfs_callback_enter();
     if (ops && ops->disconnect_notify) {
         ops->disconnect_notify(pgroup, item);
@@ -1079,7 +1085,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
         config_item_put(item);
     }
     cfs_callback_exit();
-    su_unlock(pgroup);
+    su_unlock(su);
 }
 
 static void kill_frags(struct cfs_dirent *d)
@@ -1193,10 +1199,10 @@ static void unregister_dir(struct cfs_dirent *d)
     cfs_links_drop_into(d);
     teardown_children(d);
     detach_dirent(d);
-    su_lock(lock_group);
+    pthread_mutex_t *su = su_lock(lock_group);
     unlink_group(group);
     put_pairs(group);
-    su_unlock(lock_group);
+    su_unlock(su);
     dirent_free_tree(d);
 }
 
@@ -1393,10 +1399,10 @@ static void move_item_before_next(struct config_group *pgroup,
 {
     for (struct cfs_dirent *s = d->next; s; s = s->next) {
         if (s->kind == CFS_D_DIR && s->item) {
-            su_lock(pgroup);
+            pthread_mutex_t *su = su_lock(pgroup);
             list_del_init(&d->item->ci_entry);
             list_add_tail(&d->item->ci_entry, &s->item->ci_entry);
-            su_unlock(pgroup);
+            su_unlock(su);
             return;
         }
     }
@@ -1466,7 +1472,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     }
 
     /* MK6, MK7: make_* and linking, under su_mutex. */
-    su_lock(pgroup);
+    pthread_mutex_t *su = su_lock(pgroup);
     cfs_callback_enter();
     if (gops->make_group) {
         struct config_group *g = gops->make_group(pgroup, cname);
@@ -1485,7 +1491,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
         link_obj(&pgroup->cg_item, item);
     }
     cfs_callback_exit();
-    su_unlock(pgroup);
+    su_unlock(su);
     if (!item) {
         goto out; /* nothing else is called (MK6) */
     }
@@ -1703,12 +1709,12 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         goto out;
     }
     item = d->item;
-    su_lock(newg);
+    pthread_mutex_t *su = su_lock(newg);
     cfs_callback_enter();
     r = commit ? gops->commit_item(item) : gops->uncommit_item(item); /* C8 */
     cfs_callback_exit();
     if (r != 0) {
-        su_unlock(newg);
+        su_unlock(su);
         r = r < 0 ? r : -EINVAL;
         goto out;
     }
@@ -1733,7 +1739,7 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         sp->revision = dp->revision = d->revision = rev;
     }
     cfs_tree_unlock();
-    su_unlock(newg);
+    su_unlock(su);
     cfs_txn_push(txn);
     ch = NULL;
 out:
@@ -1755,7 +1761,7 @@ static int register_dir(struct cfs_dirent *parent,
     const char *name = group->cg_item.ci_name;
     struct cfs_dirent *d = NULL;
     struct cfs_frag *frag;
-    struct config_group *lock_group = parent == &cfs_root ? group : pgroup;
+    pthread_mutex_t *su;
     unsigned int idx;
     int r;
 
@@ -1782,35 +1788,23 @@ static int register_dir(struct cfs_dirent *parent,
     if (!frag) {
         return -ENOMEM;
     }
+    /* A subsystem's own su_mutex guards its linking; link_group() takes
+     * cg_subsys from the group itself when the parent (the root) has none. */
+    su = parent == &cfs_root ? &to_configfs_subsystem(group)->su_mutex.lock
+                             : su_lock(pgroup);
     if (parent == &cfs_root) {
-        group->cg_subsys = NULL; /* link_group() sets it */
+        group->cg_subsys = NULL;
+        pthread_mutex_lock(su);
     }
-    su_lock(lock_group);
-    if (parent == &cfs_root) {
-        /* link_group() takes the subsystem from the group itself. */
-        link_obj(&cfs_root_group.cg_item, &group->cg_item);
-        group->cg_subsys = to_configfs_subsystem(group);
-        struct config_group *dg;
-
-        list_for_each_entry(dg, &group->default_groups, group_entry) {
-            link_group(group, dg);
-        }
-        if (group->cg_default_groups_array) {
-            for (size_t i = 0; group->cg_default_groups_array[i]; i++) {
-                link_group(group, group->cg_default_groups_array[i]);
-            }
-        }
-    } else {
-        link_group(pgroup, group);
-    }
-    su_unlock(lock_group);
+    link_group(pgroup, group);
+    su_unlock(su);
     r = build_dir(
         parent, &group->cg_item, name, flags, frag, cfs_revision(), true, &d);
     cfs_frag_put(frag);
     if (r < 0) {
-        su_lock(lock_group);
+        pthread_mutex_lock(su);
         unlink_group(group);
-        su_unlock(lock_group);
+        su_unlock(su);
         return r;
     }
     cfs_tree_wrlock();
