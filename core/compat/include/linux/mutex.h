@@ -14,25 +14,27 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include <linux/compiler.h>
+
 #include <linux/export.h>
 
 #include <configfs/configfs.h>
 
 #define DEFINE_MUTEX(name) struct mutex name = {PTHREAD_MUTEX_INITIALIZER}
 
-static inline void mutex_init(struct mutex *lock)
+CFS_COMPAT_LOCK_FN void mutex_init(struct mutex *lock)
 {
     if (pthread_mutex_init(&lock->lock, NULL) != 0) {
         abort();
     }
 }
 
-static inline void mutex_destroy(struct mutex *lock)
+CFS_COMPAT_LOCK_FN void mutex_destroy(struct mutex *lock)
 {
     pthread_mutex_destroy(&lock->lock);
 }
 
-static inline void mutex_lock(struct mutex *lock)
+CFS_COMPAT_LOCK_FN void mutex_lock(struct mutex *lock)
 {
     if (pthread_mutex_lock(&lock->lock) != 0) {
         abort();
@@ -52,12 +54,12 @@ static inline int mutex_lock_killable(struct mutex *lock)
 }
 
 /* @return 1 if the lock was taken, 0 if it is held elsewhere. */
-static inline int mutex_trylock(struct mutex *lock)
+CFS_COMPAT_LOCK_FN int mutex_trylock(struct mutex *lock)
 {
     return pthread_mutex_trylock(&lock->lock) == 0;
 }
 
-static inline void mutex_unlock(struct mutex *lock)
+CFS_COMPAT_LOCK_FN void mutex_unlock(struct mutex *lock)
 {
     if (pthread_mutex_unlock(&lock->lock) != 0) {
         abort();

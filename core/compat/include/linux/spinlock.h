@@ -11,6 +11,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include <linux/compiler.h>
+
 typedef struct {
     pthread_mutex_t lock;
 } spinlock_t;
@@ -21,26 +23,26 @@ typedef struct {
     }
 #define DEFINE_SPINLOCK(name) spinlock_t name = __SPIN_LOCK_UNLOCKED(name)
 
-static inline void spin_lock_init(spinlock_t *lock)
+CFS_COMPAT_LOCK_FN void spin_lock_init(spinlock_t *lock)
 {
     if (pthread_mutex_init(&lock->lock, NULL) != 0) {
         abort();
     }
 }
 
-static inline void spin_lock(spinlock_t *lock)
+CFS_COMPAT_LOCK_FN void spin_lock(spinlock_t *lock)
 {
     if (pthread_mutex_lock(&lock->lock) != 0) {
         abort();
     }
 }
 
-static inline int spin_trylock(spinlock_t *lock)
+CFS_COMPAT_LOCK_FN int spin_trylock(spinlock_t *lock)
 {
     return pthread_mutex_trylock(&lock->lock) == 0;
 }
 
-static inline void spin_unlock(spinlock_t *lock)
+CFS_COMPAT_LOCK_FN void spin_unlock(spinlock_t *lock)
 {
     if (pthread_mutex_unlock(&lock->lock) != 0) {
         abort();
