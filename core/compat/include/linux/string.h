@@ -32,19 +32,16 @@ static inline bool cfs_string_isspace_(char c)
  * -E2BIG if @src did not fit (@dest then holds the truncated string). */
 static inline ssize_t strscpy(char *dest, const char *src, size_t count)
 {
-    size_t len;
+    size_t i;
 
     if (count == 0) {
         return -E2BIG;
     }
-    len = strnlen(src, count);
-    if (len == count) {
-        memcpy(dest, src, count - 1);
-        dest[count - 1] = '\0';
-        return -E2BIG;
+    for (i = 0; i < count - 1 && src[i]; i++) {
+        dest[i] = src[i];
     }
-    memcpy(dest, src, len + 1);
-    return (ssize_t)len;
+    dest[i] = '\0';
+    return src[i] ? -E2BIG : (ssize_t)i;
 }
 
 static inline char *skip_spaces(const char *str)
