@@ -49,14 +49,17 @@ static LIST_HEAD(modules);
  * no exit function, or items of their types outlived it. */
 static LIST_HEAD(zombies);
 
-/* The loaded module with this canonical path, dlopen() handle or struct
+/* The module on @list with this canonical path, dlopen() handle or struct
  * module (NULL: not compared). @pre modules_lock is held. */
-static struct cfs_loaded_module *cfs_module_find_locked(
-    const char *path, const void *handle, const struct module *module)
+static struct cfs_loaded_module *
+cfs_module_find_locked(struct list_head *list,
+                       const char *path,
+                       const void *handle,
+                       const struct module *module)
 {
     struct cfs_loaded_module *lm;
 
-    list_for_each_entry(lm, &modules, entry) {
+    list_for_each_entry(lm, list, entry) {
         if ((path && strcmp(lm->path, path) == 0) ||
             (handle && lm->handle == handle) ||
             (module && lm->module == module)) {
@@ -143,7 +146,10 @@ CFS_EXPORT int cfs_module_load(const char *path, struct module **ret_module)
     }
 
     pthread_mutex_lock(&modules_lock);
-    if (cfs_module_find_locked(real, NULL, NULL)) {
+    /* A module kept mapped counts as loaded: its init ran, and may have
+     * left registrations behind. */
+    if (cfs_module_find_locked(&modules, real, NULL, NULL) ||
+        cfs_module_find_locked(&zombies, real, NULL, NULL)) {
         ret = -EEXIST;
         goto out;
     }
@@ -167,7 +173,8 @@ CFS_EXPORT int cfs_module_load(const char *path, struct module **ret_module)
     }
     /* The same object under another path (a link): dlopen() returned the
      * handle it already had. */
-    if (cfs_module_find_locked(NULL, handle, NULL)) {
+    if (cfs_module_find_locked(&modules, NULL, handle, NULL) ||
+        cfs_module_find_locked(&zombies, NULL, handle, NULL)) {
         ret = -EEXIST;
         goto out;
     }
@@ -237,7 +244,7 @@ CFS_EXPORT int cfs_module_unload(struct module *module)
         return -EINVAL;
     }
     pthread_mutex_lock(&modules_lock);
-    lm = cfs_module_find_locked(NULL, NULL, module);
+    lm = cfs_module_find_locked(&modules, NULL, NULL, module);
     if (!lm) {
         ret = -ENOENT;
         goto out;
