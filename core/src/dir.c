@@ -1299,10 +1299,7 @@ static int collect_dropped(struct cfs_dirent *d,
         if (!name) {
             return -ENOMEM;
         }
-        memcpy(
-            name, prefix, plen); /* NOLINT(bugprone-not-null-terminated-result):
-                                    an follows with its NUL */
-        memcpy(name + plen, an, alen + 1);
+        (void)snprintf(name, plen + alen + 1, "%s%s", prefix, an);
         (*vals)[*n].name = name;
         (*vals)[*n].data = cfs_memdup(w->data, w->len);
         if (!(*vals)[*n].data) {
