@@ -11,7 +11,11 @@
 #ifndef CFS_COMPAT_LINUX_ERRNO_H
 #define CFS_COMPAT_LINUX_ERRNO_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/errno.h>)
+#include_next <linux/errno.h>
+#endif
+#else
 #include_next <linux/errno.h>
 #endif
 

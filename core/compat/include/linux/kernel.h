@@ -9,7 +9,11 @@
 #ifndef CFS_COMPAT_LINUX_KERNEL_H
 #define CFS_COMPAT_LINUX_KERNEL_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/kernel.h>)
+#include_next <linux/kernel.h>
+#endif
+#else
 #include_next <linux/kernel.h>
 #endif
 

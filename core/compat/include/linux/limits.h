@@ -10,7 +10,11 @@
 #ifndef CFS_COMPAT_LINUX_LIMITS_H
 #define CFS_COMPAT_LINUX_LIMITS_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/limits.h>)
+#include_next <linux/limits.h>
+#endif
+#else
 #include_next <linux/limits.h>
 #endif
 

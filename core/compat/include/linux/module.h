@@ -24,7 +24,11 @@
 #ifndef CFS_COMPAT_LINUX_MODULE_H
 #define CFS_COMPAT_LINUX_MODULE_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/module.h>)
+#include_next <linux/module.h>
+#endif
+#else
 #include_next <linux/module.h>
 #endif
 

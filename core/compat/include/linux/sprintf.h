@@ -59,7 +59,7 @@ kvasprintf(gfp_t gfp, const char *fmt, va_list args)
     }
     buf = kmalloc((size_t)len + 1, gfp);
     if (buf) {
-        vsnprintf(buf, (size_t)len + 1, fmt, args);
+        (void)vsnprintf(buf, (size_t)len + 1, fmt, args);
     }
     return buf;
 }

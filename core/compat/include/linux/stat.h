@@ -8,7 +8,11 @@
 #ifndef CFS_COMPAT_LINUX_STAT_H
 #define CFS_COMPAT_LINUX_STAT_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/stat.h>)
+#include_next <linux/stat.h>
+#endif
+#else
 #include_next <linux/stat.h>
 #endif
 

@@ -11,7 +11,11 @@
 #ifndef CFS_COMPAT_LINUX_STRING_H
 #define CFS_COMPAT_LINUX_STRING_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/string.h>)
+#include_next <linux/string.h>
+#endif
+#else
 #include_next <linux/string.h>
 #endif
 

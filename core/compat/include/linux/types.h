@@ -10,7 +10,11 @@
 #ifndef CFS_COMPAT_LINUX_TYPES_H
 #define CFS_COMPAT_LINUX_TYPES_H
 
+#if defined(__has_include_next)
 #if __has_include_next(<linux/types.h>)
+#include_next <linux/types.h>
+#endif
+#else
 #include_next <linux/types.h>
 #endif
 
