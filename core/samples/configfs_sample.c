@@ -78,7 +78,7 @@ static ssize_t childless_storeme_store(struct config_item *item,
         return ret;
     }
     WRITE_ONCE(to_childless(item)->storeme, value);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t childless_description_show(struct config_item *item, char *page)
@@ -159,7 +159,7 @@ static ssize_t simple_child_storeme_store(struct config_item *item,
         return ret;
     }
     WRITE_ONCE(to_simple_child(item)->storeme, value);
-    return count;
+    return (ssize_t)count;
 }
 
 CONFIGFS_ATTR(simple_child_, storeme);

@@ -63,7 +63,7 @@ static ssize_t demo_widget_value_store(struct config_item *item,
     mutex_lock(&w->lock);
     w->value = value;
     mutex_unlock(&w->lock);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t demo_widget_enabled_show(struct config_item *item, char *page)
@@ -92,7 +92,7 @@ static ssize_t demo_widget_enabled_store(struct config_item *item,
     mutex_lock(&w->lock);
     w->enabled = enabled;
     mutex_unlock(&w->lock);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t demo_widget_label_show(struct config_item *item, char *page)
@@ -134,7 +134,7 @@ static ssize_t demo_widget_label_store(struct config_item *item,
     w->label = label;
     mutex_unlock(&w->lock);
     kfree(old);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t demo_widget_limit_show(struct config_item *item, char *page)
@@ -168,7 +168,7 @@ static ssize_t demo_widget_limit_store(struct config_item *item,
     mutex_lock(&w->lock);
     w->limit = tmp;
     mutex_unlock(&w->lock);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t demo_widget_reset_store(struct config_item *item,
@@ -182,7 +182,7 @@ static ssize_t demo_widget_reset_store(struct config_item *item,
     w->value = 0;
     w->enabled = false;
     mutex_unlock(&w->lock);
-    return count;
+    return (ssize_t)count;
 }
 
 CONFIGFS_ATTR(demo_widget_, value);
@@ -316,7 +316,7 @@ demo_mode_store(struct config_item *item, const char *page, size_t count)
     mutex_lock(&demo->subsys.su_mutex);
     demo->mode = mode;
     mutex_unlock(&demo->subsys.su_mutex);
-    return count;
+    return (ssize_t)count;
 }
 
 static ssize_t demo_owner_show(struct config_item *item, char *page)

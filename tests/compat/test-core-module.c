@@ -258,8 +258,8 @@ static void test_module_kernel_sample(void **state)
 
     assert_int_equal(cu_show("/01-childless/showme", first, sizeof(first)), 0);
     assert_int_equal(cu_show("/01-childless/showme", buf, sizeof(buf)), 0);
-    n = atoi(first);
-    snprintf(first, sizeof(first), "%d\n", n + 1);
+    n = (int)strtol(first, NULL, 10);
+    (void)snprintf(first, sizeof(first), "%d\n", n + 1);
     assert_string_equal(buf, first);
 
     assert_int_equal(cfs_mkdir(NULL, "/02-simple-children/x"), 0);

@@ -75,10 +75,10 @@ static void test_samples_childless(void **state)
     (void)state;
     assert_int_equal(cfs_samples_register(), 0);
     assert_int_equal(cu_show("/01-childless/showme", buf, sizeof(buf)), 0);
-    first = atoi(buf);
+    first = (int)strtol(buf, NULL, 10);
     for (int i = 1; i <= 3; i++) {
         assert_int_equal(cu_show("/01-childless/showme", buf, sizeof(buf)), 0);
-        snprintf(want, sizeof(want), "%d\n", first + i);
+        (void)snprintf(want, sizeof(want), "%d\n", first + i);
         assert_string_equal(buf, want);
     }
 
@@ -117,7 +117,7 @@ static void *show_reader_run(void *arg)
             r->failed = true;
             break;
         }
-        r->values[i] = atoi(buf);
+        r->values[i] = (int)strtol(buf, NULL, 10);
     }
     return NULL;
 }
