@@ -477,20 +477,12 @@ static const struct config_item_type committable_children_type = {
     .ct_owner = THIS_MODULE,
 };
 
-/*
- * The name is longer than ci_namebuf holds (CONFIGFS_ITEM_NAME_LEN, M2), so
- * it is given through ci_name. Core frees a ci_name that is not ci_namebuf
- * only when the last reference goes, and a subsystem keeps its initial
- * reference through unregistration, so this static name is never freed.
- */
-static char committable_children_name[] = "04-committable-children";
-
 static struct configfs_subsystem committable_children_subsys = {
     .su_group =
         {
             .cg_item =
                 {
-                    .ci_name = committable_children_name,
+                    .ci_namebuf = "04-committable-children",
                     .ci_type = &committable_children_type,
                 },
         },

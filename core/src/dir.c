@@ -246,6 +246,12 @@ static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
     if (!(d->flags & CFS_DF_DEFAULT)) {
         dir->nchildren--;
     }
+    if (dir == &cfs_root && dir->hcount == 0) {
+        /* The root is static: leave nothing allocated behind it. */
+        cfs_free(dir->htab);
+        dir->htab = NULL;
+        dir->hcap = 0;
+    }
 }
 
 int cfs_link_reserve(struct cfs_dirent *dir)
