@@ -143,7 +143,7 @@ void cfs_http_problem_json(struct cfs_http_req *req,
                            json_t *extra)
 {
     json_t *body;
-    char *instance = NULL;
+    json_t *instance;
 
     if (status == 0) {
         status = cfs_http_status_from_errno(err);
@@ -156,11 +156,10 @@ void cfs_http_problem_json(struct cfs_http_req *req,
     if (detail) {
         json_object_set_new(body, "detail", json_string(detail));
     }
-    instance = req->url ? strdup(req->url) : NULL;
-    if (instance && json_string(instance)) {
-        json_object_set_new(body, "instance", json_string(instance));
+    instance = req->url ? json_string(req->url) : NULL; /* NULL if not UTF-8 */
+    if (instance) {
+        json_object_set_new(body, "instance", instance);
     }
-    free(instance);
     json_object_set_new(body, "errno", json_string(cfs_http_errno_name(err)));
     if (extra) {
         json_object_update(body, extra);
