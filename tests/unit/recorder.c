@@ -1063,6 +1063,7 @@ void rec_type_build(struct rec_type *t)
     t->ct.ct_group_ops = t->no_group_ops ? NULL : &t->gops;
     t->ct.ct_attrs = t->ca_ptrs[0] ? t->ca_ptrs : NULL;
     t->ct.ct_bin_attrs = t->cb_ptrs[0] ? t->cb_ptrs : NULL;
+    t->built = true;
 }
 
 static void build_all_types(void)
@@ -1081,6 +1082,9 @@ static struct rec_obj *obj_new(struct rec_type *t,
 
     if (!obj) {
         return NULL;
+    }
+    if (!t->built) {
+        rec_type_build(t);
     }
     obj->type = t;
     obj->is_subsystem = is_subsystem;

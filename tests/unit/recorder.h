@@ -93,8 +93,9 @@ struct rec_default_spec {
 /*
  * One item type. Get it from rec_type_new(), set fields, register. The
  * config_item_type is built from the fields by rec_type_build(), which
- * rec_register() runs for every type; call it again after changing which
- * callbacks exist. Injected failures are read at call time.
+ * rec_register() runs for every type and the first object of a type runs
+ * for it; call it again after changing which callbacks or attributes exist.
+ * Injected failures and attribute behaviour are read at call time.
  */
 struct rec_type {
     const char *name;
@@ -131,6 +132,7 @@ struct rec_type {
     int uncommit_err;      /* uncommit_item returns this */
 
     /* built by rec_type_build() */
+    bool built;
     struct config_item_type ct;
     struct configfs_item_operations iops;
     struct configfs_group_operations gops;
