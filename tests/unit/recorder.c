@@ -112,6 +112,7 @@ static size_t types_n;
 /* Registry of live objects; guarded by trace_lock. */
 static struct rec_obj *objs[REC_MAX_OBJS];
 
+static bool cleaned_up;
 static rec_hook_fn hook_fn;
 static void *hook_data;
 
@@ -455,6 +456,19 @@ static void free_obj(struct rec_obj *obj)
     rec_free(obj);
 }
 
+/* M14: default groups are the client's to drop. */
+static void drop_defaults(struct rec_obj *obj)
+{
+    if (obj->type && obj->type->seed_defaults) {
+        for (size_t i = 0; obj->seed[i]; i++) {
+            config_group_put(obj->seed[i]);
+            obj->seed[i] = NULL;
+        }
+    } else {
+        configfs_remove_default_groups(&obj->u.group);
+    }
+}
+
 static void rec_release(struct config_item *item)
 {
     struct rec_obj *obj = rec_obj_of(item);
@@ -467,14 +481,7 @@ static void rec_release(struct config_item *item)
     held = obj->sub ? rec_su_held(obj->sub) : -1;
     trace_add(held, linked_of(item), "release(%s)", obj->name);
     run_hook("release", item, NULL);
-    /* M14: default groups are the client's to drop. */
-    if (obj->type && obj->type->seed_defaults) {
-        for (size_t i = 0; obj->seed[i]; i++) {
-            config_group_put(obj->seed[i]);
-        }
-    } else {
-        configfs_remove_default_groups(&obj->u.group);
-    }
+    drop_defaults(obj);
     free_obj(obj);
 }
 
@@ -1170,22 +1177,28 @@ int rec_setup(void **state)
 {
     (void)state;
     rec_alloc_fail_nth(0);
-    cfs_set_alloc_funcs(rec_malloc, rec_realloc, rec_free);
+    /* CFS_TEST_LIBC_ALLOC=1 leaves core on libc, so that ASan sees each of
+     * its blocks (cmocka's guard bytes hide small overflows from it). */
+    if (!getenv("CFS_TEST_LIBC_ALLOC")) {
+        cfs_set_alloc_funcs(rec_malloc, rec_realloc, rec_free);
+    }
     rec_clear();
     types_n = 0;
     memset(types, 0, sizeof(types));
     memset(objs, 0, sizeof(objs));
     memset(txns, 0, sizeof(txns));
+    cleaned_up = false;
     hook_fn = NULL;
     hook_data = NULL;
     return 0;
 }
 
-int rec_teardown(void **state)
+/* Undo what a test left: open transactions, subsystems, objects.
+ * @return the number of objects the test still held references to. */
+static int cleanup(void)
 {
-    int rc = 0;
+    int leftovers = 0;
 
-    (void)state;
     rec_alloc_fail_nth(0);
     hook_fn = NULL;
     for (size_t i = REC_MAX_TXNS; i-- > 0;) {
@@ -1201,6 +1214,14 @@ int rec_teardown(void **state)
             rec_unregister(obj);
         }
     }
+    /* Items whose release never runs (no type, or a type without release)
+     * still own their default groups. */
+    for (size_t i = 0; i < REC_MAX_OBJS; i++) {
+        struct rec_obj *obj = objs[i];
+        if (obj && rec_refs(&obj->u.group.cg_item) == 0) {
+            drop_defaults(obj);
+        }
+    }
     /* What is left was never released: types without release or items
      * without a type (count 0), or references the test still holds. */
     for (size_t i = 0; i < REC_MAX_OBJS; i++) {
@@ -1210,15 +1231,127 @@ int rec_teardown(void **state)
         }
         if (rec_refs(&obj->u.group.cg_item) > 0 &&
             !(obj->type && obj->type->no_release)) {
-            print_error("teardown: %s still has %d reference(s)\n",
+            print_error("cleanup: %s still has %d reference(s)\n",
                         obj->name,
                         rec_refs(&obj->u.group.cg_item));
-            rc = -1;
+            leftovers++;
         }
         free_obj(obj);
     }
+    cleaned_up = true;
+    return leftovers;
+}
+
+void rec_body(void **state)
+{
+    const struct rec_case *c = *state;
+
+    cleaned_up = false;
+    c->fn(state);
+    if (cleanup()) {
+        fail_msg("objects still referenced after the test");
+    }
+}
+
+int rec_teardown(void **state)
+{
+    (void)state;
+    if (!cleaned_up) {
+        cleanup();
+    }
     cfs_set_alloc_funcs(NULL, NULL, NULL);
-    return rc;
+    return 0;
+}
+
+/* ---- global state probe ----------------------------------------------------
+ * Core must hold no allocation once every subsystem is gone, or no unit
+ * test can be a leak test. The probe registers and unregisters a subsystem
+ * on a counting libc allocator before the group runs; what core keeps is
+ * reported by rec_global_leftovers() (test_item_no_global_allocations
+ * asserts it is zero) and, being libc memory, stays out of the way of
+ * cmocka's leak check for the rest of the group. */
+
+static long probe_live;
+
+static void *probe_malloc(size_t size)
+{
+    void *p = malloc(size);
+
+    if (p) {
+        probe_live++;
+    }
+    return p;
+}
+
+static void *probe_realloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size);
+
+    if (p && !ptr) {
+        probe_live++;
+    }
+    return p;
+}
+
+static void probe_free(void *ptr)
+{
+    if (ptr) {
+        probe_live--;
+    }
+    free(ptr);
+}
+
+static long global_leftovers = -1;
+
+long rec_global_leftovers(void)
+{
+    return global_leftovers;
+}
+
+static void probe_globals(void)
+{
+    struct rec_type *t;
+    struct rec_obj *sub = NULL;
+
+    if (global_leftovers >= 0) {
+        return;
+    }
+    memset(types, 0, sizeof(types));
+    types_n = 0;
+    t = rec_type_new("probe");
+    t->make = REC_MAKE_ITEM;
+    t->child = t;
+    rec_attr(t, "a", 0644, 0);
+    probe_live = 0;
+    cfs_set_alloc_funcs(probe_malloc, probe_realloc, probe_free);
+    if (rec_register_rc("probe", t, &sub) == 0) {
+        cfs_mkdir(NULL, "/probe/x");
+        rec_store_str("/probe/x/a", "1");
+        cfs_rmdir(NULL, "/probe/x");
+        rec_unregister(sub);
+    }
+    cfs_set_alloc_funcs(NULL, NULL, NULL);
+    global_leftovers = probe_live;
+    memset(objs, 0, sizeof(objs));
+    rec_clear();
+}
+
+int rec_run_(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+    static struct CMUnitTest picked[256];
+    const char *filter = getenv("CFS_TEST_FILTER");
+    size_t k = 0;
+
+    probe_globals();
+    if (!filter || !*filter || n > 256) {
+        return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(tests[i].name, filter)) {
+            picked[k++] = tests[i];
+        }
+    }
+    return _cmocka_run_group_tests(name, picked, k, NULL, NULL);
 }
 
 /* ---- operation helpers ----------------------------------------------------

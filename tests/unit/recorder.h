@@ -183,8 +183,31 @@ typedef void (*rec_hook_fn)(const char *cb,
 
 int rec_setup(void **state);
 int rec_teardown(void **state);
-#define REC_TEST(fn)                                                           \
-    cmocka_unit_test_setup_teardown(fn, rec_setup, rec_teardown)
+
+/*
+ * cmocka checks for leaks right after a test function returns, so the
+ * test function is rec_body(), which runs the test and then unregisters
+ * every subsystem and frees every object; whatever core still holds then
+ * is a leak. After a failed assertion rec_teardown() does that cleanup.
+ */
+struct rec_case {
+    void (*fn)(void **state);
+};
+void rec_body(void **state);
+#define REC_TEST(f)                                                            \
+    {                                                                          \
+        .name = #f, .test_func = rec_body, .setup_func = rec_setup,            \
+        .teardown_func = rec_teardown, .initial_state = &(struct rec_case){f}, \
+    }
+
+/* Run a group; CFS_TEST_FILTER=substring runs only the matching tests. */
+int rec_run_(const char *name, const struct CMUnitTest *tests, size_t n);
+#define rec_run(name, tests)                                                   \
+    rec_run_(name, tests, sizeof(tests) / sizeof((tests)[0]))
+
+/* Blocks core still held after a subsystem was registered and removed
+ * again, measured before the group ran (0 when core cleans up). */
+long rec_global_leftovers(void);
 
 /* ---- allocation --------------------------------------------------------- */
 

@@ -10,17 +10,24 @@
 
 #include <stdlib.h>
 
-enum { RW, RO, WO, NOSHOW, NOSTORE, TYPED };
+enum { RW, RO, WO, NOSHOW, NOSTORE };
+enum { TYPED, OWN };
 enum { BLOB, RBLOB, WBLOB, BIG };
 
-static struct rec_type *S, *I;
+static struct rec_type *S, *I, *T;
 
 /*
  *   sub (S)  make_item -> I
  *   I        rw 0644 "init\n", ro 0444 "ro\n", wo 0200, noshow 0644 without
- *            show, nostore 0644 without store, typed 0644 through the
- *            type's show_attribute/store_attribute;
+ *            show, nostore 0644 without store;
  *            binary: blob 0644 (max 16), rblob 0444, wblob 0200, big 0644
+ *   seed (S) make_item -> T
+ *   T        typed 0644 through the type's show_attribute/store_attribute,
+ *            own 0644 with its own show/store
+ *
+ * cfs.h: the first store of an attribute records what show() returned as
+ * the old value, so it is preceded by one show() (binary: the size probe
+ * read, and a read when there is data); the traces below say so.
  */
 static void tree(void)
 {
@@ -33,10 +40,13 @@ static void tree(void)
     rec_attr(I, "wo", 0200, REC_NO_SHOW);
     rec_attr(I, "noshow", 0644, REC_NO_SHOW);
     rec_attr(I, "nostore", 0644, REC_NO_STORE);
-    rec_attr(I, "typed", 0644, REC_TYPE_METHODS);
     I->attrs[RW].init = "init\n";
     I->attrs[RO].init = "ro\n";
-    I->attrs[TYPED].init = "t\n";
+    T = rec_type_new("t");
+    rec_attr(T, "typed", 0644, REC_TYPE_METHODS);
+    rec_attr(T, "own", 0644, 0);
+    T->attrs[TYPED].init = "t\n";
+    T->attrs[OWN].init = "o\n";
     rec_bin(I, "blob", 0644, 16);
     rec_bin(I, "rblob", 0444, 0);
     I->bins[RBLOB].flags = REC_NO_STORE;
@@ -45,6 +55,18 @@ static void tree(void)
     rec_bin(I, "big", 0644, 0);
     rec_register("sub", S);
     assert_ok(cfs_mkdir(NULL, "/sub/x"));
+    rec_clear();
+}
+
+static void seed_tree(void)
+{
+    struct rec_type *s = rec_type_new("seed");
+
+    tree();
+    s->make = REC_MAKE_ITEM;
+    s->child = T;
+    rec_register("seed", s);
+    assert_ok(cfs_mkdir(NULL, "/seed/y"));
     rec_clear();
 }
 
@@ -81,7 +103,6 @@ static void test_attr_stat_modes(void **state)
     expect_stat("/sub/x/wo", CFS_KIND_ATTR, 0200, false, true);
     expect_stat("/sub/x/noshow", CFS_KIND_ATTR, 0644, false, true);
     expect_stat("/sub/x/nostore", CFS_KIND_ATTR, 0644, true, false);
-    expect_stat("/sub/x/typed", CFS_KIND_ATTR, 0644, true, true);
     expect_stat("/sub/x/blob", CFS_KIND_BIN_ATTR, 0644, true, true);
     expect_stat("/sub/x/rblob", CFS_KIND_BIN_ATTR, 0444, true, false);
     expect_stat("/sub/x/wblob", CFS_KIND_BIN_ATTR, 0200, false, true);
@@ -117,7 +138,10 @@ static void test_attr_show_once_per_read(void **state)
     assert_int_equal(rec_occurrences("show(x,rw)"), 2);
     assert_ok(rec_store_str("/sub/x/rw", "new\n"));
     assert_string_equal(rec_cat("/sub/x/rw"), "new\n");
-    assert_int_equal(rec_occurrences("show(x,rw)"), 3);
+    /* 3: the first store's old value; 4: the read. */
+    assert_int_equal(rec_occurrences("show(x,rw)"), 4);
+    assert_ok(rec_store_str("/sub/x/rw", "newer\n"));
+    assert_int_equal(rec_occurrences("show(x,rw)"), 4);
     assert_string_equal(rec_cat("/sub/x/ro"), "ro\n");
 }
 
@@ -158,7 +182,7 @@ static void test_attr_store_raw_bytes(void **state)
     (void)state;
     tree();
     assert_ok(cfs_store(NULL, "/sub/x/rw", value, sizeof(value)));
-    rec_assert_trace("store(x,rw,6)");
+    rec_assert_trace("show(x,rw)", "store(x,rw,6)");
     assert_int_equal(x()->val_len[RW], sizeof(value));
     assert_memory_equal(x()->val[RW], value, sizeof(value));
     assert_true(x()->last_store_nul);
@@ -176,7 +200,7 @@ static void test_attr_store_no_accumulation(void **state)
     tree();
     assert_ok(rec_store_str("/sub/x/rw", "90"));
     assert_ok(rec_store_str("/sub/x/rw", "55"));
-    rec_assert_trace("store(x,rw,2)", "store(x,rw,2)");
+    rec_assert_trace("show(x,rw)", "store(x,rw,2)", "store(x,rw,2)");
     assert_string_equal(rec_cat("/sub/x/rw"), "55");
 }
 
@@ -188,7 +212,8 @@ static void test_attr_store_short_count_retried(void **state)
     tree();
     I->attrs[RW].store_max = 4;
     assert_ok(rec_store_str("/sub/x/rw", "abcdefghij"));
-    rec_assert_trace("store(x,rw,10)", "store(x,rw,6)", "store(x,rw,2)");
+    rec_assert_trace(
+        "show(x,rw)", "store(x,rw,10)", "store(x,rw,6)", "store(x,rw,2)");
     assert_string_equal(rec_cat("/sub/x/rw"), "ij");
 }
 
@@ -200,7 +225,7 @@ static void test_attr_store_zero_eio(void **state)
     tree();
     I->attrs[RW].store_zero = true;
     assert_rc(rec_store_str("/sub/x/rw", "abc"), -EIO);
-    rec_assert_trace("store(x,rw,3)");
+    rec_assert_trace("show(x,rw)", "store(x,rw,3)");
 }
 
 /* WR2: a negative store return is the error. */
@@ -214,7 +239,8 @@ static void test_attr_store_error_passed_through(void **state)
         I->attrs[RW].store_err = errs[i];
         rec_clear();
         assert_rc(rec_store_str("/sub/x/rw", "v"), errs[i]);
-        rec_assert_trace("store(x,rw,1)");
+        assert_int_equal(rec_occurrences("store(x,rw,1)"), 1);
+        assert_string_equal(rec_at(rec_count() - 1)->text, "store(x,rw,1)");
     }
     I->attrs[RW].store_err = 0;
     assert_string_equal(rec_cat("/sub/x/rw"), "init\n");
@@ -230,7 +256,7 @@ static void test_attr_store_size_limit(void **state)
     tree();
     memset(big, 'z', sizeof(big));
     assert_ok(cfs_store(NULL, "/sub/x/rw", big, CFS_STORE_MAX));
-    rec_assert_trace("store(x,rw,4095)");
+    rec_assert_trace("show(x,rw)", "store(x,rw,4095)");
     rec_clear();
     assert_rc(cfs_store(NULL, "/sub/x/rw", big, CONFIGFS_PAGE_SIZE), -EFBIG);
     assert_rc(cfs_store(NULL, "/sub/x/rw", big, sizeof(big)), -EFBIG);
@@ -244,7 +270,7 @@ static void test_attr_store_empty_value(void **state)
     (void)state;
     tree();
     assert_ok(cfs_store(NULL, "/sub/x/rw", "", 0));
-    rec_assert_trace("store(x,rw,0)");
+    rec_assert_trace("show(x,rw)", "store(x,rw,0)");
     assert_string_equal(rec_cat("/sub/x/rw"), "");
 }
 
@@ -286,15 +312,17 @@ static void test_attr_show_page_limit(void **state)
 static void test_attr_type_methods(void **state)
 {
     (void)state;
-    tree();
-    assert_string_equal(rec_cat("/sub/x/typed"), "t\n");
-    assert_ok(rec_store_str("/sub/x/typed", "T2"));
-    assert_string_equal(rec_cat("/sub/x/typed"), "T2");
-    assert_string_equal(rec_cat("/sub/x/rw"), "init\n");
-    rec_assert_trace("show_attribute(x,typed)",
-                     "store_attribute(x,typed,2)",
-                     "show_attribute(x,typed)",
-                     "show(x,rw)");
+    seed_tree();
+    expect_stat("/seed/y/typed", CFS_KIND_ATTR, 0644, true, true);
+    assert_string_equal(rec_cat("/seed/y/typed"), "t\n");
+    assert_ok(rec_store_str("/seed/y/typed", "T2"));
+    assert_string_equal(rec_cat("/seed/y/typed"), "T2");
+    assert_string_equal(rec_cat("/seed/y/own"), "o\n");
+    rec_assert_trace("show_attribute(y,typed)",
+                     "show_attribute(y,typed)",
+                     "store_attribute(y,typed,2)",
+                     "show_attribute(y,typed)",
+                     "show(y,own)");
 }
 
 /* T9, M22: show and store run without su_mutex. */
@@ -385,7 +413,7 @@ static void test_attr_bin_write(void **state)
     tree();
     memset(data, 'd', sizeof(data));
     assert_ok(cfs_store(NULL, "/sub/x/blob", data, 16));
-    rec_assert_trace("write(x,blob,16)");
+    rec_assert_trace("read(x,blob,0,NULL)", "write(x,blob,16)");
     rec_clear();
     assert_rc(cfs_store(NULL, "/sub/x/blob", data, 17), -EFBIG);
     rec_assert_no_trace();
@@ -409,7 +437,7 @@ static void test_attr_bin_large_values(void **state)
     tree();
     memset(data, 'q', big);
     assert_ok(cfs_store(NULL, "/sub/x/big", data, big));
-    rec_assert_trace("write(x,big,12293)");
+    rec_assert_trace("read(x,big,0,NULL)", "write(x,big,12293)");
     assert_ok(cfs_show("/sub/x/big", &buf, &len));
     assert_int_equal(len, big);
     assert_memory_equal(buf, data, big);
@@ -435,18 +463,27 @@ static void test_attr_bin_eacces(void **state)
     rec_assert_trace("write(x,wblob,1)");
 }
 
-/* L4: duplicate attribute names, and a default group named like an
- * attribute, are refused when the subsystem registers. */
-static void test_attr_name_clashes_refused(void **state)
+/* L4: configfsd refuses duplicate attribute names when the subsystem
+ * registers (the kernel would show both). */
+static void test_attr_duplicate_names_refused(void **state)
 {
     struct rec_type *dup = rec_type_new("dup");
-    struct rec_type *clash = rec_type_new("clash");
-    struct rec_type *d = rec_type_new("d");
 
     (void)state;
     rec_attr(dup, "a", 0644, 0);
     rec_attr(dup, "a", 0444, REC_NO_STORE);
     assert_true(rec_register_rc("dup", dup, NULL) < 0);
+    assert_string_equal(rec_ls("/"), "");
+}
+
+/* L4, MK9: a default group named like an attribute is EEXIST at
+ * registration. */
+static void test_attr_default_group_named_like_attr(void **state)
+{
+    struct rec_type *clash = rec_type_new("clash");
+    struct rec_type *d = rec_type_new("d");
+
+    (void)state;
     rec_attr(clash, "d", 0644, 0);
     rec_default(clash, "d", d);
     assert_rc(rec_register_rc("clash", clash, NULL), -EEXIST);
@@ -507,9 +544,10 @@ int main(void)
         REC_TEST(test_attr_bin_write),
         REC_TEST(test_attr_bin_large_values),
         REC_TEST(test_attr_bin_eacces),
-        REC_TEST(test_attr_name_clashes_refused),
+        REC_TEST(test_attr_duplicate_names_refused),
+        REC_TEST(test_attr_default_group_named_like_attr),
         REC_TEST(test_attr_store_oom_loop),
     };
 
-    return cmocka_run_group_tests_name("core-attr", tests, NULL, NULL);
+    return rec_run("core-attr", tests);
 }

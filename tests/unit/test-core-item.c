@@ -29,6 +29,14 @@ static struct rec_obj *std_tree(struct rec_type **ret_child)
     return rec_register("sub", s);
 }
 
+/* STYLE 12: once every subsystem is gone core holds no allocation (else
+ * the allocator cannot be switched and leaks cannot be told apart). */
+static void test_item_no_global_allocations(void **state)
+{
+    (void)state;
+    assert_int_equal(rec_global_leftovers(), 0);
+}
+
 /* M1: init names the item, sets its type and one reference. */
 static void test_item_init_sets_name_type_and_one_ref(void **state)
 {
@@ -482,6 +490,7 @@ static void test_item_path_of_live_item(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        REC_TEST(test_item_no_global_allocations),
         REC_TEST(test_item_init_sets_name_type_and_one_ref),
         REC_TEST(test_item_init_keeps_static_name),
         REC_TEST(test_item_long_name_on_heap),
@@ -505,5 +514,5 @@ int main(void)
         REC_TEST(test_item_path_of_live_item),
     };
 
-    return cmocka_run_group_tests_name("core-item", tests, NULL, NULL);
+    return rec_run("core-item", tests);
 }

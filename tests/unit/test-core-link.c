@@ -373,5 +373,5 @@ int main(void)
         REC_TEST(test_readlink_errors),
     };
 
-    return cmocka_run_group_tests_name("core-link", tests, NULL, NULL);
+    return rec_run("core-link", tests);
 }

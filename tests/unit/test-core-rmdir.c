@@ -504,5 +504,5 @@ int main(void)
         REC_TEST(test_rmdir_oom_loop),
     };
 
-    return cmocka_run_group_tests_name("core-rmdir", tests, NULL, NULL);
+    return rec_run("core-rmdir", tests);
 }
