@@ -113,6 +113,9 @@ static size_t types_n;
 static struct rec_obj *objs[REC_MAX_OBJS];
 
 static bool cleaned_up;
+/* Attribute values: show and store may run at once (WR8); a client must
+ * serialise its own state. */
+static pthread_mutex_t value_lock = PTHREAD_MUTEX_INITIALIZER;
 static rec_hook_fn hook_fn;
 static void *hook_data;
 
@@ -659,6 +662,7 @@ show_common(struct config_item *item, int i, char *page, const char *cb)
     struct rec_obj *obj = rec_obj_of(item);
     struct rec_attr_spec *spec;
     bool zeroed = true;
+    size_t n;
 
     if (!obj) {
         trace_add(-1, -1, "%s(<foreign item>)", cb);
@@ -680,16 +684,19 @@ show_common(struct config_item *item, int i, char *page, const char *cb)
         return spec->show_err;
     }
     if (spec->show_fill) {
-        size_t n = spec->show_fill < CONFIGFS_PAGE_SIZE ? spec->show_fill
-                                                        : CONFIGFS_PAGE_SIZE;
+        n = spec->show_fill < CONFIGFS_PAGE_SIZE ? spec->show_fill
+                                                 : CONFIGFS_PAGE_SIZE;
         memset(page, 'v', n);
         return spec->show_len > 0 ? spec->show_len : (ssize_t)n;
     }
+    pthread_mutex_lock(&value_lock);
     memcpy(page, obj->val[i], obj->val_len[i]);
+    n = obj->val_len[i];
+    pthread_mutex_unlock(&value_lock);
     if (spec->show_len > 0) {
         return spec->show_len;
     }
-    return (ssize_t)obj->val_len[i];
+    return (ssize_t)n;
 }
 
 static ssize_t store_common(struct config_item *item,
@@ -729,8 +736,10 @@ static ssize_t store_common(struct config_item *item,
     if (n >= CONFIGFS_PAGE_SIZE) {
         n = CONFIGFS_PAGE_SIZE - 1;
     }
+    pthread_mutex_lock(&value_lock);
     memcpy(obj->val[i], page, n);
     obj->val_len[i] = n;
+    pthread_mutex_unlock(&value_lock);
     return (ssize_t)n;
 }
 
