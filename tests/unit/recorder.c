@@ -228,7 +228,7 @@ bool rec_su_held(struct rec_obj *sub)
 {
     int rc;
 
-    if (!sub || !sub->is_subsystem) {
+    if (!sub || !rec_is_live(sub) || !sub->is_subsystem) {
         return false;
     }
     rc = pthread_mutex_trylock(&sub->u.su.su_mutex.lock);
