@@ -143,8 +143,8 @@ static void test_mkdir_without_make_eperm(void **state)
     rec_assert_no_trace();
 }
 
-/* MK6: make_* returning ERR_PTR(e) fails mkdir with e and nothing else is
- * called; NULL is ENOMEM. */
+/* MK6, M7, D4: make_* returning ERR_PTR(e) fails mkdir with e and nothing
+ * else is called; NULL is ENOMEM; the name never appears. */
 static void test_mkdir_make_error_passed_through(void **state)
 {
     static const int errs[] = {
@@ -166,8 +166,9 @@ static void test_mkdir_make_error_passed_through(void **state)
     assert_string_equal(rec_ls("/sub"), "");
 }
 
-/* MK8, M4, MK11: an item without a type is EINVAL after make_*; the
- * teardown calls disconnect_notify then drop_item, under su_mutex. */
+/* MK8, M4, MK11, D4: an item without a type is EINVAL after make_*; the
+ * teardown calls disconnect_notify then drop_item, under su_mutex, and the
+ * child that failed to be made is not listed. */
 static void test_mkdir_untyped_item_einval(void **state)
 {
     struct cfs_entry e;

@@ -27,6 +27,7 @@ static struct rec_obj *tree(void)
     G->child = I;
     G->links = true;
     rec_attr(G, "a", 0644, 0);
+    rec_bin(G, "blob", 0644, 0);
     rec_default(G, "d", D);
     D->make = REC_MAKE_ITEM;
     D->child = I;
@@ -48,9 +49,10 @@ static struct rec_obj *tree(void)
     } while (0)
 #define RINGBUF 1024
 
-/* RM11, RM12, T9, M23: disconnect_notify (item still linked), unlink,
- * drop_item (item unlinked), both under su_mutex; then release without it.
- * The default group gets no callback of its own; the client frees it. */
+/* RM11, RM12, RM13, T9, M23, M7: disconnect_notify (item still linked),
+ * unlink, drop_item (item unlinked; void, no veto), both under su_mutex;
+ * then release without it. The default group gets no callback of its own;
+ * the client frees it. */
 static void test_rmdir_callback_order(void **state)
 {
     (void)state;
@@ -80,7 +82,7 @@ static void test_rmdir_item_in_group(void **state)
     rec_clear();
     assert_ok(cfs_rmdir(NULL, "/sub/x/i"));
     rec_assert_trace("disconnect_notify(x,i)", "drop_item(x,i)", "release(i)");
-    assert_string_equal(rec_ls("/sub/x"), "a d");
+    assert_string_equal(rec_ls("/sub/x"), "a blob d");
 }
 
 /* M14, RM12, T10: default groups are unlinked with their parent but stay
@@ -420,12 +422,13 @@ static void test_rmdir_refused_keeps_state(void **state)
     assert_rmdir_refused("/sub/x", -ENOTEMPTY);
     assert_string_equal(rec_cat("/sub/x/a"), "42\n");
     assert_string_equal(rec_values("/sub/x"), "a=42\n");
-    assert_string_equal(rec_ls("/sub/x"), "a d l");
+    assert_string_equal(rec_ls("/sub/x"), "a blob d l");
     assert_rmdir_refused("/sub/y", -EBUSY);
 }
 
-/* RM10, T3, WR7, RD6: once removed, the item's attributes are gone
- * (ENOENT) and no show/store runs. */
+/* RM10, T3, T6, WR7, RD2, RD6, BIN6: once removed, the item's attributes
+ * are gone (ENOENT) and no show/store/read/write runs, even while a client
+ * still holds the item. */
 static void test_rmdir_then_no_attribute_callbacks(void **state)
 {
     struct config_item *x;
@@ -438,6 +441,8 @@ static void test_rmdir_then_no_attribute_callbacks(void **state)
     rec_clear();
     assert_string_equal(rec_cat("/sub/x/a"), "E-ENOENT");
     assert_rc(rec_store_str("/sub/x/a", "1"), -ENOENT);
+    assert_string_equal(rec_cat("/sub/x/blob"), "E-ENOENT");
+    assert_rc(rec_store_str("/sub/x/blob", "1"), -ENOENT);
     rec_assert_no_trace();
     config_item_put(x);
 }
