@@ -465,6 +465,60 @@ static void test_item_module_pinned_by_items(void **state)
     assert_int_equal(atomic_load(&mod.refcnt), 0);
 }
 
+/* STYLE 12, M9: registration under allocation failure either succeeds or
+ * fails ENOMEM leaving nothing behind (no directory, no leak). */
+static void test_item_register_oom_loop(void **state)
+{
+    struct rec_type *s = rec_type_new("s");
+    struct rec_type *d = rec_type_new("d");
+    struct rec_obj *sub;
+    long n;
+    int rc;
+
+    (void)state;
+    s->make = REC_MAKE_ITEM;
+    s->child = s;
+    rec_attr(s, "a", 0644, 0);
+    rec_bin(s, "b", 0644, 0);
+    rec_default(s, "d", d);
+    rec_attr(d, "c", 0644, 0);
+    for (n = 1; n < 10000; n++) {
+        sub = NULL;
+        rec_alloc_fail_nth(n);
+        rc = rec_register_rc("oomsub", s, &sub);
+        rec_alloc_fail_nth(0);
+        if (rc == 0) {
+            assert_string_equal(rec_ls("/oomsub"), "a b d");
+            rec_unregister(sub);
+            if (!rec_alloc_failed()) {
+                break;
+            }
+            continue;
+        }
+        assert_rc(rc, -ENOMEM);
+        assert_null(sub);
+        assert_string_equal(rec_ls("/"), "");
+    }
+    assert_true(n > 1);
+}
+
+/* M2, configfs.h config_item_init_type_name(): a subsystem whose heap name
+ * could not be allocated is refused with ENOMEM. */
+static void test_item_unnamed_is_enomem(void **state)
+{
+    struct rec_type *s = rec_type_new("s");
+    struct rec_obj *sub = NULL;
+
+    (void)state;
+    rec_type_build(s);
+    rec_alloc_fail_nth(1);
+    assert_rc(rec_register_rc("a-subsystem-name-longer-than-twenty", s, &sub),
+              -ENOMEM);
+    assert_true(rec_alloc_failed());
+    rec_alloc_fail_nth(0);
+    assert_string_equal(rec_ls("/"), "");
+}
+
 /* cfs_item_path: the absolute path of a live item; ENOENT once gone. */
 static void test_item_path_of_live_item(void **state)
 {
@@ -511,6 +565,8 @@ int main(void)
         REC_TEST(test_item_register_refuses_bad_subsystems),
         REC_TEST(test_item_register_static_subsystem),
         REC_TEST(test_item_module_pinned_by_items),
+        REC_TEST(test_item_register_oom_loop),
+        REC_TEST(test_item_unnamed_is_enomem),
         REC_TEST(test_item_path_of_live_item),
     };
 
