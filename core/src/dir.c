@@ -177,7 +177,7 @@ static int htab_reserve(struct cfs_dirent *dir)
         return 0;
     }
     cap = dir->hcap ? dir->hcap * 2 : 8;
-    tab = cfs_zalloc(cap * sizeof(*tab));
+    tab = cfs_zalloc(cap * sizeof(struct cfs_dirent *));
     if (!tab) {
         return -ENOMEM;
     }
@@ -1299,8 +1299,7 @@ static int collect_dropped(struct cfs_dirent *d,
         if (!name) {
             return -ENOMEM;
         }
-        memcpy(name, prefix, plen);
-        memcpy(name + plen, an, alen + 1);
+        (void)snprintf(name, plen + alen + 1, "%s%s", prefix, an);
         (*vals)[*n].name = name;
         (*vals)[*n].data = cfs_memdup(w->data, w->len);
         if (!(*vals)[*n].data) {
@@ -1520,6 +1519,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     }
     cfs_module_get(item->ci_type->ct_owner); /* M25 */
 
+    CFS_BUG_ON(!d);
     /* MK10: visible only now, whole. */
     cfs_tree_wrlock();
     child_insert(parent, d);

@@ -41,11 +41,11 @@
 #define CFS_BUG_ON(cond)                                                       \
     do {                                                                       \
         if (cond) {                                                            \
-            fprintf(stderr,                                                    \
-                    "configfs: BUG at %s:%d: %s\n",                            \
-                    __FILE__,                                                  \
-                    __LINE__,                                                  \
-                    #cond);                                                    \
+            (void)fprintf(stderr,                                              \
+                          "configfs: BUG at %s:%d: %s\n",                      \
+                          __FILE__,                                            \
+                          __LINE__,                                            \
+                          #cond);                                              \
             abort();                                                           \
         }                                                                      \
     } while (0)
