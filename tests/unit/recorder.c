@@ -263,7 +263,7 @@ static void trace_vadd(int locked, int linked, const char *fmt, va_list ap)
     pthread_mutex_lock(&trace_lock);
     if (trace_n < REC_TRACE_MAX) {
         struct rec_entry *e = &trace[trace_n++];
-        vsnprintf(e->text, sizeof(e->text), fmt, ap);
+        (void)vsnprintf(e->text, sizeof(e->text), fmt, ap);
         e->locked = locked;
         e->linked = linked;
     } else {
@@ -737,7 +737,9 @@ static ssize_t store_common(struct config_item *item,
         n = CONFIGFS_PAGE_SIZE - 1;
     }
     pthread_mutex_lock(&value_lock);
-    memcpy(obj->val[i], page, n);
+    if (n && page) {
+        memcpy(obj->val[i], page, n);
+    }
     obj->val_len[i] = n;
     pthread_mutex_unlock(&value_lock);
     return (ssize_t)n;
@@ -1105,7 +1107,7 @@ static struct rec_obj *obj_new(struct rec_type *t,
     obj->type = t;
     obj->is_subsystem = is_subsystem;
     obj->sub = is_subsystem ? obj : sub;
-    snprintf(obj->name, sizeof(obj->name), "%s", name);
+    (void)snprintf(obj->name, sizeof(obj->name), "%s", name);
     config_group_init_type_name(&obj->u.group, name, &t->ct);
     for (int i = 0; i < REC_MAX_ATTRS && t->attrs[i].name; i++) {
         const char *init = t->attrs[i].init ? t->attrs[i].init : "";
@@ -1409,7 +1411,7 @@ const char *rec_errname(int err)
             return names[i].name;
         }
     }
-    snprintf(other, sizeof(other), "%d", err);
+    (void)snprintf(other, sizeof(other), "%d", err);
     return other;
 }
 
@@ -1451,7 +1453,7 @@ const char *rec_ls(const char *path)
     int rc = cfs_readdir(path, &entries, &n);
 
     if (rc) {
-        snprintf(b, RINGSZ, "E%s", rec_errname(rc));
+        (void)snprintf(b, RINGSZ, "E%s", rec_errname(rc));
         return b;
     }
     for (size_t i = 0; i < n; i++) {
@@ -1474,7 +1476,7 @@ const char *rec_cat(const char *path)
     int rc = cfs_show(path, &buf, &len);
 
     if (rc) {
-        snprintf(b, RINGSZ, "E%s", rec_errname(rc));
+        (void)snprintf(b, RINGSZ, "E%s", rec_errname(rc));
         return b;
     }
     if (len >= RINGSZ) {
@@ -1505,7 +1507,7 @@ const char *rec_values(const char *path)
     int rc = cfs_written_values(path, &values, &n);
 
     if (rc) {
-        snprintf(b, RINGSZ, "E%s", rec_errname(rc));
+        (void)snprintf(b, RINGSZ, "E%s", rec_errname(rc));
         return b;
     }
     for (size_t i = 0; i < n; i++) {

@@ -221,7 +221,8 @@ static void on_registered(void *data, struct cfs_txn *txn, const char *name)
     struct observed *o = data;
 
     if (o->n < 8) {
-        snprintf(o->log[o->n++], sizeof(o->log[0]), "registered %s", name);
+        (void)snprintf(
+            o->log[o->n++], sizeof(o->log[0]), "registered %s", name);
     }
     o->had_txn = txn != NULL;
 }
@@ -231,7 +232,8 @@ static void on_unregistered(void *data, const char *name)
     struct observed *o = data;
 
     if (o->n < 8) {
-        snprintf(o->log[o->n++], sizeof(o->log[0]), "unregistered %s", name);
+        (void)snprintf(
+            o->log[o->n++], sizeof(o->log[0]), "unregistered %s", name);
     }
 }
 
@@ -263,7 +265,7 @@ static void replay_into(void *data, struct cfs_txn *txn, const char *name)
     char path[64];
 
     (void)data;
-    snprintf(path, sizeof(path), "/%s/replayed", name);
+    (void)snprintf(path, sizeof(path), "/%s/replayed", name);
     cfs_mkdir(txn, path);
 }
 

@@ -66,7 +66,7 @@ static void test_item_init_keeps_static_name(void **state)
     t->no_release = true;
     rec_type_build(t);
     memset(&item, 0, sizeof(item));
-    strcpy(item.ci_namebuf, "static");
+    memcpy(item.ci_namebuf, "static", sizeof("static"));
     item.ci_name = item.ci_namebuf;
     item.ci_type = &t->ct;
     config_item_init(&item);
@@ -132,13 +132,13 @@ static void test_item_name_up_to_255_bytes(void **state)
     std_tree(NULL);
     memset(name, 'n', CFS_NAME_MAX);
     name[CFS_NAME_MAX] = '\0';
-    snprintf(path, sizeof(path), "/sub/%s", name);
+    (void)snprintf(path, sizeof(path), "/sub/%s", name);
     assert_ok(cfs_mkdir(NULL, path));
     assert_non_null(rec_find(name));
     assert_string_equal(config_item_name(rec_item(name)), name);
     memset(name, 'm', CFS_NAME_MAX + 1);
     name[CFS_NAME_MAX + 1] = '\0';
-    snprintf(path, sizeof(path), "/sub/%s", name);
+    (void)snprintf(path, sizeof(path), "/sub/%s", name);
     rec_clear();
     assert_rc(cfs_mkdir(NULL, path), -ENAMETOOLONG);
     rec_assert_no_trace();
@@ -431,7 +431,7 @@ static void test_item_register_static_subsystem(void **state)
     s->no_release = true;
     rec_type_build(s);
     memset(&su, 0, sizeof(su));
-    strcpy(su.su_group.cg_item.ci_namebuf, "static");
+    memcpy(su.su_group.cg_item.ci_namebuf, "static", sizeof("static"));
     su.su_group.cg_item.ci_type = &s->ct;
     config_group_init(&su.su_group);
     assert_ok(configfs_register_subsystem(&su));

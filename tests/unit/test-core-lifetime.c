@@ -114,10 +114,10 @@ static void hierarchy_hook(const char *cb,
 
     if (strcmp(cb, "make_group") == 0 && item) {
         s->make_linked = item->ci_parent != NULL;
-    } else if (strcmp(cb, "disconnect_notify") == 0) {
+    } else if (strcmp(cb, "disconnect_notify") == 0 && item && other) {
         s->disc_on_children = child_of(other, item);
         s->disc_linked = item->ci_parent != NULL;
-    } else if (strcmp(cb, "drop_item") == 0) {
+    } else if (strcmp(cb, "drop_item") == 0 && item && other) {
         s->drop_on_children = child_of(other, item);
         s->drop_linked = item->ci_parent != NULL;
     } else if (strcmp(cb, "store") == 0) {

@@ -299,7 +299,7 @@ static void test_mkdir_invalid_names(void **state)
     assert_rc(cfs_mkdir(NULL, "/sub/del\x7f"), -EINVAL);
     assert_rc(cfs_mkdir(NULL, "/sub/bad\xff"), -EINVAL);
     assert_rc(cfs_mkdir(NULL, "/sub/\xc3"), -EINVAL);
-    snprintf(path, sizeof(path), "/sub/%0256d", 0);
+    (void)snprintf(path, sizeof(path), "/sub/%0256d", 0);
     assert_rc(cfs_mkdir(NULL, path), -ENAMETOOLONG);
     rec_assert_no_trace();
     assert_string_equal(rec_ls("/sub"), "");
@@ -493,12 +493,12 @@ static void test_mkdir_lookup_name_too_long(void **state)
 
     (void)state;
     tree();
-    snprintf(path, sizeof(path), "/sub/%0300d", 0);
+    (void)snprintf(path, sizeof(path), "/sub/%0300d", 0);
     assert_rc(cfs_stat(path, &e), -ENAMETOOLONG);
-    strcpy(path, "/sub");
+    memcpy(path, "/sub", sizeof("/sub"));
     len = strlen(path);
     while (len < CFS_PATH_MAX + 10) {
-        strcpy(path + len, "/abcdefgh");
+        memcpy(path + len, "/abcdefgh", sizeof("/abcdefgh"));
         len += 9;
     }
     assert_rc(cfs_stat(path, &e), -ENAMETOOLONG);

@@ -41,7 +41,7 @@ static struct rec_obj *tree(void)
 #define assert_rmdir_refused(path, err)                                        \
     do {                                                                       \
         char before_[RINGBUF];                                                 \
-        snprintf(before_, sizeof(before_), "%s", rec_ls("/sub"));              \
+        (void)snprintf(before_, sizeof(before_), "%s", rec_ls("/sub"));        \
         rec_clear();                                                           \
         assert_rc(cfs_rmdir(NULL, path), err);                                 \
         rec_assert_no_trace();                                                 \

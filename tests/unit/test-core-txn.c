@@ -215,11 +215,11 @@ struct snapshot {
 
 static void snap(struct snapshot *s)
 {
-    snprintf(s->ls_sub, sizeof(s->ls_sub), "%s", rec_ls("/sub"));
-    snprintf(s->ls_x, sizeof(s->ls_x), "%s", rec_ls("/sub/x"));
-    snprintf(s->ls_y, sizeof(s->ls_y), "%s", rec_ls("/sub/y"));
-    snprintf(s->vals_x, sizeof(s->vals_x), "%s", rec_values("/sub/x"));
-    snprintf(s->vals_y, sizeof(s->vals_y), "%s", rec_values("/sub/y"));
+    (void)snprintf(s->ls_sub, sizeof(s->ls_sub), "%s", rec_ls("/sub"));
+    (void)snprintf(s->ls_x, sizeof(s->ls_x), "%s", rec_ls("/sub/x"));
+    (void)snprintf(s->ls_y, sizeof(s->ls_y), "%s", rec_ls("/sub/y"));
+    (void)snprintf(s->vals_x, sizeof(s->vals_x), "%s", rec_values("/sub/x"));
+    (void)snprintf(s->vals_y, sizeof(s->vals_y), "%s", rec_values("/sub/y"));
     s->rev_sub = rev_of("/sub");
     s->rev_x = rev_of("/sub/x");
     s->rev_y = rev_of("/sub/y");
