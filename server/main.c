@@ -259,6 +259,8 @@ int main(int argc, char **argv)
                 "this build\n");
         return 2;
     }
+    fprintf(stderr, "configfsd: warning: this build keeps the tree in memory "
+                    "only; %s is not written\n", o.db);
     if (strncmp(o.listen, "127.", 4) != 0 &&
         strncmp(o.listen, "localhost:", 10) != 0) {
         fprintf(stderr,
