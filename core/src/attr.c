@@ -223,8 +223,10 @@ int cfs_call_show(struct config_item *item,
     }
     if (attr->show) {
         n = attr->show(item, page);
-    } else {
+    } else if (iops && iops->show_attribute) {
         n = iops->show_attribute(item, attr, page);
+    } else {
+        n = -EACCES;
     }
     if (n < 0) {
         cfs_free(page);
@@ -333,7 +335,7 @@ int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
     }
     if (attr) {
         r = cfs_call_show(item, attr, ret_buf, ret_len);
-    } else {
+    } else if (battr) {
         r = cfs_call_bin_read(item, battr, ret_buf, ret_len);
     }
     attr_unpin(item, frag);
@@ -367,8 +369,10 @@ static int call_store(struct config_item *item,
         page[rest] = '\0'; /* WR1: NUL-terminated copy at offset 0 */
         if (attr->store) {
             n = attr->store(item, page, rest);
-        } else {
+        } else if (iops && iops->store_attribute) {
             n = iops->store_attribute(item, attr, page, rest);
+        } else {
+            n = -EACCES;
         }
         if (n < 0) {
             r = (int)n;

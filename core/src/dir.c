@@ -92,17 +92,23 @@ void cfs_tree_unlock(void)
     pthread_rwlock_unlock(&cfs_tree_lock);
 }
 
-static void su_lock(struct config_group *group)
+/* Lock the su_mutex of @group's subsystem; returns what to unlock, since
+ * unlinking may clear cg_subsys in between. */
+static pthread_mutex_t *su_lock(struct config_group *group)
 {
-    if (group && group->cg_subsys) {
-        pthread_mutex_lock(&group->cg_subsys->su_mutex.lock);
+    pthread_mutex_t *m =
+        group && group->cg_subsys ? &group->cg_subsys->su_mutex.lock : NULL;
+
+    if (m) {
+        pthread_mutex_lock(m);
     }
+    return m;
 }
 
-static void su_unlock(struct config_group *group)
+static void su_unlock(pthread_mutex_t *m)
 {
-    if (group && group->cg_subsys) {
-        pthread_mutex_unlock(&group->cg_subsys->su_mutex.lock);
+    if (m) {
+        pthread_mutex_unlock(m);
     }
 }
 
@@ -171,7 +177,7 @@ static int htab_reserve(struct cfs_dirent *dir)
         return 0;
     }
     cap = dir->hcap ? dir->hcap * 2 : 8;
-    tab = cfs_zalloc(cap * sizeof(*tab));
+    tab = cfs_zalloc(cap * sizeof(struct cfs_dirent *));
     if (!tab) {
         return -ENOMEM;
     }
@@ -191,6 +197,17 @@ static int htab_reserve(struct cfs_dirent *dir)
     dir->htab = tab;
     dir->hcap = cap;
     return 0;
+}
+
+/* The root is static: leave nothing allocated behind it once it is empty,
+ * so that a program (or a test) ends with nothing allocated by core. */
+static void root_trim(void)
+{
+    if (cfs_root.hcount == 0 && cfs_root.htab) {
+        cfs_free(cfs_root.htab);
+        cfs_root.htab = NULL;
+        cfs_root.hcap = 0;
+    }
 }
 
 /* Link @d as the newest child of @dir. @pre htab_reserve(dir) succeeded;
@@ -240,6 +257,7 @@ static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
     if (!(d->flags & CFS_DF_DEFAULT)) {
         dir->nchildren--;
     }
+    root_trim();
 }
 
 int cfs_link_reserve(struct cfs_dirent *dir)
@@ -702,6 +720,32 @@ static void dirent_set_state(struct cfs_dirent *d, enum cfs_dstate state)
     }
 }
 
+/* Two attributes of one name (L4): refused, rather than one shadowing the
+ * other as in the kernel. */
+static int check_attr_names(const struct config_item_type *t)
+{
+    unsigned int na = n_attrs(t);
+    unsigned int nb = n_bin_attrs(t);
+
+    for (unsigned int i = 0; i < na + nb; i++) {
+        const char *a = i < na ? t->ct_attrs[i]->ca_name
+                               : t->ct_bin_attrs[i - na]->cb_attr.ca_name;
+
+        if (!a) {
+            return -EINVAL;
+        }
+        for (unsigned int j = i + 1; j < na + nb; j++) {
+            const char *b = j < na ? t->ct_attrs[j]->ca_name
+                                   : t->ct_bin_attrs[j - na]->cb_attr.ca_name;
+
+            if (b && strcmp(a, b) == 0) {
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Evaluate is_visible once, at creation (M12). */
 static int dirent_visibility(struct cfs_dirent *d)
 {
@@ -796,6 +840,10 @@ static int build_dir(struct cfs_dirent *parent,
     if (!item->ci_type) {
         return -EINVAL; /* M4, MK8 */
     }
+    r = check_attr_names(item->ci_type);
+    if (r < 0) {
+        return r;
+    }
     d = dirent_new(
         name, strlen(name), CFS_D_DIR, flags | (is_group ? CFS_DF_GROUP : 0u));
     if (!d) {
@@ -841,11 +889,11 @@ static int build_dir(struct cfs_dirent *parent,
             r = -ENOMEM;
             goto fail;
         }
-        su_lock(group);
+        pthread_mutex_t *su = su_lock(group);
         group->cg_cfs_pair = pair;
         link_group(group, &pair->pending);
         link_group(group, &pair->live);
-        su_unlock(group);
+        su_unlock(su);
         d->flags |= CFS_DF_COMMITTABLE;
         r = build_child_group(
             d, &pair->pending, CFS_DF_DEFAULT | CFS_DF_PENDING, frag, rev);
@@ -865,10 +913,10 @@ fail:
     if (group && group->cg_cfs_pair) {
         struct cfs_commit_pair *pair = group->cg_cfs_pair;
 
-        su_lock(group);
+        pthread_mutex_t *su = su_lock(group);
         unlink_group(&pair->pending);
         unlink_group(&pair->live);
-        su_unlock(group);
+        su_unlock(su);
         group->cg_cfs_pair = NULL;
         config_group_put(&pair->pending);
         config_group_put(&pair->live);
@@ -924,6 +972,7 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
                 ret->dir = d;
                 ret->kind = CFS_R_LINK;
                 ret->idx = 0;
+                ret->follows = follows;
                 return 0;
             }
             if (++follows > CFS_SYMLINK_FOLLOW_MAX) {
@@ -946,11 +995,13 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
         ret->dir = cur;
         ret->kind = r == 1 ? CFS_R_ATTR : CFS_R_BIN_ATTR;
         ret->idx = idx;
+        ret->follows = follows;
         return 0;
     }
     ret->dir = cur;
     ret->kind = CFS_R_DIR;
     ret->idx = 0;
+    ret->follows = follows;
     return 0;
 }
 
@@ -1062,7 +1113,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
                                 struct config_item *item,
                                 bool is_group)
 {
-    su_lock(pgroup);
+    pthread_mutex_t *su = su_lock(pgroup);
     cfs_callback_enter();
     if (ops && ops->disconnect_notify) {
         ops->disconnect_notify(pgroup, item);
@@ -1079,7 +1130,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
         config_item_put(item);
     }
     cfs_callback_exit();
-    su_unlock(pgroup);
+    su_unlock(su);
 }
 
 static void kill_frags(struct cfs_dirent *d)
@@ -1193,10 +1244,10 @@ static void unregister_dir(struct cfs_dirent *d)
     cfs_links_drop_into(d);
     teardown_children(d);
     detach_dirent(d);
-    su_lock(lock_group);
+    pthread_mutex_t *su = su_lock(lock_group);
     unlink_group(group);
     put_pairs(group);
-    su_unlock(lock_group);
+    su_unlock(su);
     dirent_free_tree(d);
 }
 
@@ -1293,8 +1344,7 @@ static int collect_dropped(struct cfs_dirent *d,
         if (!name) {
             return -ENOMEM;
         }
-        memcpy(name, prefix, plen);
-        memcpy(name + plen, an, alen + 1);
+        (void)snprintf(name, plen + alen + 1, "%s%s", prefix, an);
         (*vals)[*n].name = name;
         (*vals)[*n].data = cfs_memdup(w->data, w->len);
         if (!(*vals)[*n].data) {
@@ -1393,10 +1443,10 @@ static void move_item_before_next(struct config_group *pgroup,
 {
     for (struct cfs_dirent *s = d->next; s; s = s->next) {
         if (s->kind == CFS_D_DIR && s->item) {
-            su_lock(pgroup);
+            pthread_mutex_t *su = su_lock(pgroup);
             list_del_init(&d->item->ci_entry);
             list_add_tail(&d->item->ci_entry, &s->item->ci_entry);
-            su_unlock(pgroup);
+            su_unlock(su);
             return;
         }
     }
@@ -1466,7 +1516,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     }
 
     /* MK6, MK7: make_* and linking, under su_mutex. */
-    su_lock(pgroup);
+    pthread_mutex_t *su = su_lock(pgroup);
     cfs_callback_enter();
     if (gops->make_group) {
         struct config_group *g = gops->make_group(pgroup, cname);
@@ -1485,7 +1535,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
         link_obj(&pgroup->cg_item, item);
     }
     cfs_callback_exit();
-    su_unlock(pgroup);
+    su_unlock(su);
     if (!item) {
         goto out; /* nothing else is called (MK6) */
     }
@@ -1509,11 +1559,15 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
                       &d);
     }
     if (r < 0) {
-        drop_from_hierarchy(pgroup, gops, item, is_group); /* MK11 */
+        /* MK11; our working reference keeps release() out of su_mutex */
+        config_item_get(item);
+        drop_from_hierarchy(pgroup, gops, item, is_group);
+        config_item_put(item);
         goto out;
     }
     cfs_module_get(item->ci_type->ct_owner); /* M25 */
 
+    CFS_BUG_ON(!d);
     /* MK10: visible only now, whole. */
     cfs_tree_wrlock();
     child_insert(parent, d);
@@ -1665,8 +1719,18 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         return r;
     }
     d = res.dir;
-    if (res.kind != CFS_R_ATTR && res.kind != CFS_R_BIN_ATTR &&
-        d->parent == dp && d->name_len == len &&
+    if (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR) {
+        unsigned int idx;
+
+        if (d == dp &&
+            cfs_attr_lookup(dp, name, len, &idx) ==
+                (res.kind == CFS_R_ATTR ? 1 : 2) &&
+            idx == res.idx) {
+            return 0; /* onto itself: a no-op (RN1) */
+        }
+        return -EPERM; /* RN1 */
+    }
+    if (d->parent == dp && d->name_len == len &&
         memcmp(d->name, name, len) == 0) {
         return 0; /* onto itself: a no-op (RN1) */
     }
@@ -1703,12 +1767,12 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         goto out;
     }
     item = d->item;
-    su_lock(newg);
+    pthread_mutex_t *su = su_lock(newg);
     cfs_callback_enter();
     r = commit ? gops->commit_item(item) : gops->uncommit_item(item); /* C8 */
     cfs_callback_exit();
     if (r != 0) {
-        su_unlock(newg);
+        su_unlock(su);
         r = r < 0 ? r : -EINVAL;
         goto out;
     }
@@ -1733,7 +1797,7 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         sp->revision = dp->revision = d->revision = rev;
     }
     cfs_tree_unlock();
-    su_unlock(newg);
+    su_unlock(su);
     cfs_txn_push(txn);
     ch = NULL;
 out:
@@ -1755,7 +1819,7 @@ static int register_dir(struct cfs_dirent *parent,
     const char *name = group->cg_item.ci_name;
     struct cfs_dirent *d = NULL;
     struct cfs_frag *frag;
-    struct config_group *lock_group = parent == &cfs_root ? group : pgroup;
+    pthread_mutex_t *su;
     unsigned int idx;
     int r;
 
@@ -1782,35 +1846,23 @@ static int register_dir(struct cfs_dirent *parent,
     if (!frag) {
         return -ENOMEM;
     }
+    /* A subsystem's own su_mutex guards its linking; link_group() takes
+     * cg_subsys from the group itself when the parent (the root) has none. */
+    su = parent == &cfs_root ? &to_configfs_subsystem(group)->su_mutex.lock
+                             : su_lock(pgroup);
     if (parent == &cfs_root) {
-        group->cg_subsys = NULL; /* link_group() sets it */
+        group->cg_subsys = NULL;
+        pthread_mutex_lock(su);
     }
-    su_lock(lock_group);
-    if (parent == &cfs_root) {
-        /* link_group() takes the subsystem from the group itself. */
-        link_obj(&cfs_root_group.cg_item, &group->cg_item);
-        group->cg_subsys = to_configfs_subsystem(group);
-        struct config_group *dg;
-
-        list_for_each_entry(dg, &group->default_groups, group_entry) {
-            link_group(group, dg);
-        }
-        if (group->cg_default_groups_array) {
-            for (size_t i = 0; group->cg_default_groups_array[i]; i++) {
-                link_group(group, group->cg_default_groups_array[i]);
-            }
-        }
-    } else {
-        link_group(pgroup, group);
-    }
-    su_unlock(lock_group);
+    link_group(pgroup, group);
+    su_unlock(su);
     r = build_dir(
         parent, &group->cg_item, name, flags, frag, cfs_revision(), true, &d);
     cfs_frag_put(frag);
     if (r < 0) {
-        su_lock(lock_group);
+        pthread_mutex_lock(su);
         unlink_group(group);
-        su_unlock(lock_group);
+        su_unlock(su);
         return r;
     }
     cfs_tree_wrlock();
@@ -1827,10 +1879,17 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
     int r;
 
     if (!group->cg_item.ci_name) {
+        if (!group->cg_item.ci_namebuf[0]) {
+            /* config_item_init_type_name() could not copy the name */
+            return -ENOMEM;
+        }
         group->cg_item.ci_name = group->cg_item.ci_namebuf;
     }
     cfs_wlock_acquire();
     r = register_dir(&cfs_root, &cfs_root_group, group, CFS_DF_SUBSYS);
+    if (r < 0) {
+        root_trim();
+    }
     if (r == 0 && cfs_observer_set && cfs_observer_cb.subsystem_registered &&
         cfs_txn_begin_replay(&txn) == 0) {
         cfs_observer_cb.subsystem_registered(

@@ -21,6 +21,7 @@ int config_item_set_name(struct config_item *item, const char *fmt, ...)
     int len;
 
     va_start(args, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     len = vsnprintf(small, sizeof(small), fmt, args);
     va_end(args);
     if (len < 0) {
@@ -40,7 +41,7 @@ int config_item_set_name(struct config_item *item, const char *fmt, ...)
         return -ENOMEM;
     }
     va_start(args, fmt);
-    vsnprintf(name, (size_t)len + 1, fmt, args);
+    (void)vsnprintf(name, (size_t)len + 1, fmt, args);
     va_end(args);
     if (item->ci_name && item->ci_name != item->ci_namebuf) {
         cfs_free(item->ci_name);
