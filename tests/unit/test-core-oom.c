@@ -1562,7 +1562,7 @@ static void oom_loop(const struct oom_op *op, bool persistent)
     if (n > OOM_MAX_N) {
         fail_msg("%s: still failing after %lu allocations", op->name, n);
     }
-    print_message("%-34s %-10s %4lu allocations, %4lu failed runs\n",
+    print_message("# %-34s %-10s %4lu allocations, %4lu failed runs\n",
                   op->name,
                   mode,
                   n - 1,
@@ -1621,7 +1621,7 @@ static void test_oom_unregister(void **state)
             }
         }
         assert_true(n <= OOM_MAX_N);
-        print_message("%-34s %-10s %4lu allocations\n",
+        print_message("# %-34s %-10s %4lu allocations\n",
                       "test_oom_unregister",
                       persistent ? "persistent" : "one-shot",
                       n - 1);

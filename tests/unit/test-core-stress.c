@@ -1430,7 +1430,7 @@ static void run_load(double seconds)
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000L;
     }
-    print_message("load: %d threads, %.1f s, at most %lu ops each, "
+    print_message("# load: %d threads, %.1f s, at most %lu ops each, "
                   "CFS_STRESS_SEED=%" PRIu64 "\n",
                   nthreads,
                   seconds,
@@ -1485,10 +1485,10 @@ static void run_load(double seconds)
     pthread_barrier_destroy(&start_barrier);
     free(ws);
 
-    print_message("load: %lu operations\n", all);
+    print_message("# load: %lu operations\n", all);
     for (j = 0; j < N_OPS; j++) {
         print_message(
-            "  %-12s %8lu calls %8lu ok\n", op_names[j], totals[j], oks[j]);
+            "#   %-12s %8lu calls %8lu ok\n", op_names[j], totals[j], oks[j]);
     }
     expect_no_violations();
     /* A load that never succeeds at something tests nothing. */
@@ -1636,7 +1636,7 @@ static void expect_all_released(void)
     long made = atomic_load(&st.nodes_made);
     long released = atomic_load(&st.nodes_released);
 
-    print_message("accounting: %ld nodes made, %ld released; %ld user items, "
+    print_message("# accounting: %ld nodes made, %ld released; %ld user items, "
                   "%ld dropped; %ld links accepted, %ld dropped, %ld "
                   "refused; %ld commits, %ld uncommits; %ld core blocks "
                   "live\n",
