@@ -97,14 +97,15 @@ static void check(int rc, const char *op, const char *path)
 {
     if (rc != 0) {
         if (failures++ < 10) {
-            fprintf(stderr, "bench: %s %s: %s\n", op, path, strerror(-rc));
+            (void)fprintf(
+                stderr, "bench: %s %s: %s\n", op, path, strerror(-rc));
         }
     }
 }
 
 static void child_path(char *out, size_t size, const char *sys, long i)
 {
-    snprintf(out, size, "/%s/c%07ld", sys, i);
+    (void)snprintf(out, size, "/%s/c%07ld", sys, i);
 }
 
 struct result {
@@ -201,18 +202,18 @@ run(const char *name, long n, long rounds, long passes, struct result *r)
     r->stat_median_s = pass_s[passes / 2];
     r->stat_ops = n * rounds;
 
-    snprintf(path, sizeof(path), "/%s", name);
+    (void)snprintf(path, sizeof(path), "/%s", name);
     t0 = now();
     rc = cfs_readdir(path, &ents, &n_ents);
     r->readdir_s = now() - t0;
     check(rc, "readdir", path);
     if (rc == 0) {
         if ((long)n_ents != n) {
-            fprintf(stderr,
-                    "bench: readdir %s: %zu entries, expected %ld\n",
-                    path,
-                    n_ents,
-                    n);
+            (void)fprintf(stderr,
+                          "bench: readdir %s: %zu entries, expected %ld\n",
+                          path,
+                          n_ents,
+                          n);
             failures++;
         }
         cfs_entries_free(ents, n_ents);
@@ -228,7 +229,7 @@ run(const char *name, long n, long rounds, long passes, struct result *r)
     configfs_unregister_subsystem(&sys);
     config_item_put(&sys.su_group.cg_item);
     if (live_items != 0) {
-        fprintf(stderr, "bench: %ld items never released\n", live_items);
+        (void)fprintf(stderr, "bench: %ld items never released\n", live_items);
         failures++;
     }
 }
@@ -264,7 +265,7 @@ static long arg_long(const char *s, const char *what)
     long v = strtol(s, &end, 10);
 
     if (!*s || *end != '\0' || v < 1 || v > 9999999) {
-        fprintf(stderr, "bench: bad %s: %s (1..9999999)\n", what, s);
+        (void)fprintf(stderr, "bench: bad %s: %s (1..9999999)\n", what, s);
         exit(2);
     }
     return v;
@@ -295,12 +296,13 @@ int main(int argc, char **argv)
                 passes = MAX_PASSES;
             }
         } else {
-            fprintf(stderr,
-                    "usage: %s [--children N] [--baseline M] [--rounds R] "
-                    "[--passes P]\n"
-                    "  R: lookup passes over the baseline group (default: "
-                    "as many as make N lookups)\n",
-                    argv[0]);
+            (void)fprintf(
+                stderr,
+                "usage: %s [--children N] [--baseline M] [--rounds R] "
+                "[--passes P]\n"
+                "  R: lookup passes over the baseline group (default: "
+                "as many as make N lookups)\n",
+                argv[0]);
             return 2;
         }
     }
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
            (double)(big.rss_after_kib - big.rss_before_kib) * 1024.0 /
                (double)children);
     if (failures) {
-        fprintf(stderr, "bench: %d operations failed\n", failures);
+        (void)fprintf(stderr, "bench: %d operations failed\n", failures);
         return 1;
     }
     return 0;

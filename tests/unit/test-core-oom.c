@@ -119,15 +119,15 @@ static void print_blocks_since(unsigned long serial)
     size_t i;
 
     if (!oom.stacks) {
-        fprintf(stderr, "  (rerun with CFS_OOM_STACKS=1 for where)\n");
+        (void)fprintf(stderr, "  (rerun with CFS_OOM_STACKS=1 for where)\n");
     }
     for (i = 0; i < n_blocks; i++) {
         if (blocks[i].serial > serial) {
-            fprintf(stderr,
-                    "  block %lu (%zu bytes)%s\n",
-                    blocks[i].serial,
-                    blocks[i].size,
-                    blocks[i].depth ? " allocated at:" : "");
+            (void)fprintf(stderr,
+                          "  block %lu (%zu bytes)%s\n",
+                          blocks[i].serial,
+                          blocks[i].size,
+                          blocks[i].depth ? " allocated at:" : "");
             /* Frames 0-1 are this wrapper and cfs_malloc & co. */
             backtrace_symbols_fd(blocks[i].stack + 2,
                                  blocks[i].depth > 2 ? blocks[i].depth - 2 : 0,
@@ -149,7 +149,7 @@ static bool oom_fail_now(void)
             void *stack[12];
             int depth = backtrace(stack, 12);
 
-            fprintf(
+            (void)fprintf(
                 stderr, "injected failure of allocation %lu at:\n", oom.count);
             backtrace_symbols_fd(stack + 2, depth > 2 ? depth - 2 : 0, 2);
         }
@@ -831,11 +831,11 @@ static bool problem(enum problem_kind kind, const char *fmt, ...)
     if (problems[kind].count > print_max) {
         return false;
     }
-    fprintf(stderr, "PROBLEM (%s): ", problem_names[kind]);
+    (void)fprintf(stderr, "PROBLEM (%s): ", problem_names[kind]);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    (void)vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    (void)fprintf(stderr, "\n");
     return true;
 }
 
@@ -845,13 +845,13 @@ static void problems_summary(const char *what)
 
     for (k = 0; k < PK_N; k++) {
         if (problems[k].count) {
-            fprintf(stderr,
-                    "SUMMARY %s: %s: %d runs (N=%lu..%lu)\n",
-                    what,
-                    problem_names[k],
-                    problems[k].count,
-                    problems[k].first_n,
-                    problems[k].last_n);
+            (void)fprintf(stderr,
+                          "SUMMARY %s: %s: %d runs (N=%lu..%lu)\n",
+                          what,
+                          problem_names[k],
+                          problems[k].count,
+                          problems[k].first_n,
+                          problems[k].last_n);
         }
     }
 }
@@ -900,7 +900,7 @@ static int print_missing(const char *a, const char *b, char mark)
         size_t l = eol ? (size_t)(eol - p) : strlen(p);
 
         if (!has_line(b, p, l)) {
-            fprintf(stderr, "  %c %.*s\n", mark, (int)l, p);
+            (void)fprintf(stderr, "  %c %.*s\n", mark, (int)l, p);
             n++;
         }
         p += l + (eol ? 1 : 0);
@@ -922,7 +922,8 @@ static void print_order(const char *a, const char *b)
         size_t lb = eb ? (size_t)(eb - pb) : strlen(pb);
 
         if (la != lb || memcmp(pa, pb, la) != 0) {
-            fprintf(stderr, "  - %.*s\n  + %.*s\n", (int)la, pa, (int)lb, pb);
+            (void)fprintf(
+                stderr, "  - %.*s\n  + %.*s\n", (int)la, pa, (int)lb, pb);
             shown++;
         }
         pa += la + (ea ? 1 : 0);
@@ -950,7 +951,8 @@ static bool same_tree(const char *what,
         if (print_missing(expected, got, '-') +
                 print_missing(got, expected, '+') ==
             0) {
-            fprintf(stderr, "  (same entries, listed in another order)\n");
+            (void)fprintf(stderr,
+                          "  (same entries, listed in another order)\n");
             print_order(expected, got);
         }
     }
@@ -1475,7 +1477,7 @@ static void oom_loop(const struct oom_op *op, bool persistent)
     unsigned long failures = 0;
     int rc;
 
-    snprintf(what, sizeof(what), "%s %s", op->name, mode);
+    (void)snprintf(what, sizeof(what), "%s %s", op->name, mode);
 
     /* Reference run: what success looks like. */
     current_n = 0;
@@ -1538,7 +1540,7 @@ static void oom_loop(const struct oom_op *op, bool persistent)
                         cfs_revision());
             }
         } else if (hit && oom.trace) {
-            fprintf(
+            (void)fprintf(
                 stderr, "%s: N=%lu: succeeded despite the failure\n", what, n);
         }
         if (rc == 0 && op->restores) {
@@ -1729,7 +1731,7 @@ int main(void)
     }
 
     if (getenv("CFS_OOM_PRINT_MAX")) {
-        print_max = atoi(getenv("CFS_OOM_PRINT_MAX"));
+        print_max = (int)strtol(getenv("CFS_OOM_PRINT_MAX"), NULL, 10);
     }
     oom.trace = getenv("CFS_OOM_TRACE") != NULL;
     oom.stacks = getenv("CFS_OOM_STACKS") != NULL;

@@ -95,7 +95,7 @@ static void violation(const char *fmt, ...)
     if (atomic_fetch_add(&n_violations, 1) == 0) {
         pthread_mutex_lock(&violation_lock);
         va_start(ap, fmt);
-        vsnprintf(first_violation, sizeof(first_violation), fmt, ap);
+        (void)vsnprintf(first_violation, sizeof(first_violation), fmt, ap);
         va_end(ap);
         pthread_mutex_unlock(&violation_lock);
     }
@@ -328,7 +328,7 @@ sn_num_store(struct config_item *item, const char *page, size_t count)
     }
     memcpy(buf, page, count);
     buf[count] = '\0';
-    atomic_store(&n->num, atoi(buf));
+    atomic_store(&n->num, (int)strtol(buf, NULL, 10));
     cb_leave(n);
     return (ssize_t)count;
 }
@@ -465,7 +465,7 @@ static struct snode *snode_new(struct ssys *sys,
     n->sys = sys;
     atomic_init(&n->state, SN_MADE);
     pthread_mutex_init(&n->lock, NULL);
-    snprintf(n->name, sizeof(n->name), "%s", name);
+    (void)snprintf(n->name, sizeof(n->name), "%s", name);
     memcpy(n->value, "none\n", 5);
     n->value_len = 5;
     if (is_group) {
@@ -936,31 +936,32 @@ static enum dir_kind random_dir(struct worker *w, char *out, size_t size)
 
     switch (k) {
     case D_ITEM:
-        snprintf(out, size, "%s/items/i%u", root, rnd_below(w, NI));
+        (void)snprintf(out, size, "%s/items/i%u", root, rnd_below(w, NI));
         break;
     case D_GROUP:
-        snprintf(out, size, "%s/groups/g%u", root, rnd_below(w, NG));
+        (void)snprintf(out, size, "%s/groups/g%u", root, rnd_below(w, NG));
         break;
     case D_SUB:
-        snprintf(out, size, "%s/groups/g%u/sub", root, rnd_below(w, NG));
+        (void)snprintf(out, size, "%s/groups/g%u/sub", root, rnd_below(w, NG));
         break;
     case D_SUB_ITEM:
-        snprintf(out,
-                 size,
-                 "%s/groups/g%u/sub/s%u",
-                 root,
-                 rnd_below(w, NG),
-                 rnd_below(w, NS));
+        (void)snprintf(out,
+                       size,
+                       "%s/groups/g%u/sub/s%u",
+                       root,
+                       rnd_below(w, NG),
+                       rnd_below(w, NS));
         break;
     case D_PENDING:
-        snprintf(out, size, "%s/commit/pending/c%u", root, rnd_below(w, NC));
+        (void)snprintf(
+            out, size, "%s/commit/pending/c%u", root, rnd_below(w, NC));
         break;
     case D_LIVE:
-        snprintf(out, size, "%s/commit/live/c%u", root, rnd_below(w, NC));
+        (void)snprintf(out, size, "%s/commit/live/c%u", root, rnd_below(w, NC));
         break;
     default:
         k = D_CONTAINER;
-        snprintf(
+        (void)snprintf(
             out,
             size,
             "%s/%s",
@@ -991,26 +992,28 @@ static void do_mkdir(struct worker *w, struct cfs_txn *txn)
 
     switch (rnd_below(w, 4)) {
     case 0:
-        snprintf(path, sizeof(path), "%s/items/i%u", root, rnd_below(w, NI));
+        (void)snprintf(
+            path, sizeof(path), "%s/items/i%u", root, rnd_below(w, NI));
         break;
     case 1:
-        snprintf(path, sizeof(path), "%s/groups/g%u", root, rnd_below(w, NG));
+        (void)snprintf(
+            path, sizeof(path), "%s/groups/g%u", root, rnd_below(w, NG));
         break;
     case 2:
-        snprintf(path,
-                 sizeof(path),
-                 "%s/groups/g%u/sub/s%u",
-                 root,
-                 rnd_below(w, NG),
-                 rnd_below(w, NS));
+        (void)snprintf(path,
+                       sizeof(path),
+                       "%s/groups/g%u/sub/s%u",
+                       root,
+                       rnd_below(w, NG),
+                       rnd_below(w, NS));
         allowed |= R_ENOENT; /* the group is not there (MK1, T5) */
         break;
     default:
-        snprintf(path,
-                 sizeof(path),
-                 "%s/commit/pending/c%u",
-                 root,
-                 rnd_below(w, NC));
+        (void)snprintf(path,
+                       sizeof(path),
+                       "%s/commit/pending/c%u",
+                       root,
+                       rnd_below(w, NC));
         break; /* EEXIST also when live/ has it (C5) */
     }
     check_rc(w, OP_MKDIR, path, cfs_mkdir(txn, path), allowed);
@@ -1024,10 +1027,9 @@ static void do_rmdir(struct worker *w)
     unsigned int allowed = R_OK | R_ENOENT | R_EBUSY | R_ENOTEMPTY;
     enum dir_kind k = random_dir(w, path, sizeof(path));
 
-    if (k == D_LIVE) {
-        allowed = R_EPERM | R_ENOENT; /* C6 */
-    } else if (k == D_SUB || k == D_CONTAINER) {
-        allowed = R_EPERM | R_ENOENT; /* RM3 */
+    if (k == D_LIVE || k == D_SUB || k == D_CONTAINER) {
+        /* An item in live/ (C6); a default group (RM3). */
+        allowed = R_EPERM | R_ENOENT;
     }
     check_rc(w, OP_RMDIR, path, cfs_rmdir(NULL, path), allowed);
 }
@@ -1050,7 +1052,7 @@ static void attr_path(struct worker *w,
         rnd_below(w, 2)) {
         attr = "num";
     }
-    snprintf(out, size, "%s/%s", dir, attr);
+    (void)snprintf(out, size, "%s/%s", dir, attr);
     *ret_attr = attr;
     *ret_kind = k;
 }
@@ -1078,21 +1080,38 @@ static void do_store(struct worker *w, struct cfs_txn *txn)
         w, OP_STORE, path, cfs_store(txn, path, val, (size_t)len), allowed);
 }
 
+/* Digits from @p, at least one; @return the first byte after them. */
+static const char *skip_digits(const char *p)
+{
+    const char *start = p;
+
+    while (*p >= '0' && *p <= '9') {
+        p++;
+    }
+    return p > start ? p : NULL;
+}
+
+/* A value some store wrote, whole: "none\n" (never written), "t<id>-<n>\n"
+ * for value, "<n>\n" for num. A torn or mixed value fails. */
 static bool value_well_formed(const char *attr, const char *buf, size_t len)
 {
-    int a;
-    unsigned long b;
-    char nl;
+    const char *p = buf;
 
     if (len == 0 || buf[len] != '\0' || strlen(buf) != len ||
         buf[len - 1] != '\n') {
         return false;
     }
     if (strcmp(attr, "num") == 0) {
-        return sscanf(buf, "%d%c", &a, &nl) == 2;
+        p = skip_digits(p + (*p == '-'));
+    } else if (strcmp(buf, "none\n") == 0) {
+        return true;
+    } else if (*p == 't') {
+        p = skip_digits(p + 1);
+        p = p && *p == '-' ? skip_digits(p + 1) : NULL;
+    } else {
+        p = NULL;
     }
-    return strcmp(buf, "none\n") == 0 ||
-           sscanf(buf, "t%d-%lu%c", &a, &b, &nl) == 3;
+    return p && strcmp(p, "\n") == 0;
 }
 
 static void do_show(struct worker *w)
@@ -1124,7 +1143,7 @@ static void do_symlink(struct worker *w, struct cfs_txn *txn)
     unsigned int allowed = R_OK | R_ENOENT | R_EEXIST;
 
     random_link_dir(w, dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
+    (void)snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
     k = random_dir(w, target, sizeof(target));
     if (k == D_CONTAINER) {
         /* allow_link refuses that type (SL7) - when it gets asked. */
@@ -1139,7 +1158,7 @@ static void do_unlink(struct worker *w)
     char path[128];
 
     random_link_dir(w, dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
+    (void)snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
     check_rc(w, OP_UNLINK, path, cfs_unlink(NULL, path), R_OK | R_ENOENT);
 }
 
@@ -1151,7 +1170,7 @@ static void do_readlink(struct worker *w)
     int rc;
 
     random_link_dir(w, dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
+    (void)snprintf(path, sizeof(path), "%s/l%u", dir, rnd_below(w, NL));
     rc = cfs_readlink(path, &target);
     check_rc(w, OP_READLINK, path, rc, R_OK | R_ENOENT);
     if (rc == 0) {
@@ -1174,7 +1193,7 @@ static void do_readdir(struct worker *w)
     int rc;
 
     if (rnd_below(w, 8) == 0) {
-        snprintf(path, sizeof(path), "/");
+        (void)snprintf(path, sizeof(path), "/");
         k = D_CONTAINER;
     }
     rc = cfs_readdir(path, &ents, &n);
@@ -1221,18 +1240,18 @@ static void do_rename(struct worker *w, bool commit, struct cfs_txn *txn)
     char to[128];
     unsigned int c = rnd_below(w, NC);
 
-    snprintf(from,
-             sizeof(from),
-             "%s/commit/%s/c%u",
-             root,
-             commit ? "pending" : "live",
-             c);
-    snprintf(to,
-             sizeof(to),
-             "%s/commit/%s/c%u",
-             root,
-             commit ? "live" : "pending",
-             c);
+    (void)snprintf(from,
+                   sizeof(from),
+                   "%s/commit/%s/c%u",
+                   root,
+                   commit ? "pending" : "live",
+                   c);
+    (void)snprintf(to,
+                   sizeof(to),
+                   "%s/commit/%s/c%u",
+                   root,
+                   commit ? "live" : "pending",
+                   c);
     check_rc(w,
              commit ? OP_COMMIT : OP_UNCOMMIT,
              from,
@@ -1288,15 +1307,15 @@ static void do_aux(struct worker *w)
     struct ssys *sys = NULL;
     int rc;
 
-    snprintf(name, sizeof(name), "aux-%d-%d", w->id, w->aux_seq++ % 2);
+    (void)snprintf(name, sizeof(name), "aux-%d-%d", w->id, w->aux_seq++ % 2);
     sys = ssys_register(name, &rc);
     check_rc(w, OP_AUX, name, rc, R_OK);
     if (!sys) {
         return;
     }
-    snprintf(path, sizeof(path), "/%s/items/a", name);
+    (void)snprintf(path, sizeof(path), "/%s/items/a", name);
     check_rc(w, OP_AUX, path, cfs_mkdir(NULL, path), R_OK);
-    snprintf(link, sizeof(link), "%s/l0", path);
+    (void)snprintf(link, sizeof(link), "%s/l0", path);
     check_rc(w, OP_AUX, link, cfs_symlink(NULL, link, path), R_OK);
     ssys_unregister(sys);
 }
@@ -1388,7 +1407,7 @@ static long env_long(const char *name, long def, long min, long max)
     }
     v = strtol(s, &end, 10);
     if (*end != '\0' || v < min || v > max) {
-        fprintf(stderr, "%s=%s ignored (%ld..%ld)\n", name, s, min, max);
+        (void)fprintf(stderr, "%s=%s ignored (%ld..%ld)\n", name, s, min, max);
         return def;
     }
     return v;
@@ -1462,14 +1481,15 @@ static void run_load(double seconds)
         }
     }
     if (workers_done < nthreads) {
-        fprintf(stderr,
-                "stress: %d of %d workers still running %d s after "
-                "the bound; deadlock?\n",
-                nthreads - workers_done,
-                nthreads,
-                GRACE_SECONDS);
+        (void)fprintf(stderr,
+                      "stress: %d of %d workers still running %d s after "
+                      "the bound; deadlock?\n",
+                      nthreads - workers_done,
+                      nthreads,
+                      GRACE_SECONDS);
         for (i = 0; i < nthreads; i++) {
-            fprintf(stderr, "  worker %d: %s\n", i, atomic_load(&ws[i].doing));
+            (void)fprintf(
+                stderr, "  worker %d: %s\n", i, atomic_load(&ws[i].doing));
         }
         abort();
     }
@@ -1540,7 +1560,7 @@ static void unlink_all_in(const char *dir)
         if (ents[i].kind != CFS_KIND_LINK) {
             continue;
         }
-        snprintf(path, sizeof(path), "%s/%s", dir, ents[i].name);
+        (void)snprintf(path, sizeof(path), "%s/%s", dir, ents[i].name);
         must(cfs_unlink(NULL, path), "unlink", path);
     }
     cfs_entries_free(ents, n);
@@ -1581,23 +1601,24 @@ static void teardown_tree(void)
     int j;
 
     for (i = 0; i < NI; i++) {
-        snprintf(path, sizeof(path), "%s/items/i%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/items/i%d", root, i);
         unlink_all_in(path);
     }
     for (i = 0; i < NG; i++) {
-        snprintf(path, sizeof(path), "%s/groups/g%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/groups/g%d", root, i);
         unlink_all_in(path);
         for (j = 0; j < NS; j++) {
-            snprintf(path, sizeof(path), "%s/groups/g%d/sub/s%d", root, i, j);
+            (void)snprintf(
+                path, sizeof(path), "%s/groups/g%d/sub/s%d", root, i, j);
             unlink_all_in(path);
         }
     }
     for (i = 0; i < NC; i++) {
-        snprintf(path, sizeof(path), "%s/commit/pending/c%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/commit/pending/c%d", root, i);
         unlink_all_in(path);
-        snprintf(path, sizeof(path), "%s/commit/live/c%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/commit/live/c%d", root, i);
         unlink_all_in(path);
-        snprintf(to, sizeof(to), "%s/commit/pending/c%d", root, i);
+        (void)snprintf(to, sizeof(to), "%s/commit/pending/c%d", root, i);
         rc = cfs_rename(NULL, path, to);
         if (rc != -ENOENT) {
             must(rc, "uncommit", path);
@@ -1605,27 +1626,28 @@ static void teardown_tree(void)
     }
     for (i = 0; i < NG; i++) {
         for (j = 0; j < NS; j++) {
-            snprintf(path, sizeof(path), "%s/groups/g%d/sub/s%d", root, i, j);
+            (void)snprintf(
+                path, sizeof(path), "%s/groups/g%d/sub/s%d", root, i, j);
             rmdir_if_there(path);
         }
-        snprintf(path, sizeof(path), "%s/groups/g%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/groups/g%d", root, i);
         rmdir_if_there(path);
     }
     for (i = 0; i < NI; i++) {
-        snprintf(path, sizeof(path), "%s/items/i%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/items/i%d", root, i);
         rmdir_if_there(path);
     }
     for (i = 0; i < NC; i++) {
-        snprintf(path, sizeof(path), "%s/commit/pending/c%d", root, i);
+        (void)snprintf(path, sizeof(path), "%s/commit/pending/c%d", root, i);
         rmdir_if_there(path);
     }
-    snprintf(path, sizeof(path), "%s/items", root);
+    (void)snprintf(path, sizeof(path), "%s/items", root);
     expect_empty(path);
-    snprintf(path, sizeof(path), "%s/groups", root);
+    (void)snprintf(path, sizeof(path), "%s/groups", root);
     expect_empty(path);
-    snprintf(path, sizeof(path), "%s/commit/pending", root);
+    (void)snprintf(path, sizeof(path), "%s/commit/pending", root);
     expect_empty(path);
-    snprintf(path, sizeof(path), "%s/commit/live", root);
+    (void)snprintf(path, sizeof(path), "%s/commit/live", root);
     expect_empty(path);
 }
 
@@ -1759,7 +1781,7 @@ static void *t3_attr_thread(void *arg)
     } else {
         c->rc = cfs_show(c->path, &buf, &c->len);
         if (c->rc == 0) {
-            snprintf(c->buf, sizeof(c->buf), "%s", buf);
+            (void)snprintf(c->buf, sizeof(c->buf), "%s", buf);
             cfs_free(buf);
         }
     }
@@ -1836,11 +1858,11 @@ static void t3_run(const char *dir, const char *attr, bool store)
 
     register_main();
     assert_int_equal(cfs_mkdir(NULL, dir), 0);
-    snprintf(late_path, sizeof(late_path), "%s/value", dir);
+    (void)snprintf(late_path, sizeof(late_path), "%s/value", dir);
     late.path = late_path;
 
     pthread_mutex_lock(&gate.lock);
-    snprintf(gate.owner, sizeof(gate.owner), "%s", name);
+    (void)snprintf(gate.owner, sizeof(gate.owner), "%s", name);
     gate.entered = gate.open = gate.rmdir_done = false;
     gate.n_events = 0;
     atomic_store(&gate.armed, true);
@@ -1883,11 +1905,11 @@ static void t3_run(const char *dir, const char *attr, bool store)
     while (!gate.rmdir_done) {
         if (pthread_cond_timedwait(&gate.cond, &gate.lock, &until) ==
             ETIMEDOUT) {
-            fprintf(stderr,
-                    "T3: rmdir %s still running 60 s after the %s "
-                    "ended; deadlock?\n",
-                    dir,
-                    store ? "store" : "show");
+            (void)fprintf(stderr,
+                          "T3: rmdir %s still running 60 s after the %s "
+                          "ended; deadlock?\n",
+                          dir,
+                          store ? "store" : "show");
             abort();
         }
     }
@@ -1986,7 +2008,7 @@ int main(void)
         struct ssys *sys = ssys_register("warm-up", &rc);
 
         if (!sys) {
-            fprintf(stderr, "warm-up registration failed: %d\n", rc);
+            (void)fprintf(stderr, "warm-up registration failed: %d\n", rc);
             return 1;
         }
         ssys_unregister(sys);
