@@ -71,6 +71,7 @@ struct cfs_value {
     char *data; /* bytes, with a NUL after them */
     size_t len;
     bool binary;
+    uint64_t revision; /* revision of the write */
 };
 
 struct cfs_change_private;
