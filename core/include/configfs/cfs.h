@@ -233,7 +233,8 @@ struct cfs_entry {
     uint64_t revision;  /* last change of this node (attributes: last store) */
     size_t max_size;    /* binary attributes: cb_max_size */
     char *target;       /* links: absolute target path */
-    const char *type_name; /* dirs: ct_name, may be NULL; borrowed, static */
+    const char *type_name; /* dirs: ct_name or NULL; borrowed from the type,
+                              which lives while its subsystem is registered */
 };
 
 CFS_EXPORT void cfs_entry_done(struct cfs_entry *entry);
