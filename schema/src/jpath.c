@@ -150,6 +150,11 @@ void cfs_schema_jpath_at(const char *text,
     if (offset > len) {
         offset = len;
     }
+    /* jansson's position is just past the token it choked on; a
+     * structural token there belongs to no member yet. */
+    if (offset > 0 && strchr(",:[]{}", text[offset - 1])) {
+        offset--;
+    }
     while (i < offset) {
         char c = text[i];
 

@@ -1100,7 +1100,14 @@ int cfs_schema_load_buffer(const char *buf,
     }
     doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc) {
-        if (json_error_code(&jerr) == json_error_out_of_memory) {
+        /* jansson leaves the text empty when its very first allocation
+         * fails. */
+        if (json_error_code(&jerr) == json_error_out_of_memory ||
+            !jerr.text[0]) {
+            if (err) {
+                cfs_schema_strlcpy(
+                    err->reason, "out of memory", sizeof(err->reason));
+            }
             return -ENOMEM;
         }
         if (err) {

@@ -125,6 +125,7 @@ int cfs_schema_load_dir(const char *dir,
         for (size_t k = 0; k < set->n; k++) {
             if (!strcmp(cfs_schema_name(set->schemas[k]), cfs_schema_name(s))) {
                 if (err) {
+                    cfs_schema_strlcpy(err->file, path, sizeof(err->file));
                     cfs_schema_strlcpy(
                         err->path, "$.subsystem", sizeof(err->path));
                     (void)snprintf(err->reason,

@@ -333,7 +333,8 @@ obj_show(struct config_item *item, struct configfs_attribute *attr, char *page)
 }
 
 /* store: strip one trailing newline, validate by kind, keep the value as
- * show() prints it. @pre the mutation lock. */
+ * show() prints it. An empty value unsets an attribute that has no
+ * default. @pre the mutation lock. */
 static ssize_t obj_store(struct config_item *item,
                          struct configfs_attribute *attr,
                          const char *page,
@@ -351,7 +352,15 @@ static ssize_t obj_store(struct config_item *item,
     if (len > 0 && page[len - 1] == '\n') {
         len--;
     }
-    r = cfs_schema_value_check(a, page, len, &canon, why, sizeof(why));
+    if (len == 0 && !a->def) {
+        /* Back to unset, the state it started in: whatever the kind, so
+         * that undoing a first store (which stores what show() printed,
+         * a lone newline) always works. */
+        canon = cfs_strdup("");
+        r = canon ? 0 : -ENOMEM;
+    } else {
+        r = cfs_schema_value_check(a, page, len, &canon, why, sizeof(why));
+    }
     if (r == -ENOMEM) {
         return r;
     }
