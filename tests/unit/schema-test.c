@@ -63,9 +63,27 @@ static void *l_realloc(void *ptr, size_t size)
 
 /* jansson's memory is leak-checked but never failed on purpose: jansson
  * reports some allocation failures while parsing as syntax errors. */
+static bool json_may_fail;
+
 static void *t_json_malloc(size_t size)
 {
+    if (json_may_fail && should_fail()) {
+        return NULL;
+    }
     return _test_malloc(size, __FILE__, __LINE__);
+}
+
+static void *l_json_malloc(size_t size)
+{
+    if (json_may_fail && should_fail()) {
+        return NULL;
+    }
+    return malloc(size);
+}
+
+void st_alloc_fail_json(bool on)
+{
+    json_may_fail = on;
 }
 
 void st_fmt(char *buf, size_t size, const char *fmt, ...)
@@ -136,6 +154,7 @@ int st_setup(void **state)
         json_set_alloc_funcs(t_json_malloc, t_free);
     } else {
         cfs_set_alloc_funcs(l_malloc, l_realloc, free);
+        json_set_alloc_funcs(l_json_malloc, free);
     }
     cfs_schema_clear_detail();
     return 0;
@@ -145,6 +164,7 @@ int st_teardown(void **state)
 {
     (void)state;
     st_alloc_fail_nth(0);
+    json_may_fail = false;
     cfs_set_alloc_funcs(NULL, NULL, NULL);
     json_set_alloc_funcs(malloc, free);
     return 0;

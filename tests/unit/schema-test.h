@@ -60,6 +60,9 @@ void st_append(char *buf, size_t size, const char *fmt, ...)
 /* Fail the @nth allocation of core or the schema library from now on
  * (0: never). */
 void st_alloc_fail_nth(long nth);
+/* Let the armed failure hit jansson too (for code that builds JSON
+ * without parsing). */
+void st_alloc_fail_json(bool on);
 /* Whether the armed failure happened. */
 bool st_alloc_failed(void);
 
