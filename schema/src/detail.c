@@ -28,6 +28,7 @@ void cfs_schema_set_detail(const char *fmt, ...)
     int n;
 
     va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     n = vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
     if (n < 0) {

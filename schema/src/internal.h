@@ -50,8 +50,7 @@ struct sch_attr {
     char *name;
     enum sch_kind kind;
     unsigned int mode;
-    char *def;    /* canonical default, NULL when none */
-    char *def_in; /* the default as written in the file */
+    char *def; /* canonical default, NULL when none */
     /* string */
     bool has_max_length;
     size_t max_length;
@@ -109,9 +108,7 @@ struct sch_type {
     bool has_max_children;
     uint64_t max_children;
 
-    /* load-time bookkeeping: used as an item, cycle check */
-    bool made_as_item;
-    int visit;
+    int visit; /* load time: default-group cycle check */
 };
 
 struct cfs_schema {

@@ -152,7 +152,7 @@ void cfs_schema_jpath_at(const char *text,
     }
     /* jansson's position is just past the token it choked on; a
      * structural token there belongs to no member yet. */
-    if (offset > 0 && strchr(",:[]{}", text[offset - 1])) {
+    if (offset > 0 && text[offset - 1] && strchr(",:[]{}", text[offset - 1])) {
         offset--;
     }
     while (i < offset) {

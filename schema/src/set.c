@@ -101,7 +101,7 @@ int cfs_schema_load_dir(const char *dir,
     }
     set = cfs_zalloc(sizeof(*set));
     if (set) {
-        set->schemas = cfs_zalloc(n * sizeof(*set->schemas));
+        set->schemas = cfs_zalloc(n * sizeof(struct cfs_schema *));
     }
     if (!set || !set->schemas) {
         r = -ENOMEM;
@@ -213,7 +213,10 @@ int cfs_schema_set_register(struct cfs_schema_set *set,
 
 void cfs_schema_set_unregister(struct cfs_schema_set *set)
 {
-    for (size_t i = set ? set->n : 0; i-- > 0;) {
+    if (!set || !set->schemas) {
+        return;
+    }
+    for (size_t i = set->n; i-- > 0;) {
         cfs_schema_unregister(set->schemas[i]);
     }
 }
@@ -224,7 +227,7 @@ void cfs_schema_set_free(struct cfs_schema_set *set)
         return;
     }
     cfs_schema_set_unregister(set);
-    for (size_t i = 0; i < set->n; i++) {
+    for (size_t i = 0; set->schemas && i < set->n; i++) {
         cfs_schema_put(set->schemas[i]);
     }
     cfs_free(set->schemas);

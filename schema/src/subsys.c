@@ -64,7 +64,6 @@ static void attr_destroy(struct sch_attr *a)
 {
     cfs_free(a->name);
     cfs_free(a->def);
-    cfs_free(a->def_in);
     cfs_free(a->pattern);
     if (a->has_re) {
         regfree(&a->re);

@@ -99,6 +99,7 @@ static void why_set(char *why, size_t size, const char *fmt, ...)
         return;
     }
     va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     n = vsnprintf(why, size, fmt, ap);
     va_end(ap);
     if (n < 0) {

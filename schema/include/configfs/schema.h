@@ -116,7 +116,8 @@ CFS_EXPORT const char *cfs_schema_file(const struct cfs_schema *schema);
  * Persistence's observer, if any, replays stored state into it here.
  * @return 0; -EBUSY if it is already registered; the errors of
  * configfs_register_subsystem() (-EEXIST for a taken name); -ENOMEM.
- * Must not be called from inside a configfs callback.
+ * Must not be called from inside a configfs callback, nor concurrently
+ * with another register, unregister or free of the same @schema.
  */
 CFS_EXPORT int cfs_schema_register(struct cfs_schema *schema);
 
