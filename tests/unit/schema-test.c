@@ -6,11 +6,15 @@
  */
 #include "schema-test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- allocation ---------------------------------------------------------- */
+/* ---- allocation ----------------------------------------------------------
+ * cmocka's allocator is not thread-safe: one lock around it and the
+ * failure counter, for the tests that show from a second thread. */
 
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static long fail_at;
 static long seen;
 static bool fail_hit;
@@ -29,36 +33,56 @@ static bool should_fail(void)
 
 static void *t_malloc(size_t size)
 {
-    return should_fail() ? NULL : _test_malloc(size, __FILE__, __LINE__);
+    void *p = NULL;
+
+    pthread_mutex_lock(&alloc_lock);
+    if (!should_fail()) {
+        p = _test_malloc(size, __FILE__, __LINE__);
+    }
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
 }
 
 static void *t_realloc(void *ptr, size_t size)
 {
-    if (size && should_fail()) {
-        return NULL;
+    void *p = NULL;
+
+    pthread_mutex_lock(&alloc_lock);
+    if (!size || !should_fail()) {
+        p = _test_realloc(ptr, size, __FILE__, __LINE__);
     }
-    return _test_realloc(ptr, size, __FILE__, __LINE__);
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
 }
 
 static void t_free(void *ptr)
 {
     if (ptr) {
+        pthread_mutex_lock(&alloc_lock);
         _test_free(ptr, __FILE__, __LINE__);
+        pthread_mutex_unlock(&alloc_lock);
     }
 }
 
 /* The same on libc (CFS_TEST_LIBC_ALLOC=1), for ASan and valgrind. */
 static void *l_malloc(size_t size)
 {
-    return should_fail() ? NULL : malloc(size);
+    bool fail;
+
+    pthread_mutex_lock(&alloc_lock);
+    fail = should_fail();
+    pthread_mutex_unlock(&alloc_lock);
+    return fail ? NULL : malloc(size);
 }
 
 static void *l_realloc(void *ptr, size_t size)
 {
-    if (size && should_fail()) {
-        return NULL;
-    }
-    return realloc(ptr, size ? size : 1);
+    bool fail;
+
+    pthread_mutex_lock(&alloc_lock);
+    fail = size && should_fail();
+    pthread_mutex_unlock(&alloc_lock);
+    return fail ? NULL : realloc(ptr, size ? size : 1);
 }
 
 /* jansson's memory is leak-checked but never failed on purpose: jansson
@@ -67,18 +91,24 @@ static bool json_may_fail;
 
 static void *t_json_malloc(size_t size)
 {
-    if (json_may_fail && should_fail()) {
-        return NULL;
+    void *p = NULL;
+
+    pthread_mutex_lock(&alloc_lock);
+    if (!json_may_fail || !should_fail()) {
+        p = _test_malloc(size, __FILE__, __LINE__);
     }
-    return _test_malloc(size, __FILE__, __LINE__);
+    pthread_mutex_unlock(&alloc_lock);
+    return p;
 }
 
 static void *l_json_malloc(size_t size)
 {
-    if (json_may_fail && should_fail()) {
-        return NULL;
-    }
-    return malloc(size);
+    bool fail;
+
+    pthread_mutex_lock(&alloc_lock);
+    fail = json_may_fail && should_fail();
+    pthread_mutex_unlock(&alloc_lock);
+    return fail ? NULL : malloc(size);
 }
 
 void st_alloc_fail_json(bool on)

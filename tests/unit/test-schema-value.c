@@ -10,6 +10,8 @@
  */
 #include "schema-test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 static const char kinds_json[] =
@@ -39,6 +41,17 @@ static const char kinds_json[] =
     " }}}}";
 
 static struct cfs_schema *schema;
+
+/* Whether @len bytes of @p are not all @c. */
+static bool memspn_differs(const char *p, size_t len, char c)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] != c) {
+            return true;
+        }
+    }
+    return false;
+}
 
 static void before(void)
 {
@@ -424,6 +437,53 @@ static void test_value_detail_lifecycle(void **state)
     assert_string_equal(cfs_schema_last_detail(), "");
 }
 
+/* show() runs under no core lock while stores replace the value: a
+ * reader sees one whole value or the other, never a mix (T9). */
+static atomic_bool reader_stop;
+static atomic_int reader_bad;
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&reader_stop)) {
+        char *buf = NULL;
+        size_t len = 0;
+
+        if (cfs_show("/kinds/x/s", &buf, &len) != 0) {
+            atomic_fetch_add(&reader_bad, 1);
+            continue;
+        }
+        if (len != 201 || buf[200] != '\n' ||
+            (memspn_differs(buf, 200, 'a') && memspn_differs(buf, 200, 'b'))) {
+            atomic_fetch_add(&reader_bad, 1);
+        }
+        cfs_free(buf);
+    }
+    return NULL;
+}
+
+static void test_value_show_while_storing(void **state)
+{
+    char a[201];
+    char b[201];
+    pthread_t t;
+
+    (void)state;
+    memset(a, 'a', 200);
+    memset(b, 'b', 200);
+    a[200] = b[200] = '\0';
+    ok("s", a);
+    atomic_store(&reader_stop, false);
+    atomic_store(&reader_bad, 0);
+    assert_int_equal(pthread_create(&t, NULL, reader, NULL), 0);
+    for (int i = 0; i < 2000; i++) {
+        assert_ok(st_store("/kinds/x/s", i % 2 ? a : b));
+    }
+    atomic_store(&reader_stop, true);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(atomic_load(&reader_bad), 0);
+}
+
 /* Each item holds its own values. */
 static void test_value_per_item(void **state)
 {
@@ -462,6 +522,7 @@ int main(void)
         T(test_value_modes),
         T(test_value_detail_lifecycle),
         T(test_value_per_item),
+        T(test_value_show_while_storing),
 #undef T
     };
 
