@@ -199,6 +199,17 @@ static int htab_reserve(struct cfs_dirent *dir)
     return 0;
 }
 
+/* The root is static: leave nothing allocated behind it once it is empty,
+ * so that a program (or a test) ends with nothing allocated by core. */
+static void root_trim(void)
+{
+    if (cfs_root.hcount == 0 && cfs_root.htab) {
+        cfs_free(cfs_root.htab);
+        cfs_root.htab = NULL;
+        cfs_root.hcap = 0;
+    }
+}
+
 /* Link @d as the newest child of @dir. @pre htab_reserve(dir) succeeded;
  * tree lock exclusive, or @dir not yet visible. */
 static void child_insert(struct cfs_dirent *dir, struct cfs_dirent *d)
@@ -246,6 +257,7 @@ static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
     if (!(d->flags & CFS_DF_DEFAULT)) {
         dir->nchildren--;
     }
+    root_trim();
 }
 
 int cfs_link_reserve(struct cfs_dirent *dir)
@@ -708,6 +720,32 @@ static void dirent_set_state(struct cfs_dirent *d, enum cfs_dstate state)
     }
 }
 
+/* Two attributes of one name (L4): refused, rather than one shadowing the
+ * other as in the kernel. */
+static int check_attr_names(const struct config_item_type *t)
+{
+    unsigned int na = n_attrs(t);
+    unsigned int nb = n_bin_attrs(t);
+
+    for (unsigned int i = 0; i < na + nb; i++) {
+        const char *a = i < na ? t->ct_attrs[i]->ca_name
+                               : t->ct_bin_attrs[i - na]->cb_attr.ca_name;
+
+        if (!a) {
+            return -EINVAL;
+        }
+        for (unsigned int j = i + 1; j < na + nb; j++) {
+            const char *b = j < na ? t->ct_attrs[j]->ca_name
+                                   : t->ct_bin_attrs[j - na]->cb_attr.ca_name;
+
+            if (b && strcmp(a, b) == 0) {
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Evaluate is_visible once, at creation (M12). */
 static int dirent_visibility(struct cfs_dirent *d)
 {
@@ -801,6 +839,10 @@ static int build_dir(struct cfs_dirent *parent,
 
     if (!item->ci_type) {
         return -EINVAL; /* M4, MK8 */
+    }
+    r = check_attr_names(item->ci_type);
+    if (r < 0) {
+        return r;
     }
     d = dirent_new(
         name, strlen(name), CFS_D_DIR, flags | (is_group ? CFS_DF_GROUP : 0u));
@@ -930,6 +972,7 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
                 ret->dir = d;
                 ret->kind = CFS_R_LINK;
                 ret->idx = 0;
+                ret->follows = follows;
                 return 0;
             }
             if (++follows > CFS_SYMLINK_FOLLOW_MAX) {
@@ -952,11 +995,13 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
         ret->dir = cur;
         ret->kind = r == 1 ? CFS_R_ATTR : CFS_R_BIN_ATTR;
         ret->idx = idx;
+        ret->follows = follows;
         return 0;
     }
     ret->dir = cur;
     ret->kind = CFS_R_DIR;
     ret->idx = 0;
+    ret->follows = follows;
     return 0;
 }
 
@@ -1514,7 +1559,10 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
                       &d);
     }
     if (r < 0) {
-        drop_from_hierarchy(pgroup, gops, item, is_group); /* MK11 */
+        /* MK11; our working reference keeps release() out of su_mutex */
+        config_item_get(item);
+        drop_from_hierarchy(pgroup, gops, item, is_group);
+        config_item_put(item);
         goto out;
     }
     cfs_module_get(item->ci_type->ct_owner); /* M25 */
@@ -1671,8 +1719,18 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         return r;
     }
     d = res.dir;
-    if (res.kind != CFS_R_ATTR && res.kind != CFS_R_BIN_ATTR &&
-        d->parent == dp && d->name_len == len &&
+    if (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR) {
+        unsigned int idx;
+
+        if (d == dp &&
+            cfs_attr_lookup(dp, name, len, &idx) ==
+                (res.kind == CFS_R_ATTR ? 1 : 2) &&
+            idx == res.idx) {
+            return 0; /* onto itself: a no-op (RN1) */
+        }
+        return -EPERM; /* RN1 */
+    }
+    if (d->parent == dp && d->name_len == len &&
         memcmp(d->name, name, len) == 0) {
         return 0; /* onto itself: a no-op (RN1) */
     }
@@ -1821,10 +1879,17 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
     int r;
 
     if (!group->cg_item.ci_name) {
+        if (!group->cg_item.ci_namebuf[0]) {
+            /* config_item_init_type_name() could not copy the name */
+            return -ENOMEM;
+        }
         group->cg_item.ci_name = group->cg_item.ci_namebuf;
     }
     cfs_wlock_acquire();
     r = register_dir(&cfs_root, &cfs_root_group, group, CFS_DF_SUBSYS);
+    if (r < 0) {
+        root_trim();
+    }
     if (r == 0 && cfs_observer_set && cfs_observer_cb.subsystem_registered &&
         cfs_txn_begin_replay(&txn) == 0) {
         cfs_observer_cb.subsystem_registered(

@@ -180,7 +180,8 @@ struct cfs_resolved {
     struct cfs_dirent
         *dir; /* the entry (dir or link), or the attribute's dir */
     enum cfs_rkind kind;
-    unsigned int idx; /* attributes */
+    unsigned int idx;     /* attributes */
+    unsigned int follows; /* links followed on the way */
 };
 
 /* Resolve @path. Intermediate links are followed; the last component is

@@ -67,6 +67,9 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     if (tres.kind == CFS_R_ATTR || tres.kind == CFS_R_BIN_ATTR) {
         return -ENOTDIR;
     }
+    if (tres.kind == CFS_R_LINK && tres.follows + 1 > CFS_SYMLINK_FOLLOW_MAX) {
+        return -ELOOP; /* SL5 */
+    }
     t = tres.kind == CFS_R_LINK ? tres.dir->target : tres.dir;
     if (t->flags & CFS_DF_ROOT) {
         return -EPERM; /* not inside a subsystem */
