@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <configfs/schema.h>
+
 #include "http-internal.h"
 
 /* ---- small helpers
@@ -121,8 +123,16 @@ static void op_problem(struct cfs_http_req *req,
                        const char *what,
                        const char *path)
 {
-    cfs_http_problem(
-        req, 0, err, NULL, "%s %s: %s", what, path, strerror(-err));
+    const char *why = cfs_schema_last_detail(); /* a schema rule, if any */
+
+    cfs_http_problem(req,
+                     0,
+                     err,
+                     NULL,
+                     "%s %s: %s",
+                     what,
+                     path,
+                     why && *why ? why : strerror(-err));
 }
 
 static int base64_val(int c)
@@ -1258,4 +1268,46 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(doc, "subsystems", subs);
     json_object_set_new(doc, "problems", json_array());
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
+}
+
+/* ---- GET /api/v1/schema/{subsystem} ------------------------------------- */
+
+void cfs_http_handle_schema(struct cfs_http_req *req, const char *raw)
+{
+    const struct cfs_http_options *o = cfs_http_opts(req);
+    struct cfs_schema *schema = NULL;
+    size_t len = 0;
+    char *name = cfs_http_pct_decode(raw, strlen(raw), &len);
+    json_t *doc = NULL;
+    int r;
+
+    if (!name || cfs_name_check(name, len) < 0 || strlen(name) != len) {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         "Invalid name",
+                         "a subsystem name is one valid path segment");
+        free(name);
+        return;
+    }
+    if (o->schemas) {
+        schema = cfs_schema_set_find(o->schemas, name);
+    }
+    if (!schema || !cfs_schema_registered(schema)) {
+        cfs_http_problem(req,
+                         MHD_HTTP_NOT_FOUND,
+                         -ENOENT,
+                         NULL,
+                         "no declarative subsystem named \"%s\"",
+                         name);
+        free(name);
+        return;
+    }
+    r = cfs_schema_describe(schema, &doc);
+    if (r < 0) {
+        cfs_http_problem(req, 0, r, NULL, "cannot describe %s", name);
+    } else {
+        cfs_http_reply_json(req, MHD_HTTP_OK, doc);
+    }
+    free(name);
 }

@@ -123,6 +123,10 @@ void cfs_http_handle_config(struct cfs_http_req *req, const char *rest);
 void cfs_http_handle_rename(struct cfs_http_req *req);
 void cfs_http_handle_batch(struct cfs_http_req *req);
 void cfs_http_handle_api_root(struct cfs_http_req *req);
+void cfs_http_handle_schema(struct cfs_http_req *req, const char *name);
+
+/* The server's options (borrowed). */
+const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);
 
 /* Commit a transaction durably (through the store when there is one) and
  * publish it. Consumes @txn. @return 0 or negative errno (the change was

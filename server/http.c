@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <configfs/schema.h>
+
 #include "http-internal.h"
 
 struct cfs_http_server {
@@ -316,17 +318,30 @@ static void handle_health(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req)
+{
+    return &req->srv->opts;
+}
+
 static void dispatch(struct cfs_http_req *req)
 {
     const char *rest;
     const char *url = req->url;
 
+    cfs_schema_clear_detail(); /* a refusal's reason, set by callbacks */
     if (strcmp(url, "/api/v1/config") == 0) {
         url = "/api/v1/config/";
     }
     if (starts_with(url, "/api/v1/config/", &rest)) {
         req->route = "config";
         cfs_http_handle_config(req, rest);
+    } else if (starts_with(url, "/api/v1/schema/", &rest)) {
+        req->route = "schema";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_schema(req, rest);
+        }
     } else if (strcmp(url, "/api/v1/rename") == 0) {
         req->route = "rename";
         if (req->method != CFS_M_POST) {

@@ -11,15 +11,17 @@
 #include <stdint.h>
 
 struct cfs_http_server;
+struct cfs_schema_set;
 
 struct cfs_http_options {
     const char *listen;   /* "HOST:PORT"; port 0 picks one */
     unsigned int threads; /* worker threads; 0: one per core */
     size_t body_limit;    /* bytes; 0: 1 MiB */
     unsigned int max_connections;
-    unsigned int timeout_s; /* idle connection timeout */
-    const char *static_dir; /* web/static, or NULL */
-    bool quiet;             /* no access log */
+    unsigned int timeout_s;         /* idle connection timeout */
+    const char *static_dir;         /* web/static, or NULL */
+    bool quiet;                     /* no access log */
+    struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
 };
 
 /** Start serving. Ownership: *ret_srv is new; stop with

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <configfs/cfs.h>
+#include <configfs/schema.h>
 
 #include "http.h"
 #include "samples.h"
@@ -22,6 +23,7 @@ struct options {
     const char *listen;
     const char *db;
     const char *schema_dir;
+    bool schema_dir_given;
     const char *modules[MAX_MODULES];
     int n_modules;
     bool no_samples;
@@ -136,7 +138,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 
     o->listen = env_or("CONFIGFSD_LISTEN", "127.0.0.1:8080");
     o->db = env_or("CONFIGFSD_DB", "./configfsd.db");
-    o->schema_dir = env_or("CONFIGFSD_SCHEMA_DIR", "schemas");
+    o->schema_dir = env_or("CONFIGFSD_SCHEMA_DIR", NULL);
+    o->schema_dir_given = o->schema_dir != NULL;
+    if (!o->schema_dir) {
+        o->schema_dir = "schemas";
+    }
     o->no_samples = strcmp(env_or("CONFIGFSD_NO_SAMPLES", "0"), "0") != 0;
     o->tokens = env_or("CONFIGFSD_TOKENS", NULL);
     o->tls_cert = env_or("CONFIGFSD_TLS_CERT", NULL);
@@ -163,6 +169,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case O_SCHEMA:
             o->schema_dir = optarg;
+            o->schema_dir_given = true;
             break;
         case O_MODULE:
             if (o->n_modules == MAX_MODULES) {
@@ -238,6 +245,71 @@ static int parse_options(int argc, char **argv, struct options *o)
     return 0;
 }
 
+static struct cfs_schema_set *schemas;
+static bool samples_on;
+
+/* Undo start-up, newest first: modules, schemas, samples. */
+static void teardown(void)
+{
+    cfs_module_unload_all();
+    cfs_schema_set_free(schemas);
+    schemas = NULL;
+    if (samples_on) {
+        cfs_samples_unregister();
+        samples_on = false;
+    }
+}
+
+/* Samples, declarative subsystems, modules. @return 0 or an exit code. */
+static int start_subsystems(const struct options *o)
+{
+    struct cfs_schema_error err;
+    char line[1024];
+    int r;
+
+    if (!o->no_samples) {
+        r = cfs_samples_register();
+        if (r < 0) {
+            fprintf(stderr,
+                    "configfsd: Failed to register the samples: %s\n",
+                    strerror(-r));
+            return 1;
+        }
+        samples_on = true;
+    }
+    r = cfs_schema_load_dir(o->schema_dir, &schemas, &err);
+    if (r == -ENOENT && !o->schema_dir_given && !err.path[0]) {
+        fprintf(stderr,
+                "configfsd: no %s directory: no declarative "
+                "subsystems\n",
+                o->schema_dir);
+        r = 0;
+    } else if (r == 0) {
+        r = cfs_schema_set_register(schemas, &err);
+    }
+    if (r < 0) {
+        fprintf(stderr,
+                "configfsd: Failed to load schemas: %s\n",
+                cfs_schema_error_format(&err, line, sizeof(line)));
+        teardown();
+        return 1;
+    }
+    for (int i = 0; i < o->n_modules; i++) {
+        struct module *mod;
+
+        r = cfs_module_load(o->modules[i], &mod);
+        if (r < 0) {
+            fprintf(stderr,
+                    "configfsd: Failed to load module '%s': %s\n",
+                    o->modules[i],
+                    strerror(-r));
+            teardown();
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -259,8 +331,6 @@ int main(int argc, char **argv)
                 "this build\n");
         return 2;
     }
-    fprintf(stderr, "configfsd: warning: this build keeps the tree in memory "
-                    "only; %s is not written\n", o.db);
     if (strncmp(o.listen, "127.", 4) != 0 &&
         strncmp(o.listen, "localhost:", 10) != 0) {
         fprintf(stderr,
@@ -269,30 +339,13 @@ int main(int argc, char **argv)
                 o.listen);
         return 2;
     }
-    if (!o.no_samples) {
-        r = cfs_samples_register();
-        if (r < 0) {
-            fprintf(stderr,
-                    "configfsd: Failed to register the samples: %s\n",
-                    strerror(-r));
-            return 1;
-        }
-    }
-    for (int i = 0; i < o.n_modules; i++) {
-        struct module *mod;
-
-        r = cfs_module_load(o.modules[i], &mod);
-        if (r < 0) {
-            fprintf(stderr,
-                    "configfsd: Failed to load module '%s': %s\n",
-                    o.modules[i],
-                    strerror(-r));
-            cfs_module_unload_all();
-            if (!o.no_samples) {
-                cfs_samples_unregister();
-            }
-            return 1;
-        }
+    fprintf(stderr,
+            "configfsd: warning: this build keeps the tree in memory "
+            "only; %s is not written\n",
+            o.db);
+    r = start_subsystems(&o);
+    if (r) {
+        return r;
     }
 
     memset(&sa, 0, sizeof(sa));
@@ -305,6 +358,7 @@ int main(int argc, char **argv)
     memset(&hopts, 0, sizeof(hopts));
     hopts.listen = o.listen;
     hopts.threads = o.threads;
+    hopts.schemas = schemas;
     hopts.quiet = strcmp(o.log_level, "error") == 0 ||
                   strcmp(o.log_level, "warning") == 0;
     r = cfs_http_server_start(&hopts, &srv);
@@ -313,10 +367,7 @@ int main(int argc, char **argv)
                 "configfsd: Failed to listen on %s: %s\n",
                 o.listen,
                 strerror(-r));
-        cfs_module_unload_all();
-        if (!o.no_samples) {
-            cfs_samples_unregister();
-        }
+        teardown();
         return 1;
     }
     fprintf(stderr,
@@ -343,9 +394,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "configfsd: stopping\n");
     cfs_http_server_free(srv); /* requests in flight finish */
-    cfs_module_unload_all();
-    if (!o.no_samples) {
-        cfs_samples_unregister();
-    }
+    teardown();
     return 0;
 }

@@ -10,12 +10,14 @@
 #include <curl/curl.h>
 
 #include <configfs/cfs.h>
+#include <configfs/schema.h>
 
 #include "harness.h"
 #include "http.h"
 #include "samples.h"
 
 static struct cfs_http_server *srv;
+static struct cfs_schema_set *schemas;
 
 uint16_t harness_port(void)
 {
@@ -29,7 +31,13 @@ int harness_start(void **state)
 
     (void)state;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
-        cfs_samples_register() < 0 || cfs_http_server_start(&o, &srv) < 0) {
+        cfs_samples_register() < 0 ||
+        cfs_schema_load_dir(CFS_SOURCE_ROOT "/schemas", &schemas, NULL) < 0 ||
+        cfs_schema_set_register(schemas, NULL) < 0) {
+        return -1;
+    }
+    o.schemas = schemas;
+    if (cfs_http_server_start(&o, &srv) < 0) {
         return -1;
     }
     return 0;
@@ -40,6 +48,8 @@ int harness_stop(void **state)
     (void)state;
     cfs_http_server_free(srv);
     srv = NULL;
+    cfs_schema_set_free(schemas);
+    schemas = NULL;
     cfs_samples_unregister();
     curl_global_cleanup();
     return 0;
