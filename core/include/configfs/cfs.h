@@ -23,7 +23,8 @@
 extern "C" {
 #endif
 
-/* ---- allocation hook ------------------------------------------------------ */
+/* ---- allocation hook ------------------------------------------------------
+ */
 
 /**
  * Route every allocation core makes (and the compat kzalloc/kfree) through
@@ -41,14 +42,16 @@ CFS_EXPORT void cfs_free(void *ptr);
 CFS_EXPORT char *cfs_strdup(const char *s);
 CFS_EXPORT void *cfs_memdup(const void *p, size_t len);
 
-/* ---- names ---------------------------------------------------------------- */
+/* ---- names ----------------------------------------------------------------
+ */
 
 /** Check one path component: 1..CFS_NAME_MAX bytes of valid UTF-8, no '/',
  *  no C0 control byte or DEL, not "." or "..".
  *  @return 0, -EINVAL or -ENAMETOOLONG. */
 CFS_EXPORT int cfs_name_check(const char *name, size_t len);
 
-/* ---- change records ------------------------------------------------------- */
+/* ---- change records -------------------------------------------------------
+ */
 
 enum cfs_op {
     CFS_OP_MKDIR = 1,
@@ -64,8 +67,8 @@ CFS_EXPORT const char *cfs_op_name(enum cfs_op op);
 
 /* One written attribute value, as kept for undo and export. */
 struct cfs_value {
-    char *name;  /* attribute name */
-    char *data;  /* bytes, with a NUL after them */
+    char *name; /* attribute name */
+    char *data; /* bytes, with a NUL after them */
     size_t len;
     bool binary;
 };
@@ -100,7 +103,8 @@ struct cfs_change {
     struct cfs_change_private *priv;
 };
 
-/* ---- transactions --------------------------------------------------------- */
+/* ---- transactions ---------------------------------------------------------
+ */
 
 struct cfs_txn;
 
@@ -111,6 +115,18 @@ struct cfs_txn;
  * Ownership: *ret_txn is new; end it with commit or abort.
  */
 CFS_EXPORT int cfs_txn_begin(struct cfs_txn **ret_txn);
+
+/**
+ * Start a replay transaction (persistence, at start-up or when a subsystem
+ * registers): operations run through the same checks and callbacks, but
+ * record nothing and take no revision; nodes are stamped with the revision
+ * set by cfs_txn_set_stamp() (the one stored with them). Commit it at the
+ * end; it cannot be aborted.
+ */
+CFS_EXPORT int cfs_txn_begin_replay(struct cfs_txn **ret_txn);
+
+/** Replay: the revision the next operations stamp on the nodes they touch. */
+CFS_EXPORT void cfs_txn_set_stamp(struct cfs_txn *txn, uint64_t revision);
 
 /** The change records so far, oldest first. Borrowed: valid until the
  *  transaction ends. */
@@ -169,24 +185,23 @@ CFS_EXPORT int cfs_rmdir(struct cfs_txn *txn, const char *path);
  * (-EFBIG). Binary attributes get one write() of the whole buffer, whose
  * error is returned (BIN5), within cb_max_size (-EFBIG).
  */
-CFS_EXPORT int cfs_store(struct cfs_txn *txn,
-                         const char *path,
-                         const void *buf,
-                         size_t len);
+CFS_EXPORT int
+cfs_store(struct cfs_txn *txn, const char *path, const void *buf, size_t len);
 
 /** symlink (SL1-SL10): @target is an absolute path to a directory. */
-CFS_EXPORT int cfs_symlink(struct cfs_txn *txn,
-                           const char *path,
-                           const char *target);
+CFS_EXPORT int
+cfs_symlink(struct cfs_txn *txn, const char *path, const char *target);
 
 /** unlink (UL1-UL4). */
 CFS_EXPORT int cfs_unlink(struct cfs_txn *txn, const char *path);
 
 /** rename: commit (pending -> live) or uncommit (live -> pending) (C7, C8);
  *  anything else -EPERM (RN1). Renaming onto itself is a no-op. */
-CFS_EXPORT int cfs_rename(struct cfs_txn *txn, const char *from, const char *to);
+CFS_EXPORT int
+cfs_rename(struct cfs_txn *txn, const char *from, const char *to);
 
-/* ---- reads ------------------------------------------------------------------ */
+/* ---- reads ------------------------------------------------------------------
+ */
 
 enum cfs_kind {
     CFS_KIND_ROOT = 1,
@@ -205,18 +220,18 @@ CFS_EXPORT const char *cfs_kind_name(enum cfs_kind kind);
 struct cfs_entry {
     char *name;
     enum cfs_kind kind;
-    unsigned int mode;   /* attributes: permission bits; dirs 0755; links 0777 */
-    bool readable;       /* attributes: a read bit and a show/read method */
-    bool writable;       /* attributes: a write bit and a store/write method */
-    bool default_group;  /* a default, registered, pending or live group */
-    bool user_created;   /* made by mkdir */
-    bool committable;    /* a group with commit_item/uncommit_item */
-    bool pending;        /* the pending/ group of a committable group */
-    bool live;           /* the live/ group, or an item in it */
-    int creates;         /* dirs: 0 none, CFS_KIND_ITEM or CFS_KIND_GROUP */
-    uint64_t revision;   /* last change of this node (attributes: last store) */
-    size_t max_size;     /* binary attributes: cb_max_size */
-    char *target;        /* links: absolute target path */
+    unsigned int mode;  /* attributes: permission bits; dirs 0755; links 0777 */
+    bool readable;      /* attributes: a read bit and a show/read method */
+    bool writable;      /* attributes: a write bit and a store/write method */
+    bool default_group; /* a default, registered, pending or live group */
+    bool user_created;  /* made by mkdir */
+    bool committable;   /* a group with commit_item/uncommit_item */
+    bool pending;       /* the pending/ group of a committable group */
+    bool live;          /* the live/ group, or an item in it */
+    int creates;        /* dirs: 0 none, CFS_KIND_ITEM or CFS_KIND_GROUP */
+    uint64_t revision;  /* last change of this node (attributes: last store) */
+    size_t max_size;    /* binary attributes: cb_max_size */
+    char *target;       /* links: absolute target path */
     const char *type_name; /* dirs: ct_name, may be NULL; borrowed, static */
 };
 
@@ -231,9 +246,8 @@ CFS_EXPORT int cfs_stat(const char *path, struct cfs_entry *ret_entry);
  * then default groups, children and links in creation order, oldest first.
  * @return 0, -ENOENT, -ENOTDIR. Ownership: *ret_entries is new.
  */
-CFS_EXPORT int cfs_readdir(const char *path,
-                           struct cfs_entry **ret_entries,
-                           size_t *ret_n);
+CFS_EXPORT int
+cfs_readdir(const char *path, struct cfs_entry **ret_entries, size_t *ret_n);
 
 /**
  * show() a text attribute (RD1-RD7) or read() a binary one (BIN3): the
@@ -261,13 +275,14 @@ CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
  *  @return 0 or -ENOENT if the item is not in the tree. */
 CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
 
-/* ---- tree observers --------------------------------------------------------- */
+/* ---- tree observers ---------------------------------------------------------
+ */
 
 /*
  * Told when a subsystem appears or goes (persistence replays stored state
  * into a subsystem that registers). Called with the mutation lock held and
- * no other; the callback may run cfs_* mutations with the @txn given
- * (NULL on unregister).
+ * no other; subsystem_registered gets a replay transaction (see
+ * cfs_txn_begin_replay()) that core commits when the callback returns.
  */
 struct cfs_observer {
     void (*subsystem_registered)(void *data,
@@ -280,7 +295,8 @@ struct cfs_observer {
 /** Install (or, with NULL, remove) the observer. There is one. */
 CFS_EXPORT void cfs_set_observer(const struct cfs_observer *observer);
 
-/* ---- modules ----------------------------------------------------------------- */
+/* ---- modules
+ * ----------------------------------------------------------------- */
 
 /**
  * Load a client module built against core/compat (configfsd --module):

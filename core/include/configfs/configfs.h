@@ -26,9 +26,9 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define CFS_EXPORT        __attribute__((visibility("default")))
-#define CFS_PRINTF(a, b)  __attribute__((format(printf, a, b)))
-#define CFS_WARN_UNUSED   __attribute__((warn_unused_result))
+#define CFS_EXPORT       __attribute__((visibility("default")))
+#define CFS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CFS_WARN_UNUSED  __attribute__((warn_unused_result))
 #else
 #define CFS_EXPORT
 #define CFS_PRINTF(a, b)
@@ -94,7 +94,8 @@ struct config_group;
 struct configfs_subsystem;
 struct configfs_attribute;
 struct configfs_bin_attribute;
-struct cfs_dirent; /* core-internal: the node that shows an item */
+struct cfs_dirent;      /* core-internal: the node that shows an item */
+struct cfs_commit_pair; /* core-internal: a committable group's pending/live */
 
 struct config_item {
     char *ci_name;
@@ -129,6 +130,7 @@ struct config_group {
     struct list_head CFS_DEFAULT_GROUPS_LIST; /* of group_entry */
     struct list_head group_entry;
     struct config_group **CFS_DEFAULT_GROUPS_ARRAY; /* NULL-terminated */
+    struct cfs_commit_pair *cg_cfs_pair; /* private: pending/ and live/ */
 };
 
 struct configfs_item_operations {
@@ -372,7 +374,8 @@ CFS_EXPORT int configfs_register_subsystem(struct configfs_subsystem *subsys);
  * subsystems into it are removed. No change records are produced: stored
  * state of the subsystem is kept for a later registration.
  */
-CFS_EXPORT void configfs_unregister_subsystem(struct configfs_subsystem *subsys);
+CFS_EXPORT void
+configfs_unregister_subsystem(struct configfs_subsystem *subsys);
 
 /** Add @group under the live group @parent_group at run time (M15); it is a
  *  default group: users cannot rmdir it. @return 0 or negative errno. */

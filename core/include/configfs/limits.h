@@ -19,6 +19,6 @@
 /* Largest text value a store accepts: below the 4096-byte page (WR3). */
 #define CFS_STORE_MAX (4096 - 1)
 /* Binary attributes without cb_max_size: a hard cap all the same. */
-#define CFS_BIN_MAX (16u * 1024u * 1024u)
+#define CFS_BIN_MAX ((size_t)16 * 1024 * 1024)
 
 #endif /* CONFIGFS_LIMITS_H */

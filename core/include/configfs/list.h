@@ -16,8 +16,11 @@ struct list_head {
     struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) {&(name), &(name)}
-#define LIST_HEAD(name)      struct list_head name = LIST_HEAD_INIT(name)
+#define LIST_HEAD_INIT(name)                                                   \
+    {                                                                          \
+        &(name), &(name)                                                       \
+    }
+#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
 
 #ifndef container_of
 /* The member's type is checked only where the compiler has typeof. */
@@ -98,7 +101,7 @@ static inline void list_move_tail(struct list_head *entry,
          (pos) = list_entry((pos)->member.next, __typeof__(*(pos)), member))
 
 #define list_for_each_entry_safe(pos, n, head, member)                         \
-    for ((pos) = list_entry((head)->next, __typeof__(*(pos)), member),        \
+    for ((pos) = list_entry((head)->next, __typeof__(*(pos)), member),         \
         (n) = list_entry((pos)->member.next, __typeof__(*(pos)), member);      \
          &(pos)->member != (head);                                             \
          (pos) = (n),                                                          \

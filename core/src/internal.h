@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - structures and helpers shared inside core/src only.
+ *
+ * The tree of cfs_dirent nodes is what users see (the kernel's dirents and
+ * dentries in one); the config_item hierarchy is what subsystems see. Both
+ * are kept in step by dir.c. The lock order and what each lock protects are
+ * at the top of dir.c and in docs/internals/locking.md.
+ */
+#ifndef CFS_CORE_INTERNAL_H
+#define CFS_CORE_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <configfs/cfs.h>
+#include <configfs/configfs.h>
+
+/* ---- clang thread-safety annotations (no-ops elsewhere) ------------------ */
+#if defined(__clang__)
+#define CFS_CAPABILITY(x) __attribute__((capability(x)))
+#define CFS_REQUIRES(...) __attribute__((requires_capability(__VA_ARGS__)))
+#define CFS_ACQUIRE(...)  __attribute__((acquire_capability(__VA_ARGS__)))
+#define CFS_RELEASE(...)  __attribute__((release_capability(__VA_ARGS__)))
+#define CFS_NO_TSA        __attribute__((no_thread_safety_analysis))
+#else
+#define CFS_CAPABILITY(x)
+#define CFS_REQUIRES(...)
+#define CFS_ACQUIRE(...)
+#define CFS_RELEASE(...)
+#define CFS_NO_TSA
+#endif
+
+#define CFS_BUG_ON(cond)                                                       \
+    do {                                                                       \
+        if (cond) {                                                            \
+            (void)fprintf(stderr,                                              \
+                          "configfs: BUG at %s:%d: %s\n",                      \
+                          __FILE__,                                            \
+                          __LINE__,                                            \
+                          #cond);                                              \
+            abort();                                                           \
+        }                                                                      \
+    } while (0)
+
+/* ---- dirents --------------------------------------------------------------
+ */
+
+enum cfs_dkind {
+    CFS_D_DIR = 1,
+    CFS_D_LINK,
+};
+
+/* Flags of a directory dirent. */
+enum {
+    CFS_DF_ROOT = 1u << 0,
+    CFS_DF_SUBSYS = 1u << 1,
+    CFS_DF_DEFAULT = 1u << 2, /* default, registered, pending or live */
+    CFS_DF_USER = 1u << 3,    /* made by mkdir */
+    CFS_DF_PENDING = 1u << 4,
+    CFS_DF_LIVE = 1u << 5,
+    CFS_DF_COMMITTABLE = 1u << 6,
+    CFS_DF_REGISTERED = 1u << 7, /* configfs_register_group() */
+    CFS_DF_GROUP = 1u << 8,      /* the item is a config_group */
+};
+
+/* Life states (T1). A dirent in the tree is READY or DROPPING; DEAD ones
+ * are unlinked and wait for their last reference. */
+enum cfs_dstate {
+    CFS_S_READY = 1,
+    CFS_S_DROPPING,
+    CFS_S_DEAD,
+};
+
+/*
+ * A fragment (T3): everything one mkdir or registration created shares one.
+ * show/store take it "active"; rmdir marks it dead and waits until no
+ * callback is active. Reference counted because readers hold it after the
+ * tree lock is dropped.
+ */
+struct cfs_frag {
+    atomic_int refs;
+    pthread_mutex_t lock;
+    pthread_cond_t idle;
+    int active; /* lock */
+    bool dead;  /* lock */
+};
+
+/* A value written to an attribute (last write of each attribute). */
+struct cfs_wval {
+    unsigned int idx; /* index in ct_attrs or ct_bin_attrs */
+    bool bin;
+    uint64_t seq;      /* write order, tree-wide */
+    uint64_t revision; /* revision of that write */
+    char *data;        /* len bytes + NUL */
+    size_t len;
+};
+
+struct cfs_commit_pair;
+
+struct cfs_dirent {
+    struct cfs_dirent *parent; /* NULL for the root */
+    char *name;
+    size_t name_len;
+    uint32_t hash;
+    uint8_t kind;  /* enum cfs_dkind */
+    uint8_t state; /* enum cfs_dstate */
+    uint16_t flags;
+
+    /* Siblings in creation order, and the parent's hash chain. */
+    struct cfs_dirent *prev, *next;
+    struct cfs_dirent *hnext;
+
+    uint64_t revision;    /* last change of this node */
+    uint64_t created_rev; /* revision of its creation */
+
+    /* CFS_D_LINK */
+    struct cfs_dirent *target;
+
+    /* CFS_D_DIR */
+    struct config_item *item; /* holds no reference: see dir.c */
+    struct cfs_frag *frag;
+    struct cfs_dirent *first, *last;
+    struct cfs_dirent **htab;
+    size_t hcap, hcount;
+    size_t nchildren;         /* user dirs and links (not default groups) */
+    unsigned long links_to;   /* incoming symlinks (RM6) */
+    unsigned long dependents; /* depend_item count (RM5) */
+    uint8_t *hidden;          /* attrs hidden by is_visible, or NULL */
+    struct cfs_wval *wvals;
+    size_t n_wvals, cap_wvals;
+    struct cfs_commit_pair *pair; /* committable groups: pending + live */
+};
+
+/* ---- global state (dir.c) ---------------------------------------------------
+ */
+
+/* The mutation lock: serialises every mutation, transaction and
+ * registration. Recursive for the thread that holds it, so callbacks may
+ * register groups. */
+struct cfs_wlock {
+    pthread_mutex_t lock;
+} CFS_CAPABILITY("mutex");
+
+extern struct cfs_wlock cfs_wlock;
+extern pthread_rwlock_t cfs_tree_lock;
+extern struct cfs_dirent cfs_root;
+extern struct config_group cfs_root_group;
+
+void cfs_wlock_acquire(void) CFS_ACQUIRE(cfs_wlock);
+void cfs_wlock_release(void) CFS_RELEASE(cfs_wlock);
+bool cfs_wlock_held(void);
+
+/* True while this thread runs a subsystem callback started by core. */
+bool cfs_in_callback(void);
+void cfs_callback_enter(void);
+void cfs_callback_exit(void);
+
+void cfs_tree_rdlock(void);
+void cfs_tree_wrlock(void);
+void cfs_tree_unlock(void);
+
+/* ---- path resolution (dir.c) -------------------------------------------- */
+
+enum cfs_rkind {
+    CFS_R_DIR = 1,
+    CFS_R_LINK,
+    CFS_R_ATTR,
+    CFS_R_BIN_ATTR,
+};
+
+struct cfs_resolved {
+    struct cfs_dirent
+        *dir; /* the entry (dir or link), or the attribute's dir */
+    enum cfs_rkind kind;
+    unsigned int idx; /* attributes */
+};
+
+/* Resolve @path. Intermediate links are followed; the last component is
+ * not. @pre the tree lock (read) or the mutation lock. */
+int cfs_resolve(const char *path, struct cfs_resolved *ret);
+
+/* Split @path into its parent (resolved) and last name.
+ * @pre the mutation lock. */
+int cfs_resolve_parent(const char *path,
+                       struct cfs_dirent **ret_parent,
+                       const char **ret_name,
+                       size_t *ret_len);
+
+struct cfs_dirent *
+cfs_dir_lookup(struct cfs_dirent *dir, const char *name, size_t len);
+/* Attribute index by name: 0 none, 1 text (idx set), 2 binary. */
+int cfs_attr_lookup(struct cfs_dirent *dir,
+                    const char *name,
+                    size_t len,
+                    unsigned int *ret_idx);
+bool cfs_dirent_ready(const struct cfs_dirent *d);
+int cfs_dirent_path(const struct cfs_dirent *d, char **ret_path);
+
+struct configfs_attribute *cfs_dir_attr(struct cfs_dirent *d, unsigned idx);
+struct configfs_bin_attribute *cfs_dir_bin_attr(struct cfs_dirent *d,
+                                                unsigned idx);
+
+/* The group operations that apply in directory @d (pending/ forwards to
+ * its committable group). */
+const struct configfs_group_operations *cfs_group_ops(struct cfs_dirent *d);
+const struct configfs_item_operations *cfs_item_ops(struct cfs_dirent *d);
+
+/* ---- fragments -------------------------------------------------------------
+ */
+
+struct cfs_frag *cfs_frag_new(void);
+void cfs_frag_get(struct cfs_frag *frag);
+void cfs_frag_put(struct cfs_frag *frag);
+/* Enter an attribute callback: false if the fragment is dead. */
+bool cfs_frag_enter(struct cfs_frag *frag);
+void cfs_frag_exit(struct cfs_frag *frag);
+/* Mark dead and wait for running callbacks to finish (RM10). */
+void cfs_frag_kill(struct cfs_frag *frag);
+
+/* ---- written values (attr.c) ----------------------------------------------
+ */
+
+struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin);
+/* Make room for one more written value. */
+int cfs_wval_reserve(struct cfs_dirent *d);
+/* Set a value; consumes @data (len bytes + NUL, from cfs_malloc).
+ * @pre cfs_wval_reserve() succeeded; tree lock exclusive. */
+void cfs_wval_set(struct cfs_dirent *d,
+                  unsigned idx,
+                  bool bin,
+                  char *data,
+                  size_t len,
+                  uint64_t seq,
+                  uint64_t revision);
+void cfs_wval_remove(struct cfs_dirent *d, unsigned idx, bool bin);
+void cfs_wvals_free(struct cfs_dirent *d);
+/* Copy the written values in write order. */
+int cfs_wvals_export(struct cfs_dirent *d,
+                     struct cfs_value **ret_values,
+                     size_t *ret_n);
+/* The attribute's name for a written value. */
+const char *cfs_wval_name(struct cfs_dirent *d, const struct cfs_wval *w);
+
+/* ---- transactions (txn.c)
+ * ---------------------------------------------------- */
+
+struct cfs_change_private {
+    uint64_t rev_self;
+    uint64_t created_self;
+    uint64_t rev_parent;
+    uint64_t rev_other;
+    /* store: the written-value state before */
+    char *before; /* rmdir: the next sibling's name, to restore order */
+    bool had_wval;
+    uint64_t old_seq;
+    uint64_t old_wrev;
+};
+
+struct cfs_txn {
+    struct cfs_change *changes;
+    size_t n, cap;
+    uint64_t revision;
+    bool sealed;
+    bool implicit; /* made by a mutation called with txn == NULL */
+    bool undoing;  /* inverse operations: record nothing, stamp nothing */
+    bool replay;   /* replay: record nothing, stamp @stamp */
+    bool prepared; /* changes[n] holds a prepared record */
+    uint64_t stamp;
+    const char *insert_before; /* undoing an rmdir: keep sibling order */
+};
+
+/* Begin/end an operation: takes the mutation lock and, for txn == NULL,
+ * a private transaction. */
+int cfs_op_begin(struct cfs_txn **txn) CFS_NO_TSA;
+int cfs_op_end(struct cfs_txn *txn, int ret) CFS_NO_TSA;
+
+/* The revision this transaction stamps on nodes (allocated on first use);
+ * 0 while undoing (nothing is stamped). */
+uint64_t cfs_txn_rev(struct cfs_txn *txn);
+uint64_t cfs_next_seq(void);
+
+/*
+ * Recording is two-phase so that nothing can fail after an operation took
+ * effect: prepare allocates the record (path = parent's path + "/" + name,
+ * a copy of @arg) and room for it before any callback runs; push makes it
+ * count; unprepare drops it. While undoing or replaying, prepare yields
+ * NULL and push/unprepare do nothing.
+ */
+int cfs_txn_prepare(struct cfs_txn *txn,
+                    enum cfs_op op,
+                    struct cfs_dirent *parent,
+                    const char *name,
+                    const void *arg,
+                    size_t arg_len,
+                    struct cfs_change **ret_change);
+void cfs_txn_push(struct cfs_txn *txn);
+/* @parent's path + "/" + @name, new. */
+char *cfs_join_path(struct cfs_dirent *parent, const char *name);
+void cfs_txn_unprepare(struct cfs_txn *txn);
+
+/* ---- operations without locking or recording (dir.c, attr.c, link.c) ----- */
+
+int cfs_do_mkdir(struct cfs_txn *txn, const char *path);
+int cfs_do_rmdir(struct cfs_txn *txn, const char *path);
+int cfs_do_store(struct cfs_txn *txn,
+                 const char *path,
+                 const void *buf,
+                 size_t len);
+int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target);
+int cfs_do_unlink(struct cfs_txn *txn, const char *path);
+int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to);
+
+/* Call a text attribute's show into a fresh 4097-byte buffer.
+ * @pre the item is referenced and its fragment entered. */
+int cfs_call_show(struct config_item *item,
+                  struct configfs_attribute *attr,
+                  char **ret_buf,
+                  size_t *ret_len);
+int cfs_call_bin_read(struct config_item *item,
+                      struct configfs_bin_attribute *attr,
+                      char **ret_buf,
+                      size_t *ret_len);
+
+/* A link's place in its directory (dir.c): reserve before allow_link,
+ * insert/detach with the tree lock exclusive. */
+int cfs_link_reserve(struct cfs_dirent *dir);
+void cfs_link_insert(struct cfs_dirent *dir, struct cfs_dirent *link);
+void cfs_link_detach(struct cfs_dirent *dir, struct cfs_dirent *link);
+
+/* Remove every link whose target is in the subtree of @d (unregister). */
+void cfs_links_drop_into(struct cfs_dirent *d);
+/* Remove a link dirent: unlink it from its directory and call drop_link. */
+void cfs_link_remove(struct cfs_dirent *link);
+
+/* Module pinning (M25). */
+void cfs_module_get(struct module *mod);
+void cfs_module_put(struct module *mod);
+
+/* Observer (dir.c). */
+extern struct cfs_observer cfs_observer_cb;
+extern bool cfs_observer_set;
+
+#endif /* CFS_CORE_INTERNAL_H */

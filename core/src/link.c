@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * link.c - symlink, unlink and readlink between configfs items.
+ *
+ * A link is a dirent in its directory that points at the target's dirent;
+ * it holds no item reference (M18) but counts as an incoming link of the
+ * target, which rmdir refuses with EBUSY (RM6). Its text is computed from
+ * the target whenever it is read, so it follows a committable move.
+ */
+#include "internal.h"
+
+static void call_drop_link(struct cfs_dirent *dir, struct cfs_dirent *target)
+{
+    const struct configfs_item_operations *iops = cfs_item_ops(dir);
+
+    if (iops && iops->drop_link) {
+        cfs_callback_enter();
+        iops->drop_link(dir->item, target->item);
+        cfs_callback_exit();
+    }
+}
+
+int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
+{
+    struct cfs_dirent *dir = NULL;
+    struct cfs_dirent *t;
+    struct cfs_dirent *link = NULL;
+    struct cfs_resolved tres;
+    const struct configfs_item_operations *iops;
+    struct cfs_change *ch = NULL;
+    char *tpath = NULL;
+    char *cname = NULL;
+    const char *name;
+    unsigned int idx;
+    uint64_t rev;
+    size_t len;
+    int r;
+
+    r = cfs_resolve_parent(path, &dir, &name, &len);
+    if (r < 0) {
+        return r;
+    }
+    if (dir->flags & CFS_DF_ROOT) {
+        return -EPERM; /* SL2, F2 */
+    }
+    if (cfs_dir_lookup(dir, name, len) ||
+        cfs_attr_lookup(dir, name, len, &idx)) {
+        return -EEXIST; /* SL1 */
+    }
+    if (!target || !*target) {
+        return -ENOENT; /* SL1: empty target */
+    }
+    if (!cfs_dirent_ready(dir)) {
+        return -ENOENT; /* SL3 */
+    }
+    iops = cfs_item_ops(dir);
+    if (!iops || !iops->allow_link) {
+        return -EPERM; /* SL4 */
+    }
+    if (target[0] != '/') {
+        return -EINVAL; /* targets are absolute config paths (DESIGN 8) */
+    }
+    r = cfs_resolve(target, &tres); /* SL5 */
+    if (r < 0) {
+        return r;
+    }
+    if (tres.kind == CFS_R_ATTR || tres.kind == CFS_R_BIN_ATTR) {
+        return -ENOTDIR;
+    }
+    t = tres.kind == CFS_R_LINK ? tres.dir->target : tres.dir;
+    if (t->flags & CFS_DF_ROOT) {
+        return -EPERM; /* not inside a subsystem */
+    }
+    cname = cfs_memdup(name, len);
+    if (!cname) {
+        return -ENOMEM;
+    }
+    r = cfs_dirent_path(t, &tpath);
+    if (r == 0) {
+        r = cfs_txn_prepare(
+            txn, CFS_OP_SYMLINK, dir, cname, tpath, strlen(tpath), &ch);
+    }
+    if (r < 0) {
+        goto out;
+    }
+    link = cfs_zalloc(sizeof(*link));
+    if (!link) {
+        r = -ENOMEM;
+        goto out;
+    }
+    link->name = cname;
+    cname = NULL;
+    link->name_len = len;
+    link->kind = CFS_D_LINK;
+    link->state = CFS_S_READY;
+    r = cfs_link_reserve(dir);
+    if (r < 0) {
+        goto out;
+    }
+
+    cfs_callback_enter();
+    r = iops->allow_link(dir->item, t->item); /* SL7, without su_mutex */
+    cfs_callback_exit();
+    if (r != 0) {
+        r = r < 0 ? r : -EPERM;
+        goto out;
+    }
+    if (!cfs_dirent_ready(t)) {
+        call_drop_link(dir, t); /* SL8 */
+        r = -ENOENT;
+        goto out;
+    }
+    rev = cfs_txn_rev(txn);
+    cfs_tree_wrlock();
+    link->target = t;
+    t->links_to++;
+    link->revision = link->created_rev = rev;
+    cfs_link_insert(dir, link);
+    if (ch) {
+        ch->priv->rev_parent = dir->revision;
+    }
+    if (rev) {
+        dir->revision = rev;
+    }
+    cfs_tree_unlock();
+    link = NULL;
+    cfs_txn_push(txn);
+    ch = NULL;
+
+out:
+    if (ch) {
+        cfs_txn_unprepare(txn);
+    }
+    if (link) {
+        cfs_free(link->name);
+        cfs_free(link);
+    }
+    cfs_free(tpath);
+    cfs_free(cname);
+    return r;
+}
+
+void cfs_link_remove(struct cfs_dirent *link)
+{
+    struct cfs_dirent *dir = link->parent;
+    struct cfs_dirent *target = link->target;
+
+    cfs_tree_wrlock();
+    cfs_link_detach(dir, link);
+    cfs_tree_unlock();
+    call_drop_link(dir, target); /* UL4: after the link is gone */
+    cfs_tree_wrlock();
+    target->links_to--;
+    cfs_tree_unlock();
+    cfs_free(link->name);
+    cfs_free(link);
+}
+
+int cfs_do_unlink(struct cfs_txn *txn, const char *path)
+{
+    struct cfs_resolved res;
+    struct cfs_dirent *link;
+    struct cfs_dirent *dir;
+    struct cfs_change *ch = NULL;
+    char *tpath = NULL;
+    uint64_t rev;
+    int r;
+
+    r = cfs_resolve(path, &res);
+    if (r < 0) {
+        return r; /* UL1 */
+    }
+    if (res.kind == CFS_R_DIR) {
+        if (!res.dir->parent || (res.dir->parent->flags & CFS_DF_ROOT)) {
+            return -EPERM; /* UL2, F2 */
+        }
+        return -EISDIR; /* UL1 */
+    }
+    if (res.kind != CFS_R_LINK) {
+        return -EPERM; /* UL3: attributes are never deletable */
+    }
+    link = res.dir;
+    dir = link->parent;
+    r = cfs_dirent_path(link->target, &tpath);
+    if (r == 0) {
+        r = cfs_txn_prepare(
+            txn, CFS_OP_UNLINK, dir, link->name, tpath, strlen(tpath), &ch);
+    }
+    if (r < 0) {
+        cfs_free(tpath);
+        return r;
+    }
+    if (ch) {
+        ch->priv->rev_parent = dir->revision;
+    }
+    cfs_link_remove(link);
+    rev = cfs_txn_rev(txn);
+    if (rev) {
+        cfs_tree_wrlock();
+        dir->revision = rev;
+        cfs_tree_unlock();
+    }
+    cfs_txn_push(txn);
+    cfs_free(tpath);
+    return 0;
+}
+
+int cfs_readlink(const char *path, char **ret_target)
+{
+    struct cfs_resolved res;
+    int r;
+
+    cfs_tree_rdlock();
+    r = cfs_resolve(path, &res);
+    if (r == 0 && res.kind != CFS_R_LINK) {
+        r = -EINVAL; /* readlink(2) on anything else */
+    }
+    if (r == 0) {
+        r = cfs_dirent_path(res.dir->target, ret_target); /* RL1, RL2 */
+    }
+    cfs_tree_unlock();
+    return r;
+}
+
+static bool in_subtree(const struct cfs_dirent *d, const struct cfs_dirent *top)
+{
+    for (; d; d = d->parent) {
+        if (d == top) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void drop_links_walk(struct cfs_dirent *d, struct cfs_dirent *top)
+{
+    struct cfs_dirent *c = d->first;
+
+    while (c) {
+        struct cfs_dirent *next = c->next;
+
+        if (c->kind == CFS_D_LINK) {
+            if (in_subtree(c->target, top)) {
+                cfs_link_remove(c);
+            }
+        } else {
+            drop_links_walk(c, top);
+        }
+        c = next;
+    }
+}
+
+static bool subtree_linked(const struct cfs_dirent *d)
+{
+    if (d->links_to) {
+        return true;
+    }
+    for (const struct cfs_dirent *c = d->first; c; c = c->next) {
+        if (c->kind == CFS_D_DIR && subtree_linked(c)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void cfs_links_drop_into(struct cfs_dirent *d)
+{
+    if (subtree_linked(d)) {
+        drop_links_walk(&cfs_root, d); /* from anywhere in the tree */
+    }
+}
