@@ -8,6 +8,7 @@
 #define STORE_TEST_UTIL_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 struct tmpdb {
     char dir[PATH_MAX];
@@ -22,8 +23,28 @@ int tmpdb_teardown(void **state);
 /* Remove the database and its -wal and -shm files. */
 void tmpdb_unlink(const char *path);
 
+/* cmocka keeps its allocation list per thread: a test whose threads
+ * allocate runs on libc's allocator between store_test_threaded(true) and
+ * store_test_threaded(false), with nothing allocated at either call. */
+void store_test_threaded(bool on);
+
 /* Group setup/teardown: core's allocator through cmocka's. */
 int store_test_group_setup(void **state);
 int store_test_group_teardown(void **state);
+
+struct cfs_store;
+struct cfs_store_node;
+
+/* Fail unless @a and @b describe the same written state: the same
+ * directories (children matched by name), values in the same order, the
+ * same links, created and committed flags, and types where both know one. */
+void assert_same_state(const struct cfs_store_node *a,
+                       const struct cfs_store_node *b);
+
+/* Fail unless the live tree and the database agree at and under @path. */
+void assert_tree_matches_db(struct cfs_store *store, const char *path);
+
+/* Count the journal rows of the database at @path (its own connection). */
+long journal_rows(const char *path);
 
 #endif
