@@ -228,3 +228,60 @@ long journal_rows(const char *path)
     sqlite3_close(db);
     return n;
 }
+
+int store_test_run(struct cfs_store *s,
+                   uint64_t *ret_rev,
+                   const char *const *ops,
+                   size_t n)
+{
+    struct cfs_txn *txn = NULL;
+
+    assert_int_equal(cfs_txn_begin(&txn), 0);
+    for (size_t i = 0; i < n; i++) {
+        char op[16], a[256], b[256];
+        int k = sscanf(ops[i], "%15s %255s %255s", op, a, b);
+        int r = -EINVAL;
+
+        assert_true(k >= 2);
+        if (strcmp(op, "mkdir") == 0) {
+            r = cfs_mkdir(txn, a);
+        } else if (strcmp(op, "rmdir") == 0) {
+            r = cfs_rmdir(txn, a);
+        } else if (strcmp(op, "store") == 0) {
+            r = cfs_store(txn, a, b, strlen(b));
+        } else if (strcmp(op, "symlink") == 0) {
+            r = cfs_symlink(txn, a, b);
+        } else if (strcmp(op, "unlink") == 0) {
+            r = cfs_unlink(txn, a);
+        } else if (strcmp(op, "rename") == 0) {
+            r = cfs_rename(txn, a, b);
+        }
+        if (r < 0) {
+            print_error("%s: %d\n", ops[i], r);
+            cfs_txn_abort(txn);
+            return r;
+        }
+    }
+    return cfs_store_commit_txn(s, txn, "tester", ret_rev);
+}
+
+void expect_written(const char *path, const char *value)
+{
+    struct cfs_store_export *e = NULL;
+    size_t dlen = strrchr(path, '/') - path;
+    char dir[256];
+    bool found = false;
+
+    snprintf(dir, sizeof(dir), "%.*s", (int)dlen, path);
+    assert_int_equal(cfs_store_export_tree(dir, &e), 0);
+    for (size_t i = 0; i < e->root.n_values; i++) {
+        if (strcmp(e->root.values[i].name, path + dlen + 1) == 0) {
+            assert_string_equal(e->root.values[i].data, value);
+            found = true;
+        }
+    }
+    if (!found) {
+        fail_msg("%s not written", path);
+    }
+    cfs_store_export_free(e);
+}

@@ -9,6 +9,8 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct tmpdb {
     char dir[PATH_MAX];
@@ -46,5 +48,24 @@ void assert_tree_matches_db(struct cfs_store *store, const char *path);
 
 /* Count the journal rows of the database at @path (its own connection). */
 long journal_rows(const char *path);
+
+/* Run one transaction of @n operations through cfs_store_commit_txn():
+ * "mkdir P", "rmdir P", "store P V", "symlink P T", "unlink P",
+ * "rename P Q". An operation that fails aborts the transaction.
+ * @return what the failing operation or the commit returned. */
+int store_test_run(struct cfs_store *s,
+                   uint64_t *ret_rev,
+                   const char *const *ops,
+                   size_t n);
+
+#define RUN(s, ...)                                                            \
+    do {                                                                       \
+        static const char *const ops_[] = {__VA_ARGS__};                       \
+        assert_int_equal(                                                      \
+            store_test_run(s, NULL, ops_, sizeof(ops_) / sizeof(ops_[0])), 0); \
+    } while (0)
+
+/* Fail unless the live tree has @value written at attribute @path. */
+void expect_written(const char *path, const char *value);
 
 #endif

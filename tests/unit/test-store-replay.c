@@ -33,71 +33,6 @@ static struct cfs_store *open_store(const char *path)
     return s;
 }
 
-/* Run one transaction of @n operations "op path [arg]" through the store.
- * ops: "mkdir P", "rmdir P", "store P V", "symlink P T", "unlink P",
- * "rename P Q". */
-static int
-run(struct cfs_store *s, uint64_t *ret_rev, const char *const *ops, size_t n)
-{
-    struct cfs_txn *txn = NULL;
-
-    assert_int_equal(cfs_txn_begin(&txn), 0);
-    for (size_t i = 0; i < n; i++) {
-        char op[16], a[256], b[256];
-        int k = sscanf(ops[i], "%15s %255s %255s", op, a, b);
-        int r = -EINVAL;
-
-        assert_true(k >= 2);
-        if (strcmp(op, "mkdir") == 0) {
-            r = cfs_mkdir(txn, a);
-        } else if (strcmp(op, "rmdir") == 0) {
-            r = cfs_rmdir(txn, a);
-        } else if (strcmp(op, "store") == 0) {
-            r = cfs_store(txn, a, b, strlen(b));
-        } else if (strcmp(op, "symlink") == 0) {
-            r = cfs_symlink(txn, a, b);
-        } else if (strcmp(op, "unlink") == 0) {
-            r = cfs_unlink(txn, a);
-        } else if (strcmp(op, "rename") == 0) {
-            r = cfs_rename(txn, a, b);
-        }
-        if (r < 0) {
-            print_error("%s: %d\n", ops[i], r);
-            cfs_txn_abort(txn);
-            return r;
-        }
-    }
-    return cfs_store_commit_txn(s, txn, "tester", ret_rev);
-}
-
-#define RUN(s, ...)                                                            \
-    do {                                                                       \
-        static const char *const ops_[] = {__VA_ARGS__};                       \
-        assert_int_equal(run(s, NULL, ops_, sizeof(ops_) / sizeof(ops_[0])),   \
-                         0);                                                   \
-    } while (0)
-
-static void expect_written(const char *path, const char *value)
-{
-    struct cfs_store_export *e = NULL;
-    size_t dlen = strrchr(path, '/') - path;
-    char dir[256];
-    bool found = false;
-
-    snprintf(dir, sizeof(dir), "%.*s", (int)dlen, path);
-    assert_int_equal(cfs_store_export_tree(dir, &e), 0);
-    for (size_t i = 0; i < e->root.n_values; i++) {
-        if (strcmp(e->root.values[i].name, path + dlen + 1) == 0) {
-            assert_string_equal(e->root.values[i].data, value);
-            found = true;
-        }
-    }
-    if (!found) {
-        fail_msg("%s not written", path);
-    }
-    cfs_store_export_free(e);
-}
-
 /* A restart, with the subsystem registered before the store opens. */
 static void test_replay_roundtrip(void **state)
 {
@@ -123,7 +58,7 @@ static void test_replay_roundtrip(void **state)
     {
         static const char *const ops[] = {"mkdir /s1/items/z"};
 
-        assert_int_equal(run(s, &rev, ops, 1), 0);
+        assert_int_equal(store_test_run(s, &rev, ops, 1), 0);
     }
     assert_int_equal(rev, cfs_revision());
     RUN(s, "rmdir /s1/items/z");
