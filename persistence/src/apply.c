@@ -47,9 +47,14 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOURNAL_INSERT] =
         "INSERT INTO journal (revision, time_us, principal, op, path, arg,"
         " old, binary, write_only) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_JOURNAL_REV] = "INSERT OR IGNORE INTO journal_rev (revision, first_id)"
+                       " VALUES (?1, ?2)",
     [ST_STATE_UPDATE] = "UPDATE state SET revision = ?1, seq = ?2,"
                         " history_floor = ?3 WHERE id = 1",
-    [ST_PRUNE] = "DELETE FROM journal WHERE revision <= ?1",
+    [ST_PRUNE] = "DELETE FROM journal WHERE id < coalesce((SELECT first_id"
+                 " FROM journal_rev WHERE revision > ?1 ORDER BY revision"
+                 " LIMIT 1), (SELECT max(id) + 1 FROM journal), 0)",
+    [ST_PRUNE_REV] = "DELETE FROM journal_rev WHERE revision <= ?1",
 };
 
 /* Prune the journal once per this many commits: it keeps the delete off
@@ -75,6 +80,7 @@ int store_prepare_write(struct cfs_store *store)
 
 void store_finalize_write(struct cfs_store *store)
 {
+    store_idcache_free(&store->idcache);
     for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(store->st[i]);
         store->st[i] = NULL;
@@ -96,6 +102,10 @@ node_lookup(struct cfs_store *s, const char *path, size_t len, int64_t *ret_id)
         *ret_id = 1;
         return 0;
     }
+    *ret_id = store_idcache_get(&s->idcache, path, len);
+    if (*ret_id) {
+        return 0;
+    }
     rc = store_bind_text(st, 1, path, len);
     if (rc < 0) {
         return rc;
@@ -103,6 +113,9 @@ node_lookup(struct cfs_store *s, const char *path, size_t len, int64_t *ret_id)
     rc = sqlite3_step(st);
     *ret_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
+    if (*ret_id) {
+        store_idcache_put(&s->idcache, path, len, *ret_id);
+    }
     return store_errno(rc);
 }
 
@@ -131,8 +144,13 @@ static int node_insert(struct cfs_store *s,
     sqlite3_bind_int64(st, 5, (sqlite3_int64)++s->seq);
     sqlite3_bind_int64(st, 6, (sqlite3_int64)revision);
     r = store_step_done(st);
-    if (r == 0 && ret_id) {
-        *ret_id = sqlite3_last_insert_rowid(s->wdb);
+    if (r == 0) {
+        int64_t id = sqlite3_last_insert_rowid(s->wdb);
+
+        store_idcache_put(&s->idcache, path, len, id);
+        if (ret_id) {
+            *ret_id = id;
+        }
     }
     return r;
 }
@@ -171,6 +189,7 @@ static int subtree_delete(struct cfs_store *s, const char *path, size_t len)
         ST_SUBTREE_DEL_NODE,
     };
 
+    store_idcache_clear(&s->idcache);
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         sqlite3_stmt *st = s->st[order[i]];
         int r = store_bind_text(st, 1, path, len);
@@ -214,11 +233,15 @@ apply_mkdir(struct cfs_store *s, const struct cfs_change *c, size_t len)
         is_name(path + ddlen + 1, dlen - ddlen - 1, "pending")) {
         char *twin =
             store_asprintf("%.*s/live%s", (int)ddlen, path, path + dlen);
+        int64_t tid = 0;
 
         if (!twin) {
             return -ENOMEM;
         }
-        r = subtree_delete(s, twin, strlen(twin));
+        r = node_lookup(s, twin, strlen(twin), &tid);
+        if (r == 0 && tid) {
+            r = subtree_delete(s, twin, strlen(twin));
+        }
         cfs_free(twin);
     }
     if (r == 0) {
@@ -327,6 +350,7 @@ apply_rename(struct cfs_store *s, const struct cfs_change *c, size_t len)
     if (r < 0 || !id) {
         return r; /* nothing stored there: nothing to move */
     }
+    store_idcache_clear(&s->idcache); /* paths under it change */
     r = node_lookup(s, to, tlen, &other);
     if (r == 0 && other) {
         r = subtree_delete(s, to, tlen);
@@ -411,7 +435,16 @@ static int journal_insert(struct cfs_store *s,
     }
     sqlite3_bind_int(st, 8, c->binary);
     sqlite3_bind_int(st, 9, secret);
-    return store_step_done(st);
+    r = store_step_done(st);
+    /* The first row of a revision is where history "before" it ends. */
+    if (r == 0 && c->revision != s->j_revision) {
+        st = s->st[ST_JOURNAL_REV];
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)c->revision);
+        sqlite3_bind_int64(st, 2, sqlite3_last_insert_rowid(s->wdb));
+        r = store_step_done(st);
+        s->j_revision = c->revision;
+    }
+    return r;
 }
 
 static int apply_change(struct cfs_store *s,
@@ -476,6 +509,7 @@ int store_write_sets(struct cfs_store *s,
                      size_t n)
 {
     const uint64_t seq0 = s->seq, since0 = s->since_prune;
+    const uint64_t jrev0 = s->j_revision;
     uint64_t revision = s->revision, floor = s->floor;
     int64_t time_us = now_us();
     int r = store_step_done(s->st[ST_BEGIN]);
@@ -501,6 +535,10 @@ int store_write_sets(struct cfs_store *s,
         if (cut > floor) {
             sqlite3_bind_int64(s->st[ST_PRUNE], 1, (sqlite3_int64)cut);
             r = store_step_done(s->st[ST_PRUNE]);
+            if (r == 0) {
+                sqlite3_bind_int64(s->st[ST_PRUNE_REV], 1, (sqlite3_int64)cut);
+                r = store_step_done(s->st[ST_PRUNE_REV]);
+            }
             floor = cut;
         }
     }
@@ -518,6 +556,9 @@ int store_write_sets(struct cfs_store *s,
         }
         s->seq = seq0;
         s->since_prune = since0;
+        s->j_revision = jrev0;
+        store_idcache_clear(&s->idcache); /* ids made by the rolled-back
+                                             transaction are gone */
         return r;
     }
     s->revision = revision;

@@ -2,10 +2,13 @@
 /*
  * commit.c - group commit: callers of cfs_store_commit_txn() queue their
  * sealed transactions; whoever finds no commit running becomes the leader,
- * writes everything queued in one SQLite transaction and wakes the others.
- * A caller alone is its own leader and commits inline, in its own thread
- * (a hand-off to a writer thread costs more than it saves, see
- * docs/internals/persistence.md).
+ * writes everything queued in one SQLite transaction, wakes exactly the
+ * callers it settled and hands the lead to the next one queued. A caller
+ * alone is its own leader and commits inline, in its own thread (a hand-off
+ * to a writer thread costs more than it saves, see
+ * docs/internals/persistence.md). Each waiter sleeps on its own condition
+ * variable: waking all of them at every commit costs more than the commit
+ * when there are many.
  *
  * Ordering: a transaction is queued while it still holds the tree's
  * mutation lock (before cfs_txn_seal()), so queue order is lock order,
@@ -22,18 +25,24 @@
 
 #include "store-internal.h"
 
+/* Batches a leader writes for others after its own transaction is durable
+ * before it hands the lead on. */
+#define LEAD_MORE 8
+
 enum req_state {
     REQ_QUEUED,
     REQ_DONE,
     REQ_FAILED,
 };
 
+/* Lives on its caller's stack for the duration of cfs_store_commit_txn(). */
 struct store_req {
     struct cfs_txn *txn;
     struct cfs_store_changeset set;
-    uint64_t ticket;
     enum req_state state;
+    bool lead; /* it is this request's turn to write a batch */
     int err;
+    pthread_cond_t cond; /* its owner waits here, alone */
     struct store_req *next, *prev;
 };
 
@@ -71,19 +80,20 @@ static void q_remove(struct store_req **head,
 }
 
 /*
- * Write one batch from the head of the queue.
- * @pre q_lock held, no leader; returns with q_lock held.
+ * Write one batch from the head of the queue, wake exactly the requests it
+ * settled, and pass the lead on to the next request queued, if any.
+ * @pre q_lock held, me->lead; returns with q_lock held.
  */
-static void lead(struct cfs_store *s) CFS_STORE_NO_TSA
+static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
 {
     struct cfs_store_changeset sets_small[16];
     struct cfs_store_changeset *sets = sets_small;
-    struct store_req *first = s->q_head, *last = NULL, *req;
+    struct store_req *first = s->q_head, *last = NULL, *req, *next;
     uint64_t revision = 0, floor = 0;
     size_t n = 0;
     int r;
 
-    s->leader = true;
+    me->lead = false;
     for (req = first; req && n < s->max_batch; req = req->next) {
         last = req;
         n++;
@@ -124,17 +134,20 @@ static void lead(struct cfs_store *s) CFS_STORE_NO_TSA
 
     pthread_mutex_lock(&s->q_lock);
     if (r == 0) {
-        for (req = first; req; req = req->next) {
+        for (req = first; req; req = next) {
+            next = req->next;
             req->state = REQ_DONE;
+            if (req != me) {
+                pthread_cond_signal(&req->cond);
+            }
         }
         s->n_txns += n;
         s->n_commits++;
         s->info_revision = revision;
         s->info_floor = floor;
     } else {
-        /* The batch and everything queued behind it fail, in queue order. */
-        struct store_req *next;
-
+        /* The batch and everything queued behind it fail, in queue order;
+         * the newest is woken to abort first, and wakes the next. */
         s->n_failures++;
         for (req = first; req; req = next) {
             next = req->next;
@@ -149,13 +162,26 @@ static void lead(struct cfs_store *s) CFS_STORE_NO_TSA
             q_append(&s->f_head, &s->f_tail, req);
         }
         s->q_head = s->q_tail = NULL;
+        if (s->f_tail != me) {
+            pthread_cond_signal(&s->f_tail->cond);
+        }
     }
-    s->leader = false;
-    pthread_cond_broadcast(&s->q_cond);
+    if (s->q_head) {
+        /* The next batch is led by its oldest request (this one again if
+         * it did not fit). Keeping the lead in this thread measured no
+         * faster: the batch only gets smaller. */
+        s->q_head->lead = true;
+        if (s->q_head != me) {
+            pthread_cond_signal(&s->q_head->cond);
+        }
+    } else {
+        s->leader = false;
+        pthread_cond_broadcast(&s->q_cond); /* store_drain() */
+    }
 }
 
-/* Abort a failed transaction once it is the newest failed one.
- * @pre q_lock held; returns with it released. */
+/* Abort a failed transaction once it is the newest failed one, then wake
+ * the next newest. @pre q_lock held; returns with it released. */
 static void abort_in_turn(struct cfs_store *s,
                           struct store_req *req) CFS_STORE_NO_TSA
 {
@@ -163,7 +189,7 @@ static void abort_in_turn(struct cfs_store *s,
     int r;
 
     while (s->f_tail != req) {
-        pthread_cond_wait(&s->q_cond, &s->q_lock);
+        pthread_cond_wait(&req->cond, &s->q_lock);
     }
     pthread_mutex_unlock(&s->q_lock);
     if (req->set.n > 0) {
@@ -178,7 +204,11 @@ static void abort_in_turn(struct cfs_store *s,
     cfs_free(path);
     pthread_mutex_lock(&s->q_lock);
     q_remove(&s->f_head, &s->f_tail, req);
-    pthread_cond_broadcast(&s->q_cond);
+    if (s->f_tail) {
+        pthread_cond_signal(&s->f_tail->cond);
+    } else {
+        pthread_cond_broadcast(&s->q_cond); /* store_drain() */
+    }
     pthread_mutex_unlock(&s->q_lock);
 }
 
@@ -189,6 +219,7 @@ int cfs_store_commit_txn(struct cfs_store *s,
 {
     struct store_req req = {.txn = txn};
     uint64_t revision = cfs_txn_revision(txn);
+    int r = 0;
 
     req.set.changes = cfs_txn_changes(txn, &req.set.n);
     req.set.principal = principal;
@@ -199,40 +230,49 @@ int cfs_store_commit_txn(struct cfs_store *s,
         }
         return 0;
     }
+    pthread_cond_init(&req.cond, NULL);
 
     pthread_mutex_lock(&s->q_lock);
-    req.ticket = ++s->ticket;
     if (s->f_head) {
         req.state = REQ_FAILED;
         req.err = s->f_tail->err;
         q_append(&s->f_head, &s->f_tail, &req);
         abort_in_turn(s, &req);
-        return req.err;
+        r = req.err;
+        goto out;
     }
     req.state = REQ_QUEUED;
     q_append(&s->q_head, &s->q_tail, &req);
+    if (!s->leader) {
+        /* Nothing being written: commit inline, in this thread. */
+        s->leader = true;
+        req.lead = true;
+    }
     pthread_mutex_unlock(&s->q_lock);
 
     cfs_txn_seal(txn);
 
     pthread_mutex_lock(&s->q_lock);
     while (req.state == REQ_QUEUED) {
-        if (!s->leader) {
-            lead(s);
+        if (req.lead) {
+            lead(s, &req);
         } else {
-            pthread_cond_wait(&s->q_cond, &s->q_lock);
+            pthread_cond_wait(&req.cond, &s->q_lock);
         }
     }
     if (req.state == REQ_FAILED) {
         abort_in_turn(s, &req);
-        return req.err;
+        r = req.err;
+        goto out;
     }
     pthread_mutex_unlock(&s->q_lock);
     cfs_txn_commit(txn);
     if (ret_revision) {
         *ret_revision = revision;
     }
-    return 0;
+out:
+    pthread_cond_destroy(&req.cond);
+    return r;
 }
 
 void store_drain(struct cfs_store *s)

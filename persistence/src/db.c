@@ -61,7 +61,14 @@ int store_errno(int rc)
  *   so replay reads it in one pass; seq is the global write order.
  * - link: links by target identity (a node id), so a committed target keeps
  *   its links when it moves.
- * - journal: one row per change record.
+ * - journal: one row per change record, appended in revision order (the
+ *   rowid order is the revision order, so history reads it backwards
+ *   without an index); journal_rev maps each revision to its first row,
+ *   for "before" bounds and pruning, with one small append per
+ *   transaction. There is deliberately no index on path: with one, every
+ *   commit dirties a leaf page per distinct path it touches (about 60 WAL
+ *   frames for 40 stores instead of 8), which halves durable write
+ *   throughput; history by path walks the revision order instead.
  * - state: the last durable revision, the write-order counter and how far
  *   the journal has been pruned.
  */
@@ -78,8 +85,8 @@ static const char schema_v1[] =
     "  parent INTEGER,"
     "  name TEXT NOT NULL,"
     "  path TEXT NOT NULL UNIQUE,"
-    "  created INTEGER NOT NULL CHECK (created IN (0, 1)),"
-    "  committed INTEGER NOT NULL DEFAULT 0 CHECK (committed IN (0, 1)),"
+    "  created INTEGER NOT NULL CHECK (created BETWEEN 0 AND 1),"
+    "  committed INTEGER NOT NULL DEFAULT 0 CHECK (committed BETWEEN 0 AND 1),"
     "  seq INTEGER NOT NULL,"
     "  revision INTEGER NOT NULL,"
     "  commit_seq INTEGER,"
@@ -95,7 +102,7 @@ static const char schema_v1[] =
     "  name TEXT NOT NULL,"
     "  seq INTEGER NOT NULL,"
     "  revision INTEGER NOT NULL,"
-    "  binary INTEGER NOT NULL CHECK (binary IN (0, 1)),"
+    "  binary INTEGER NOT NULL CHECK (binary BETWEEN 0 AND 1),"
     "  value BLOB NOT NULL,"
     "  PRIMARY KEY (node, name)"
     ") STRICT, WITHOUT ROWID;"
@@ -113,16 +120,19 @@ static const char schema_v1[] =
     "  revision INTEGER NOT NULL,"
     "  time_us INTEGER NOT NULL,"
     "  principal TEXT,"
-    "  op TEXT NOT NULL CHECK (op IN ('mkdir', 'rmdir', 'store', 'symlink',"
-    "                                 'unlink', 'rename')),"
+    /* An OR chain: an IN list builds a table at every insert (5 us). */
+    "  op TEXT NOT NULL CHECK (op = 'mkdir' OR op = 'rmdir' OR op = 'store'"
+    "    OR op = 'symlink' OR op = 'unlink' OR op = 'rename'),"
     "  path TEXT NOT NULL,"
     "  arg BLOB,"
     "  old BLOB,"
-    "  binary INTEGER NOT NULL CHECK (binary IN (0, 1)),"
-    "  write_only INTEGER NOT NULL CHECK (write_only IN (0, 1))"
+    "  binary INTEGER NOT NULL CHECK (binary BETWEEN 0 AND 1),"
+    "  write_only INTEGER NOT NULL CHECK (write_only BETWEEN 0 AND 1)"
     ") STRICT;"
-    "CREATE INDEX journal_by_revision ON journal (revision);"
-    "CREATE INDEX journal_by_path ON journal (path, revision);";
+    "CREATE TABLE journal_rev ("
+    "  revision INTEGER PRIMARY KEY,"
+    "  first_id INTEGER NOT NULL"
+    ") STRICT;";
 
 const struct store_migration store_migrations[] = {
     {1, schema_v1},

@@ -87,7 +87,7 @@ int cfs_store_history(struct cfs_store *s,
     sqlite3_stmt *st = NULL;
     size_t limit, n = 0, plen = 0;
     const char *path = NULL;
-    char sql[512];
+    char sql[768];
     int rc, r;
 
     if (!s || !q || !ret_entries || !ret_n) {
@@ -108,8 +108,12 @@ int cfs_store_history(struct cfs_store *s,
     }
     snprintf(sql,
              sizeof(sql),
-             "%s WHERE revision < ?2 %s ORDER BY revision DESC, id DESC"
-             " LIMIT ?3",
+             /* Rows are in revision order: "before" is the first row of
+              * the first revision at or after it. A path filter walks
+              * that order backwards (no path index: see db.c). */
+             "%s WHERE id < coalesce((SELECT first_id FROM journal_rev"
+             " WHERE revision >= ?2 ORDER BY revision LIMIT 1), ?4)"
+             " %s ORDER BY id DESC LIMIT ?3",
              cols,
              path ? "AND (path = ?1 OR (path > ?1 || '/' AND"
                     " path < ?1 || '0'))"
@@ -128,6 +132,7 @@ int cfs_store_history(struct cfs_store *s,
         sqlite3_bind_int64(
             st, 2, q->before ? (sqlite3_int64)q->before : INT64_MAX);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
+        sqlite3_bind_int64(st, 4, INT64_MAX);
         while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
             r = entry_read(st, &v[n++]);
             if (r < 0) {

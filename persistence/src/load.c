@@ -435,11 +435,12 @@ out:
     return r;
 }
 
-int cfs_store_load(struct cfs_store *s,
-                   const char *const *subsystems,
-                   size_t n,
-                   cfs_store_step_fn fn,
-                   void *data)
+int store_load(struct cfs_store *s,
+               const char *const *subsystems,
+               size_t n,
+               bool ranged,
+               cfs_store_step_fn fn,
+               void *data)
 {
     struct loader l = {
         .store = s,
@@ -454,7 +455,7 @@ int cfs_store_load(struct cfs_store *s,
     if (!s || !fn || (n > 0 && !subsystems)) {
         return -EINVAL;
     }
-    if (n == 1) {
+    if (n == 1 && ranged) {
         prefix = store_asprintf("/%s", subsystems[0]);
         if (!prefix) {
             return -ENOMEM;
@@ -482,4 +483,13 @@ int cfs_store_load(struct cfs_store *s,
     cfs_free(l.rows);
     cfs_free(prefix);
     return r;
+}
+
+int cfs_store_load(struct cfs_store *s,
+                   const char *const *subsystems,
+                   size_t n,
+                   cfs_store_step_fn fn,
+                   void *data)
+{
+    return store_load(s, subsystems, n, n == 1, fn, data);
 }

@@ -151,3 +151,83 @@ void store_strset_free(struct store_strset *set)
     set->slots = NULL;
     set->cap = set->n = 0;
 }
+
+/* ---- directory ids
+ * ----------------------------------------------------------- */
+
+#define IDCACHE_SLOTS 8192
+
+int64_t
+store_idcache_get(const struct store_idcache *c, const char *path, size_t len)
+{
+    size_t i;
+
+    if (c->n == 0) {
+        return 0;
+    }
+    i = strhash(path, len) & (c->cap - 1);
+    while (c->slots[i].path) {
+        if (c->slots[i].len == len &&
+            memcmp(c->slots[i].path, path, len) == 0) {
+            return c->slots[i].id;
+        }
+        i = (i + 1) & (c->cap - 1);
+    }
+    return 0;
+}
+
+void store_idcache_clear(struct store_idcache *c)
+{
+    if (c->n == 0) {
+        return;
+    }
+    for (size_t i = 0; i < c->cap; i++) {
+        cfs_free(c->slots[i].path);
+        c->slots[i].path = NULL;
+    }
+    c->n = 0;
+}
+
+void store_idcache_free(struct store_idcache *c)
+{
+    store_idcache_clear(c);
+    cfs_free(c->slots);
+    *c = (struct store_idcache){0};
+}
+
+void store_idcache_put(struct store_idcache *c,
+                       const char *path,
+                       size_t len,
+                       int64_t id)
+{
+    size_t i;
+    char *copy;
+
+    if (!c->slots) {
+        c->slots = cfs_zalloc(IDCACHE_SLOTS * sizeof(*c->slots));
+        if (!c->slots) {
+            return;
+        }
+        c->cap = IDCACHE_SLOTS;
+    }
+    if ((c->n + 1) * 4 > c->cap * 3) {
+        store_idcache_clear(c);
+    }
+    i = strhash(path, len) & (c->cap - 1);
+    while (c->slots[i].path) {
+        if (c->slots[i].len == len &&
+            memcmp(c->slots[i].path, path, len) == 0) {
+            c->slots[i].id = id;
+            return;
+        }
+        i = (i + 1) & (c->cap - 1);
+    }
+    copy = cfs_malloc(len + 1);
+    if (!copy) {
+        return;
+    }
+    memcpy(copy, path, len);
+    copy[len] = '\0';
+    c->slots[i] = (struct store_idslot){.path = copy, .len = len, .id = id};
+    c->n++;
+}

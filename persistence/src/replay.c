@@ -494,7 +494,9 @@ int store_replay_open(struct cfs_store *s)
             goto out;
         }
         rp.txn = txn;
-        r = cfs_store_load(s, names, n_names, replay_step, &rp);
+        /* At start-up the subsystems hold most of the rows: one pass over
+         * the tables beats a sorted index range. */
+        r = store_load(s, names, n_names, false, replay_step, &rp);
         cfs_txn_commit(txn);
         if (r == 0) {
             r = rp.error;

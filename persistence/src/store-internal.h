@@ -54,8 +54,10 @@ enum store_stmt {
     ST_NODE_MOVE,
     ST_SUBTREE_REPATH,
     ST_JOURNAL_INSERT,
+    ST_JOURNAL_REV,
     ST_STATE_UPDATE,
     ST_PRUNE,
+    ST_PRUNE_REV,
     ST_COUNT
 };
 
@@ -70,6 +72,17 @@ struct store_migration {
 struct store_problem_list {
     struct cfs_store_problem *v;
     size_t n, cap;
+};
+
+/* Directory path -> node id, for the write path (paths.c). */
+struct store_idslot {
+    char *path;
+    size_t len;
+    int64_t id;
+};
+struct store_idcache {
+    struct store_idslot *slots;
+    size_t cap, n;
 };
 
 /* One caller of cfs_store_commit_txn() waiting for durability (commit.c). */
@@ -91,6 +104,8 @@ struct cfs_store {
     uint64_t revision; /* last durable revision */
     uint64_t floor;    /* history pruned at or below */
     uint64_t since_prune;
+    uint64_t j_revision;          /* the last revision in the journal */
+    struct store_idcache idcache; /* what node_lookup() found or made */
 
     /* Read connection: history, export, load. */
     pthread_mutex_t r_lock;
@@ -102,7 +117,6 @@ struct cfs_store {
     struct store_req *q_head, *q_tail; /* queued, not yet written */
     struct store_req *f_head, *f_tail; /* failed, not yet aborted */
     bool leader;                       /* a thread is writing a batch */
-    uint64_t ticket;
 
     /* For cfs_store_info(), under q_lock. */
     uint64_t n_txns, n_commits, n_failures;
@@ -174,6 +188,21 @@ int store_write_sets(struct cfs_store *store,
  *  failed transactions wait to be aborted). @pre no q_lock. */
 void store_drain(struct cfs_store *store);
 
+/* ---- load.c
+ * ------------------------------------------------------------------ */
+
+/**
+ * cfs_store_load() with the choice of plan: @ranged reads one subsystem
+ * through the path index (sorted: good for a small part of a big table);
+ * otherwise one pass over the whole tables in id order, filtered.
+ */
+int store_load(struct cfs_store *store,
+               const char *const *subsystems,
+               size_t n,
+               bool ranged,
+               cfs_store_step_fn fn,
+               void *data);
+
 /* ---- replay.c ---------------------------------------------------------------
  */
 
@@ -204,6 +233,23 @@ bool store_strset_has(const struct store_strset *set,
                       const char *s,
                       size_t len);
 void store_strset_free(struct store_strset *set);
+
+/**
+ * The id cached for directory @path (@len bytes), or 0. Entries stay valid
+ * until a directory is removed or moved, or a transaction rolls back: then
+ * the cache is cleared. Bounded: when full it starts over.
+ */
+int64_t
+store_idcache_get(const struct store_idcache *c, const char *path, size_t len);
+/** Remember an id; best effort (an allocation failure only costs a
+ *  lookup later). */
+void store_idcache_put(struct store_idcache *c,
+                       const char *path,
+                       size_t len,
+                       int64_t id);
+void store_idcache_clear(struct store_idcache *c);
+/** Clear and release the table. */
+void store_idcache_free(struct store_idcache *c);
 
 /** Byte length of the directory part of @path ("/a/b" -> 2, "/a" -> 0). */
 size_t store_dirname_len(const char *path, size_t len);

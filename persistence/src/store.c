@@ -34,6 +34,10 @@ static int read_state(struct cfs_store *s)
         rc = SQLITE_CORRUPT; /* the state row is made with the schema */
     }
     sqlite3_finalize(st);
+    if (rc != SQLITE_OK) {
+        return store_errno(rc);
+    }
+    s->j_revision = s->revision;
     return store_errno(rc);
 }
 

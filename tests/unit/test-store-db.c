@@ -106,7 +106,7 @@ static void test_db_schema_strict_wal(void **state)
         n++;
     }
     sqlite3_finalize(st);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 6);
     assert_int_not_equal(sqlite3_exec(db,
                                       "INSERT INTO journal (revision, time_us,"
                                       " op, path, binary, write_only) VALUES"
