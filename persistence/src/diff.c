@@ -502,8 +502,9 @@ static struct dnode *resolve(const struct plan *p, const char *target)
                 break;
             }
         }
-        if (!next && len == 4 && memcmp(s + 1, "live", 4) == 0) {
-            next = dnode_child(d, "pending"); /* items of live/ live here */
+        if (next && next->pair_half) {
+            /* the items of pending/ and live/ hang under pending/ */
+            next = dnode_child(d, "pending");
         }
         if (!next) {
             return NULL;
