@@ -56,7 +56,8 @@ struct cthread {
     unsigned rnd;
 };
 
-static void say(int fd, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void
+say(int fd, const char *fmt, ...)
 {
     char line[128];
     va_list ap;
