@@ -135,6 +135,7 @@ int cfs_wvals_export(struct cfs_dirent *d,
         vals[i].data = cfs_memdup(w->data, w->len);
         vals[i].len = w->len;
         vals[i].binary = w->bin;
+        vals[i].revision = w->revision;
         if (!vals[i].name || !vals[i].data) {
             cfs_free(order);
             cfs_values_free(vals, i + 1);
@@ -354,13 +355,10 @@ static int call_store(struct config_item *item,
 {
     const struct configfs_item_operations *iops =
         item->ci_type ? item->ci_type->ct_item_ops : NULL;
-    char *page = cfs_malloc(CONFIGFS_PAGE_SIZE);
+    char page[CONFIGFS_PAGE_SIZE]; /* no allocation: undo stores too */
     size_t off = 0;
     int r = 0;
 
-    if (!page) {
-        return -ENOMEM;
-    }
     do {
         size_t rest = len - off;
         ssize_t n;
@@ -384,7 +382,6 @@ static int call_store(struct config_item *item,
         }
         off += (size_t)n < rest ? (size_t)n : rest;
     } while (off < len);
-    cfs_free(page);
     return r;
 }
 
@@ -401,6 +398,8 @@ int cfs_do_store(struct cfs_txn *txn,
     struct cfs_frag *frag = NULL;
     struct cfs_change *ch = NULL;
     struct cfs_wval *w;
+    bool had_wval;
+    uint64_t old_seq, old_wrev;
     char *old = NULL;
     size_t old_len = 0;
     bool has_old = false;
@@ -449,7 +448,12 @@ int cfs_do_store(struct cfs_txn *txn,
     }
 
     /* What undo needs: the value written before, or what show() gives. */
+    /* @w points into d->wvals, which cfs_wval_reserve() may move: keep
+     * what undo needs now and do not use @w past the reserve. */
     w = cfs_wval_find(d, res.idx, battr != NULL);
+    had_wval = w != NULL;
+    old_seq = w ? w->seq : 0;
+    old_wrev = w ? w->revision : 0;
     if (!txn->undoing && !txn->replay) {
         if (w) {
             old = cfs_memdup(w->data, w->len);
@@ -470,7 +474,7 @@ int cfs_do_store(struct cfs_txn *txn,
     if (r == 0) {
         r = cfs_txn_prepare(txn, CFS_OP_STORE, d, aname, buf, len, &ch);
     }
-    if (r == 0) {
+    if (r == 0 && !txn->undo_raw_store) {
         data = cfs_memdup(buf, len);
         r = data ? cfs_wval_reserve(d) : -ENOMEM;
     }
@@ -494,11 +498,9 @@ int cfs_do_store(struct cfs_txn *txn,
     rev = cfs_txn_rev(txn);
     cfs_tree_wrlock();
     if (ch) {
-        ch->priv->had_wval = w != NULL;
-        if (w) {
-            ch->priv->old_seq = w->seq;
-            ch->priv->old_wrev = w->revision;
-        }
+        ch->priv->had_wval = had_wval;
+        ch->priv->old_seq = old_seq;
+        ch->priv->old_wrev = old_wrev;
         ch->priv->rev_self = d->revision;
         ch->old = old;
         ch->old_len = old_len;
@@ -507,14 +509,16 @@ int cfs_do_store(struct cfs_txn *txn,
         ch->write_only = !readable;
         old = NULL;
     }
-    cfs_wval_set(d,
-                 res.idx,
-                 battr != NULL,
-                 data,
-                 len,
-                 cfs_next_seq(),
-                 rev ? rev : d->created_rev);
-    data = NULL;
+    if (data) { /* not for a raw undo store: its caller fixes the value */
+        cfs_wval_set(d,
+                     res.idx,
+                     battr != NULL,
+                     data,
+                     len,
+                     cfs_next_seq(),
+                     rev ? rev : d->created_rev);
+        data = NULL;
+    }
     if (rev) {
         d->revision = rev;
     }

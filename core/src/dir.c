@@ -167,10 +167,13 @@ static uint32_t name_hash(const char *s, size_t len)
     return h;
 }
 
-/* Make room for one more child, so that the insert cannot fail. */
+/* Make room for one more child, so that the insert cannot fail. The new
+ * table is filled and swapped in under the tree lock: readers may be
+ * walking the old one. @pre the mutation lock, not the tree lock. */
 static int htab_reserve(struct cfs_dirent *dir)
 {
     struct cfs_dirent **tab;
+    struct cfs_dirent **old;
     size_t cap;
 
     if (dir->hcount + 1 <= dir->hcap) {
@@ -181,6 +184,7 @@ static int htab_reserve(struct cfs_dirent *dir)
     if (!tab) {
         return -ENOMEM;
     }
+    cfs_tree_wrlock();
     for (size_t i = 0; i < dir->hcap; i++) {
         struct cfs_dirent *d = dir->htab[i];
 
@@ -193,10 +197,23 @@ static int htab_reserve(struct cfs_dirent *dir)
             d = next;
         }
     }
-    cfs_free(dir->htab);
+    old = dir->htab;
     dir->htab = tab;
     dir->hcap = cap;
+    cfs_tree_unlock();
+    cfs_free(old);
     return 0;
+}
+
+/* The root is static: leave nothing allocated behind it once it is empty,
+ * so that a program (or a test) ends with nothing allocated by core. */
+static void root_trim(void)
+{
+    if (cfs_root.hcount == 0 && cfs_root.htab) {
+        cfs_free(cfs_root.htab);
+        cfs_root.htab = NULL;
+        cfs_root.hcap = 0;
+    }
 }
 
 /* Link @d as the newest child of @dir. @pre htab_reserve(dir) succeeded;
@@ -246,6 +263,7 @@ static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
     if (!(d->flags & CFS_DF_DEFAULT)) {
         dir->nchildren--;
     }
+    root_trim();
 }
 
 int cfs_link_reserve(struct cfs_dirent *dir)
@@ -708,6 +726,56 @@ static void dirent_set_state(struct cfs_dirent *d, enum cfs_dstate state)
     }
 }
 
+/* A build that failed: drop the pending/live pairs made for committable
+ * groups in the partial subtree @d (and @group's own, which may exist
+ * before its dirent is marked), deepest first. */
+static void unwind_pairs(struct cfs_dirent *d, struct config_group *group)
+{
+    for (struct cfs_dirent *c = d->first; c; c = c->next) {
+        if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_GROUP) &&
+            !(c->flags & (CFS_DF_PENDING | CFS_DF_LIVE))) {
+            unwind_pairs(c, to_config_group(c->item));
+        }
+    }
+    if (group && group->cg_cfs_pair) {
+        struct cfs_commit_pair *pair = group->cg_cfs_pair;
+        pthread_mutex_t *su = su_lock(group);
+
+        unlink_group(&pair->pending);
+        unlink_group(&pair->live);
+        su_unlock(su);
+        group->cg_cfs_pair = NULL;
+        config_group_put(&pair->pending);
+        config_group_put(&pair->live);
+    }
+}
+
+/* Two attributes of one name (L4): refused, rather than one shadowing the
+ * other as in the kernel. */
+static int check_attr_names(const struct config_item_type *t)
+{
+    unsigned int na = n_attrs(t);
+    unsigned int nb = n_bin_attrs(t);
+
+    for (unsigned int i = 0; i < na + nb; i++) {
+        const char *a = i < na ? t->ct_attrs[i]->ca_name
+                               : t->ct_bin_attrs[i - na]->cb_attr.ca_name;
+
+        if (!a) {
+            return -EINVAL;
+        }
+        for (unsigned int j = i + 1; j < na + nb; j++) {
+            const char *b = j < na ? t->ct_attrs[j]->ca_name
+                                   : t->ct_bin_attrs[j - na]->cb_attr.ca_name;
+
+            if (b && strcmp(a, b) == 0) {
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Evaluate is_visible once, at creation (M12). */
 static int dirent_visibility(struct cfs_dirent *d)
 {
@@ -802,6 +870,10 @@ static int build_dir(struct cfs_dirent *parent,
     if (!item->ci_type) {
         return -EINVAL; /* M4, MK8 */
     }
+    r = check_attr_names(item->ci_type);
+    if (r < 0) {
+        return r;
+    }
     d = dirent_new(
         name, strlen(name), CFS_D_DIR, flags | (is_group ? CFS_DF_GROUP : 0u));
     if (!d) {
@@ -868,17 +940,7 @@ static int build_dir(struct cfs_dirent *parent,
 
 fail:
     dirent_unhook(d);
-    if (group && group->cg_cfs_pair) {
-        struct cfs_commit_pair *pair = group->cg_cfs_pair;
-
-        pthread_mutex_t *su = su_lock(group);
-        unlink_group(&pair->pending);
-        unlink_group(&pair->live);
-        su_unlock(su);
-        group->cg_cfs_pair = NULL;
-        config_group_put(&pair->pending);
-        config_group_put(&pair->live);
-    }
+    unwind_pairs(d, group);
     dirent_free_tree(d);
     return r;
 }
@@ -886,16 +948,19 @@ fail:
 /* ---- paths ------------------------------------------------------------------
  */
 
-int cfs_resolve(const char *path, struct cfs_resolved *ret)
+/* Resolve the first @plen bytes of @path; allocates nothing, so undo can
+ * use it when memory is short. */
+int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
 {
     struct cfs_dirent *cur = &cfs_root;
     const char *p = path;
+    const char *end = path + plen;
     unsigned int follows = 0;
 
-    if (!path || path[0] != '/') {
+    if (!path || plen == 0 || path[0] != '/') {
         return -EINVAL;
     }
-    if (strlen(path) >= CFS_PATH_MAX) {
+    if (plen >= CFS_PATH_MAX) {
         return -ENAMETOOLONG; /* L1 */
     }
     for (;;) {
@@ -905,14 +970,15 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
         unsigned int idx;
         int r;
 
-        while (*p == '/') {
+        while (p < end && *p == '/') {
             p++;
         }
-        if (!*p) {
+        if (p == end) {
             break;
         }
         name = p;
-        len = strcspn(p, "/");
+        for (len = 0; p + len < end && p[len] != '/'; len++) {
+        }
         r = cfs_name_check(name, len);
         if (r < 0) {
             return r;
@@ -921,15 +987,16 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
             return -ENOENT; /* L2 */
         }
         p += len;
-        while (*p == '/') {
+        while (p < end && *p == '/') {
             p++;
         }
         d = cfs_dir_lookup(cur, name, len);
         if (d && d->kind == CFS_D_LINK) {
-            if (!*p) {
+            if (p == end) {
                 ret->dir = d;
                 ret->kind = CFS_R_LINK;
                 ret->idx = 0;
+                ret->follows = follows;
                 return 0;
             }
             if (++follows > CFS_SYMLINK_FOLLOW_MAX) {
@@ -946,18 +1013,25 @@ int cfs_resolve(const char *path, struct cfs_resolved *ret)
         if (!r) {
             return -ENOENT;
         }
-        if (*p) {
+        if (p != end) {
             return -ENOTDIR; /* an attribute in the middle of a path */
         }
         ret->dir = cur;
         ret->kind = r == 1 ? CFS_R_ATTR : CFS_R_BIN_ATTR;
         ret->idx = idx;
+        ret->follows = follows;
         return 0;
     }
     ret->dir = cur;
     ret->kind = CFS_R_DIR;
     ret->idx = 0;
+    ret->follows = follows;
     return 0;
+}
+
+int cfs_resolve(const char *path, struct cfs_resolved *ret)
+{
+    return path ? cfs_resolve_n(path, strlen(path), ret) : -EINVAL;
 }
 
 int cfs_resolve_parent(const char *path,
@@ -969,7 +1043,6 @@ int cfs_resolve_parent(const char *path,
     size_t plen;
     size_t end;
     size_t start;
-    char *parent = NULL;
     int r;
 
     if (!path || path[0] != '/') {
@@ -990,12 +1063,8 @@ int cfs_resolve_parent(const char *path,
     if (start == end) {
         return -EEXIST; /* the root itself */
     }
-    parent = cfs_memdup(path, start);
-    if (!parent) {
-        return -ENOMEM;
-    }
-    r = cfs_resolve(parent, &res);
-    cfs_free(parent);
+    r = start == 1 ? cfs_resolve_n("/", 1, &res)
+                   : cfs_resolve_n(path, start, &res);
     if (r < 0) {
         return r;
     }
@@ -1308,6 +1377,7 @@ static int collect_dropped(struct cfs_dirent *d,
         }
         (*vals)[*n].len = w->len;
         (*vals)[*n].binary = w->bin;
+        (*vals)[*n].revision = w->revision;
         (*seqs)[*n] = w->seq;
         (*n)++;
     }
@@ -1366,13 +1436,78 @@ dropped_values(struct cfs_dirent *d, struct cfs_value **ret_vals, size_t *ret_n)
     return 0;
 }
 
+/* Revisions of default groups, kept by rmdir for its undo. */
+
+static size_t count_default(const struct cfs_dirent *d)
+{
+    size_t n = 0;
+
+    for (const struct cfs_dirent *c = d->first; c; c = c->next) {
+        if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_DEFAULT)) {
+            n += 1 + count_default(c);
+        }
+    }
+    return n;
+}
+
+static void walk_default(
+    struct cfs_dirent *d, uint64_t *revs, size_t n, size_t *i, bool save)
+{
+    for (struct cfs_dirent *c = d->first; c && *i < n; c = c->next) {
+        if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_DEFAULT)) {
+            if (save) {
+                revs[2 * *i] = c->revision;
+                revs[2 * *i + 1] = c->created_rev;
+            } else {
+                c->revision = revs[2 * *i];
+                c->created_rev = revs[2 * *i + 1];
+            }
+            (*i)++;
+            walk_default(c, revs, n, i, save);
+        }
+    }
+}
+
+int cfs_dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n)
+{
+    size_t n = count_default(d);
+    size_t i = 0;
+    uint64_t *revs;
+
+    *ret = NULL;
+    *ret_n = 0;
+    if (n == 0) {
+        return 0;
+    }
+    revs = cfs_malloc(2 * n * sizeof(*revs));
+    if (!revs) {
+        return -ENOMEM;
+    }
+    walk_default(d, revs, n, &i, true);
+    *ret = revs;
+    *ret_n = n;
+    return 0;
+}
+
+void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n)
+{
+    size_t i = 0;
+
+    if (n && n == count_default(d)) { /* the same shape as before */
+        cfs_tree_wrlock();
+        walk_default(d, revs, n, &i, false);
+        cfs_tree_unlock();
+    }
+}
+
 /* ---- mkdir
  * -------------------------------------------------------------------- */
 
-/* Undoing an rmdir: put the re-made @d back where it was, before the
- * sibling named @before. @pre tree lock exclusive. */
-static void
-move_before(struct cfs_dirent *parent, struct cfs_dirent *d, const char *before)
+/* Undoing an rmdir or unlink: put the re-made @d back where it was,
+ * before the sibling named @before. @pre tree lock exclusive. */
+void cfs_child_move_before(struct cfs_dirent *parent,
+                           struct cfs_dirent *d,
+                           const char *before)
 {
     struct cfs_dirent *s = cfs_dir_lookup(parent, before, strlen(before));
 
@@ -1496,7 +1631,9 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     }
 
     /* The directory's name is the item's name (M3). */
-    if (!item->ci_name || strcmp(item->ci_name, cname) != 0) {
+    if (!item->ci_name) {
+        r = -ENOMEM; /* config_item_init_type_name() could not copy it */
+    } else if (strcmp(item->ci_name, cname) != 0) {
         r = config_item_set_name(item, "%s", cname);
     }
     if (r == 0 && !item->ci_type) {
@@ -1514,7 +1651,10 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
                       &d);
     }
     if (r < 0) {
-        drop_from_hierarchy(pgroup, gops, item, is_group); /* MK11 */
+        /* MK11; our working reference keeps release() out of su_mutex */
+        config_item_get(item);
+        drop_from_hierarchy(pgroup, gops, item, is_group);
+        config_item_put(item);
         goto out;
     }
     cfs_module_get(item->ci_type->ct_owner); /* M25 */
@@ -1524,7 +1664,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     cfs_tree_wrlock();
     child_insert(parent, d);
     if (txn->insert_before) {
-        move_before(parent, d, txn->insert_before);
+        cfs_child_move_before(parent, d, txn->insert_before);
     }
     dirent_set_state(d, CFS_S_READY);
     if (ch) {
@@ -1599,6 +1739,11 @@ int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
         }
         ch->priv->rev_self = d->revision;
         ch->priv->created_self = d->created_rev;
+        r = cfs_dg_revs_save(d, &ch->priv->dg_revs, &ch->priv->n_dg_revs);
+        if (r < 0) {
+            cfs_txn_unprepare(txn);
+            return r;
+        }
         if (d->next) {
             ch->priv->before = cfs_memdup(d->next->name, d->next->name_len);
             if (!ch->priv->before) {
@@ -1671,8 +1816,18 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         return r;
     }
     d = res.dir;
-    if (res.kind != CFS_R_ATTR && res.kind != CFS_R_BIN_ATTR &&
-        d->parent == dp && d->name_len == len &&
+    if (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR) {
+        unsigned int idx;
+
+        if (d == dp &&
+            cfs_attr_lookup(dp, name, len, &idx) ==
+                (res.kind == CFS_R_ATTR ? 1 : 2) &&
+            idx == res.idx) {
+            return 0; /* onto itself: a no-op (RN1) */
+        }
+        return -EPERM; /* RN1 */
+    }
+    if (d->parent == dp && d->name_len == len &&
         memcmp(d->name, name, len) == 0) {
         return 0; /* onto itself: a no-op (RN1) */
     }
@@ -1697,11 +1852,14 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     pair = to_config_group(sp->parent->item)->cg_cfs_pair;
     gops = sp->parent->item->ci_type->ct_group_ops;
     newg = commit ? &pair->live : &pair->pending;
-    cto = cfs_join_path(dp, d->name);
-    if (!cto) {
-        return -ENOMEM;
+    if (!txn->undoing && !txn->replay) {
+        cto = cfs_join_path(dp, d->name); /* undo allocates nothing */
+        if (!cto) {
+            return -ENOMEM;
+        }
     }
-    r = cfs_txn_prepare(txn, CFS_OP_RENAME, sp, d->name, cto, strlen(cto), &ch);
+    r = cfs_txn_prepare(
+        txn, CFS_OP_RENAME, sp, d->name, cto, cto ? strlen(cto) : 0, &ch);
     if (r == 0) {
         r = htab_reserve(dp);
     }
@@ -1821,10 +1979,19 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
     int r;
 
     if (!group->cg_item.ci_name) {
+        if (!group->cg_item.ci_namebuf[0]) {
+            /* config_item_init_type_name() could not copy the name */
+            return -ENOMEM;
+        }
         group->cg_item.ci_name = group->cg_item.ci_namebuf;
     }
     cfs_wlock_acquire();
     r = register_dir(&cfs_root, &cfs_root_group, group, CFS_DF_SUBSYS);
+    if (r < 0) {
+        cfs_tree_wrlock();
+        root_trim();
+        cfs_tree_unlock();
+    }
     if (r == 0 && cfs_observer_set && cfs_observer_cb.subsystem_registered &&
         cfs_txn_begin_replay(&txn) == 0) {
         cfs_observer_cb.subsystem_registered(

@@ -180,12 +180,14 @@ struct cfs_resolved {
     struct cfs_dirent
         *dir; /* the entry (dir or link), or the attribute's dir */
     enum cfs_rkind kind;
-    unsigned int idx; /* attributes */
+    unsigned int idx;     /* attributes */
+    unsigned int follows; /* links followed on the way */
 };
 
 /* Resolve @path. Intermediate links are followed; the last component is
  * not. @pre the tree lock (read) or the mutation lock. */
 int cfs_resolve(const char *path, struct cfs_resolved *ret);
+int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret);
 
 /* Split @path into its parent (resolved) and last name.
  * @pre the mutation lock. */
@@ -258,7 +260,11 @@ struct cfs_change_private {
     uint64_t rev_parent;
     uint64_t rev_other;
     /* store: the written-value state before */
-    char *before; /* rmdir: the next sibling's name, to restore order */
+    char *before; /* rmdir, unlink: the next sibling's name, for order */
+    struct cfs_dirent *link; /* unlink: the detached link, kept for undo */
+    uint64_t *dg_revs; /* rmdir: (revision, created) of each default group,
+                          pre-order, for undo */
+    size_t n_dg_revs;
     bool had_wval;
     uint64_t old_seq;
     uint64_t old_wrev;
@@ -275,6 +281,7 @@ struct cfs_txn {
     bool prepared; /* changes[n] holds a prepared record */
     uint64_t stamp;
     const char *insert_before; /* undoing an rmdir: keep sibling order */
+    bool undo_raw_store;       /* undoing a store: leave written values be */
 };
 
 /* Begin/end an operation: takes the mutation lock and, for txn == NULL,
@@ -335,10 +342,30 @@ int cfs_link_reserve(struct cfs_dirent *dir);
 void cfs_link_insert(struct cfs_dirent *dir, struct cfs_dirent *link);
 void cfs_link_detach(struct cfs_dirent *dir, struct cfs_dirent *link);
 
+/* rmdir and its undo: the revisions of an item's default groups. */
+int cfs_dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n);
+void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n);
+
+/* Undo: move the newest child @d of @parent back before the sibling
+ * named @before. @pre tree lock exclusive. */
+void cfs_child_move_before(struct cfs_dirent *parent,
+                           struct cfs_dirent *d,
+                           const char *before);
+
 /* Remove every link whose target is in the subtree of @d (unregister). */
 void cfs_links_drop_into(struct cfs_dirent *d);
-/* Remove a link dirent: unlink it from its directory and call drop_link. */
+/* Remove a link dirent: unlink it from its directory and call drop_link.
+ * cfs_link_remove() frees it; cfs_link_take() keeps it for undo. */
 void cfs_link_remove(struct cfs_dirent *link);
+void cfs_link_take(struct cfs_dirent *link);
+void cfs_link_free(struct cfs_dirent *link);
+/* Undo an unlink without allocating: allow_link, then put the kept link
+ * back where it was. */
+int cfs_link_restore(struct cfs_txn *txn,
+                     struct cfs_dirent *link,
+                     const char *path,
+                     const char *target,
+                     const char *before);
 
 /* Module pinning (M25). */
 void cfs_module_get(struct module *mod);

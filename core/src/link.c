@@ -67,6 +67,9 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     if (tres.kind == CFS_R_ATTR || tres.kind == CFS_R_BIN_ATTR) {
         return -ENOTDIR;
     }
+    if (tres.kind == CFS_R_LINK && tres.follows + 1 > CFS_SYMLINK_FOLLOW_MAX) {
+        return -ELOOP; /* SL5 */
+    }
     t = tres.kind == CFS_R_LINK ? tres.dir->target : tres.dir;
     if (t->flags & CFS_DF_ROOT) {
         return -EPERM; /* not inside a subsystem */
@@ -116,6 +119,9 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     t->links_to++;
     link->revision = link->created_rev = rev;
     cfs_link_insert(dir, link);
+    if (txn->insert_before) {
+        cfs_child_move_before(dir, link, txn->insert_before);
+    }
     if (ch) {
         ch->priv->rev_parent = dir->revision;
     }
@@ -140,7 +146,7 @@ out:
     return r;
 }
 
-void cfs_link_remove(struct cfs_dirent *link)
+void cfs_link_take(struct cfs_dirent *link)
 {
     struct cfs_dirent *dir = link->parent;
     struct cfs_dirent *target = link->target;
@@ -151,9 +157,76 @@ void cfs_link_remove(struct cfs_dirent *link)
     call_drop_link(dir, target); /* UL4: after the link is gone */
     cfs_tree_wrlock();
     target->links_to--;
+    link->target = NULL;
+    link->parent = NULL;
     cfs_tree_unlock();
-    cfs_free(link->name);
-    cfs_free(link);
+}
+
+void cfs_link_free(struct cfs_dirent *link)
+{
+    if (link) {
+        cfs_free(link->name);
+        cfs_free(link);
+    }
+}
+
+void cfs_link_remove(struct cfs_dirent *link)
+{
+    cfs_link_take(link);
+    cfs_link_free(link);
+}
+
+int cfs_link_restore(struct cfs_txn *txn,
+                     struct cfs_dirent *link,
+                     const char *path,
+                     const char *target,
+                     const char *before)
+{
+    struct cfs_resolved dres, tres;
+    const struct configfs_item_operations *iops;
+    size_t dlen = (size_t)(strrchr(path, '/') - path);
+    struct cfs_dirent *dir, *t;
+    int r;
+
+    r = cfs_resolve_n(path, dlen ? dlen : 1, &dres);
+    if (r == 0 && dres.kind != CFS_R_DIR) {
+        r = -ENOTDIR;
+    }
+    if (r == 0) {
+        r = cfs_resolve(target, &tres);
+    }
+    if (r == 0 && tres.kind != CFS_R_DIR) {
+        r = -ENOTDIR;
+    }
+    if (r < 0) {
+        return r;
+    }
+    dir = dres.dir;
+    t = tres.dir;
+    iops = cfs_item_ops(dir);
+    if (!iops || !iops->allow_link) {
+        return -EPERM;
+    }
+    r = cfs_link_reserve(dir); /* the link was there: no allocation */
+    if (r < 0) {
+        return r;
+    }
+    cfs_callback_enter();
+    r = iops->allow_link(dir->item, t->item);
+    cfs_callback_exit();
+    if (r != 0) {
+        return r < 0 ? r : -EPERM;
+    }
+    cfs_tree_wrlock();
+    link->target = t;
+    t->links_to++;
+    cfs_link_insert(dir, link);
+    if (before) {
+        cfs_child_move_before(dir, link, before);
+    }
+    cfs_tree_unlock();
+    (void)txn;
+    return 0;
 }
 
 int cfs_do_unlink(struct cfs_txn *txn, const char *path)
@@ -181,19 +254,33 @@ int cfs_do_unlink(struct cfs_txn *txn, const char *path)
     }
     link = res.dir;
     dir = link->parent;
-    r = cfs_dirent_path(link->target, &tpath);
-    if (r == 0) {
-        r = cfs_txn_prepare(
-            txn, CFS_OP_UNLINK, dir, link->name, tpath, strlen(tpath), &ch);
-    }
-    if (r < 0) {
-        cfs_free(tpath);
-        return r;
+    if (!txn->undoing && !txn->replay) {
+        r = cfs_dirent_path(link->target, &tpath);
+        if (r == 0) {
+            r = cfs_txn_prepare(
+                txn, CFS_OP_UNLINK, dir, link->name, tpath, strlen(tpath), &ch);
+        }
+        if (r == 0 && ch && link->next) {
+            ch->priv->before =
+                cfs_memdup(link->next->name, link->next->name_len);
+            if (!ch->priv->before) {
+                cfs_txn_unprepare(txn);
+                r = -ENOMEM;
+            }
+        }
+        if (r < 0) {
+            cfs_free(tpath);
+            return r;
+        }
     }
     if (ch) {
         ch->priv->rev_parent = dir->revision;
+        ch->priv->created_self = link->created_rev;
+        cfs_link_take(link); /* kept, so that undo needs no memory */
+        ch->priv->link = link;
+    } else {
+        cfs_link_remove(link);
     }
-    cfs_link_remove(link);
     rev = cfs_txn_rev(txn);
     if (rev) {
         cfs_tree_wrlock();

@@ -73,6 +73,8 @@ static void change_done(struct cfs_change *ch)
     cfs_values_free(ch->dropped, ch->n_dropped);
     if (ch->priv) {
         cfs_free(ch->priv->before);
+        cfs_link_free(ch->priv->link);
+        cfs_free(ch->priv->dg_revs);
     }
     cfs_free(ch->priv);
     memset(ch, 0, sizeof(*ch));
@@ -292,22 +294,25 @@ int cfs_op_end(struct cfs_txn *txn, int ret)
 /* ---- undo
  * -------------------------------------------------------------------- */
 
-static char *path_dirname(const char *path)
+/* The length of @path's parent ("/a/b" -> 2, "/a" -> 1). */
+static size_t dirname_len(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t len = slash ? (size_t)(slash - path) : 0;
 
-    return cfs_memdup(path, len ? len : 1);
+    return len ? len : 1;
 }
 
-/* Put back a node's revisions after its inverse operation. */
+/* Put back a node's revisions after its inverse operation. Allocates
+ * nothing. */
 static void
 restore_rev(const char *path, bool dirname, uint64_t rev, uint64_t created)
 {
     struct cfs_resolved res;
-    char *p = dirname ? path_dirname(path) : cfs_strdup(path);
+    size_t len = dirname ? dirname_len(path) : strlen(path);
 
-    if (p && cfs_resolve(p, &res) == 0 && res.kind == CFS_R_DIR) {
+    if (cfs_resolve_n(path, len, &res) == 0 &&
+        (res.kind == CFS_R_DIR || res.kind == CFS_R_LINK)) {
         cfs_tree_wrlock();
         res.dir->revision = rev;
         if (created) {
@@ -315,90 +320,143 @@ restore_rev(const char *path, bool dirname, uint64_t rev, uint64_t created)
         }
         cfs_tree_unlock();
     }
-    cfs_free(p);
 }
+
+/* Put back the revision of a written value re-stored by undo. */
+static void restore_wval_rev(const char *path, uint64_t rev)
+{
+    struct cfs_resolved res;
+    struct cfs_wval *w;
+
+    if (cfs_resolve(path, &res) == 0 &&
+        (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR)) {
+        cfs_tree_wrlock();
+        w = cfs_wval_find(res.dir, res.idx, res.kind == CFS_R_BIN_ATTR);
+        if (w) {
+            w->revision = rev;
+        }
+        cfs_tree_unlock();
+    }
+}
+
+/* An inverse step that fails for memory is tried again a few times: it
+ * is all that stands between a failed batch and a half-undone one. */
+#define UNDO_TRIES 4
 
 static int undo_rmdir(struct cfs_txn *txn, const struct cfs_change *ch)
 {
-    int r;
+    int r = -ENOMEM;
     int first;
 
-    txn->insert_before = ch->priv->before;
-    r = cfs_do_mkdir(txn, ch->path);
-    txn->insert_before = NULL;
+    for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+        txn->insert_before = ch->priv->before;
+        r = cfs_do_mkdir(txn, ch->path);
+        txn->insert_before = NULL;
+    }
     first = r;
-
     for (size_t i = 0; r == 0 && i < ch->n_dropped; i++) {
         const struct cfs_value *v = &ch->dropped[i];
         size_t plen = strlen(ch->path);
         size_t nlen = strlen(v->name);
-        char *apath = cfs_malloc(plen + nlen + 2);
-        int rs;
+        char *apath = NULL;
+        int rs = -ENOMEM;
 
-        if (!apath) {
-            rs = -ENOMEM;
-        } else {
-            memcpy(apath, ch->path, plen);
-            apath[plen] = '/';
-            memcpy(apath + plen + 1, v->name, nlen + 1);
+        for (int t = 0; t < UNDO_TRIES && rs == -ENOMEM; t++) {
+            if (!apath) {
+                apath = cfs_malloc(plen + nlen + 2);
+                if (!apath) {
+                    continue;
+                }
+                memcpy(apath, ch->path, plen);
+                apath[plen] = '/';
+                memcpy(apath + plen + 1, v->name, nlen + 1);
+            }
             rs = cfs_do_store(txn, apath, v->data, v->len);
-            cfs_free(apath);
         }
+        if (rs == 0) {
+            restore_wval_rev(apath, v->revision);
+        }
+        cfs_free(apath);
         if (rs < 0 && first == 0) {
             first = rs;
         }
     }
     if (r == 0) {
+        struct cfs_resolved res;
+
         restore_rev(
             ch->path, false, ch->priv->rev_self, ch->priv->created_self);
+        if (cfs_resolve(ch->path, &res) == 0 && res.kind == CFS_R_DIR) {
+            cfs_dg_revs_restore(
+                res.dir, ch->priv->dg_revs, ch->priv->n_dg_revs);
+        }
     }
     return first;
 }
 
-static int undo_store(struct cfs_txn *txn, const struct cfs_change *ch)
+static int undo_store(struct cfs_txn *txn, struct cfs_change *ch)
 {
     struct cfs_resolved res;
     int r = 0;
 
     if (ch->has_old) {
-        r = cfs_do_store(txn, ch->path, ch->old, ch->old_len);
+        /* A raw store allocates nothing; the written value is fixed up
+         * below by handing it the record's copy of the old bytes. */
+        r = -ENOMEM;
+        txn->undo_raw_store = true;
+        for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+            r = cfs_do_store(txn, ch->path, ch->old, ch->old_len);
+        }
+        txn->undo_raw_store = false;
     }
     if (cfs_resolve(ch->path, &res) == 0 &&
         (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR)) {
         bool bin = res.kind == CFS_R_BIN_ATTR;
-        char *data = NULL;
+        struct cfs_wval *w;
 
-        if (ch->priv->had_wval) {
-            data = cfs_memdup(ch->old, ch->old_len);
-        }
-        if (ch->priv->had_wval && data && cfs_wval_reserve(res.dir) == 0) {
-            cfs_tree_wrlock();
-            cfs_wval_set(res.dir,
-                         res.idx,
-                         bin,
-                         data,
-                         ch->old_len,
-                         ch->priv->old_seq,
-                         ch->priv->old_wrev);
-            cfs_tree_unlock();
-        } else {
-            cfs_free(data);
-            cfs_tree_wrlock();
+        cfs_tree_wrlock();
+        w = cfs_wval_find(res.dir, res.idx, bin);
+        if (!ch->priv->had_wval) {
             cfs_wval_remove(res.dir, res.idx, bin);
-            cfs_tree_unlock();
+        } else if (w && r == 0) {
+            cfs_free(w->data);
+            w->data = ch->old; /* the record gives up its copy */
+            w->len = ch->old_len;
+            w->seq = ch->priv->old_seq;
+            w->revision = ch->priv->old_wrev;
+            ch->old = NULL;
         }
+        cfs_tree_unlock();
     }
     restore_rev(ch->path, true, ch->priv->rev_self, 0);
     return r;
 }
 
-static int undo_one(struct cfs_txn *txn, const struct cfs_change *ch)
+static int undo_unlink(struct cfs_txn *txn, struct cfs_change *ch)
 {
-    int r = 0;
+    int r = -ENOMEM;
+
+    for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+        r = cfs_link_restore(
+            txn, ch->priv->link, ch->path, ch->arg, ch->priv->before);
+    }
+    if (r == 0) {
+        ch->priv->link = NULL; /* back in the tree */
+        restore_rev(
+            ch->path, false, ch->priv->created_self, ch->priv->created_self);
+    }
+    return r;
+}
+
+static int undo_one(struct cfs_txn *txn, struct cfs_change *ch)
+{
+    int r = -ENOMEM; /* "not tried yet" for the retry loops */
 
     switch (ch->op) {
     case CFS_OP_MKDIR:
-        r = cfs_do_rmdir(txn, ch->path);
+        for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+            r = cfs_do_rmdir(txn, ch->path);
+        }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
     case CFS_OP_RMDIR:
@@ -409,15 +467,19 @@ static int undo_one(struct cfs_txn *txn, const struct cfs_change *ch)
         r = undo_store(txn, ch);
         break;
     case CFS_OP_SYMLINK:
-        r = cfs_do_unlink(txn, ch->path);
+        for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+            r = cfs_do_unlink(txn, ch->path);
+        }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
     case CFS_OP_UNLINK:
-        r = cfs_do_symlink(txn, ch->path, ch->arg);
+        r = undo_unlink(txn, ch);
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
     case CFS_OP_RENAME:
-        r = cfs_do_rename(txn, ch->arg, ch->path);
+        for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
+            r = cfs_do_rename(txn, ch->arg, ch->path);
+        }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         restore_rev(ch->arg, true, ch->priv->rev_other, 0);
         restore_rev(ch->path, false, ch->priv->rev_self, 0);

@@ -71,6 +71,7 @@ struct cfs_value {
     char *data; /* bytes, with a NUL after them */
     size_t len;
     bool binary;
+    uint64_t revision; /* revision of the write */
 };
 
 struct cfs_change_private;
@@ -232,7 +233,8 @@ struct cfs_entry {
     uint64_t revision;  /* last change of this node (attributes: last store) */
     size_t max_size;    /* binary attributes: cb_max_size */
     char *target;       /* links: absolute target path */
-    const char *type_name; /* dirs: ct_name, may be NULL; borrowed, static */
+    const char *type_name; /* dirs: ct_name or NULL; borrowed from the type,
+                              which lives while its subsystem is registered */
 };
 
 CFS_EXPORT void cfs_entry_done(struct cfs_entry *entry);

@@ -35,8 +35,11 @@ extern "C" {
 #define CFS_WARN_UNUSED
 #endif
 
-/* Inline storage for short names; longer names live on the heap (M2). */
-#define CONFIGFS_ITEM_NAME_LEN 20
+/* Inline storage for short names; longer names live on the heap (M2). A
+ * statically declared subsystem names itself in ci_namebuf, so this is also
+ * the longest such name + 1: 32, as the committable-items series proposed
+ * (the kernel's 20 cannot hold "04-committable-children"). */
+#define CONFIGFS_ITEM_NAME_LEN 32
 
 /* ---- kernel-only pieces, in user space --------------------------------- */
 

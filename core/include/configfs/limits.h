@@ -21,4 +21,10 @@
 /* Binary attributes without cb_max_size: a hard cap all the same. */
 #define CFS_BIN_MAX ((size_t)16 * 1024 * 1024)
 
+/* The server's request limits. */
+#define CFS_BODY_MAX     (1024 * 1024) /* request body */
+#define CFS_BATCH_MAX    1000          /* operations in one batch */
+#define CFS_CONN_MAX     1024          /* concurrent connections */
+#define CFS_CONN_TIMEOUT 30            /* seconds a connection may idle */
+
 #endif /* CONFIGFS_LIMITS_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http-internal.h - what the server's files share: the request context,
+ * response helpers, the errno table and the JSON renderers.
+ *
+ * Each request gets one struct cfs_http_req, made on the first call of the
+ * access handler and freed in the completion callback (STYLE, the
+ * libmicrohttpd pattern); a handler answers by filling req->resp once.
+ */
+#ifndef CFS_HTTP_INTERNAL_H
+#define CFS_HTTP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include <configfs/cfs.h>
+
+#include "http.h"
+
+enum cfs_http_method {
+    CFS_M_GET = 1,
+    CFS_M_HEAD,
+    CFS_M_POST,
+    CFS_M_PUT,
+    CFS_M_DELETE,
+    CFS_M_OTHER,
+};
+
+struct cfs_http_req {
+    struct cfs_http_server *srv;
+    struct MHD_Connection *conn;
+    enum cfs_http_method method;
+    const char *method_name;
+    char *url; /* raw, still percent-encoded */
+    char *body;
+    size_t body_len;
+    bool body_too_big;
+    uint64_t start_us;
+    int status;        /* answered status, for the access log and metrics */
+    size_t resp_len;   /* bytes of the answered body */
+    const char *route; /* a route label for metrics */
+    struct MHD_Response *resp;
+    const char *principal; /* token name, or "anonymous" */
+    char *decoded[8];      /* decoded query values */
+    size_t n_decoded;
+};
+
+/* ---- responses ------------------------------------------------------------
+ */
+
+/* Queue-ready responses; each sets req->status and req->resp. */
+void cfs_http_reply_json(struct cfs_http_req *req, int status, json_t *body);
+void cfs_http_reply_json_as(struct cfs_http_req *req,
+                            int status,
+                            json_t *body,
+                            const char *content_type);
+void cfs_http_reply_text(struct cfs_http_req *req,
+                         int status,
+                         const char *content_type,
+                         const char *data,
+                         size_t len);
+void cfs_http_reply_empty(struct cfs_http_req *req, int status);
+
+/* RFC 9457 problem+json. @err is a negative errno (its name is sent as
+ * "errno"); @status 0 means "from the errno table". */
+void cfs_http_problem(struct cfs_http_req *req,
+                      int status,
+                      int err,
+                      const char *title,
+                      const char *fmt,
+                      ...) __attribute__((format(printf, 5, 6)));
+void cfs_http_problem_json(struct cfs_http_req *req,
+                           int status,
+                           int err,
+                           const char *title,
+                           const char *detail,
+                           json_t *extra);
+
+void cfs_http_header(struct cfs_http_req *req,
+                     const char *name,
+                     const char *value);
+void cfs_http_etag(struct cfs_http_req *req, uint64_t revision);
+
+/* ---- errno --------------------------------------------------------------- */
+
+/* The one errno -> HTTP status table (DESIGN section 4). */
+int cfs_http_status_from_errno(int err);
+/* "ENOENT" for -ENOENT / ENOENT; "EIO" for unknown values. */
+const char *cfs_http_errno_name(int err);
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* The node JSON of DESIGN section 4 for a group/item/subsystem/root.
+ * @depth: levels of children rendered as full nodes; @values: call show().
+ * @return 0 and *ret (new reference) or a negative errno. */
+int cfs_http_node_json(const char *path, int depth, bool values, json_t **ret);
+/* A value as JSON: a string if it is UTF-8, else base64 with "encoding". */
+void cfs_http_value_json(json_t *obj, const char *data, size_t len);
+
+/* ---- requests --------------------------------------------------------------
+ */
+
+const char *cfs_http_query(struct cfs_http_req *req, const char *key);
+const char *cfs_http_header_in(struct cfs_http_req *req, const char *key);
+/* Percent-decode into a new string; NULL on a bad escape. */
+char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len);
+
+/* Turn the raw path under /api/v1/config into a config path ("/a/b"),
+ * decoding segment by segment: "%2F" stays inside its name (and is then
+ * refused). @return 0 or -EINVAL / -ENAMETOOLONG. */
+int cfs_http_config_path(const char *raw, char **ret_path);
+
+/* If-Match against @revision: true when absent, "*" or equal. */
+bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
+
+/* ---- handlers ----------------------------------------------------------- */
+
+void cfs_http_handle_config(struct cfs_http_req *req, const char *rest);
+void cfs_http_handle_rename(struct cfs_http_req *req);
+void cfs_http_handle_batch(struct cfs_http_req *req);
+void cfs_http_handle_api_root(struct cfs_http_req *req);
+
+/* Commit a transaction durably (through the store when there is one) and
+ * publish it. Consumes @txn. @return 0 or negative errno (the change was
+ * undone). */
+int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn);
+
+#endif /* CFS_HTTP_INTERNAL_H */

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: MIT
+/*
+ * http.c - the libmicrohttpd daemon: request contexts, body collection,
+ * routing, response helpers and the access log.
+ *
+ * A request context is made on the first call of the access handler and
+ * the response is queued on a later call, never the first (libmicrohttpd
+ * 0.9.75 closes keep-alive connections otherwise). The daemon runs an epoll
+ * thread pool; handlers never wait for the disk except in a commit.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http-internal.h"
+
+struct cfs_http_server {
+    struct MHD_Daemon *daemon;
+    struct cfs_http_options opts;
+    uint16_t port;
+};
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* ---- responses ------------------------------------------------------------
+ */
+
+static void set_response(struct cfs_http_req *req,
+                         int status,
+                         struct MHD_Response *resp,
+                         size_t len)
+{
+    if (req->resp) {
+        MHD_destroy_response(req->resp); /* the last answer wins */
+    }
+    req->resp = resp;
+    req->status = status;
+    req->resp_len = len;
+}
+
+void cfs_http_reply_json(struct cfs_http_req *req, int status, json_t *body)
+{
+    cfs_http_reply_json_as(req, status, body, "application/json");
+}
+
+void cfs_http_reply_json_as(struct cfs_http_req *req,
+                            int status,
+                            json_t *body,
+                            const char *content_type)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    size_t len = text ? strlen(text) : 0;
+    struct MHD_Response *resp;
+
+    json_decref(body);
+    if (!text) {
+        resp = MHD_create_response_from_buffer(
+            0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        set_response(req, MHD_HTTP_INTERNAL_SERVER_ERROR, resp, 0);
+        return;
+    }
+    resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    set_response(req, status, resp, len);
+}
+
+void cfs_http_reply_text(struct cfs_http_req *req,
+                         int status,
+                         const char *content_type,
+                         const char *data,
+                         size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, (void *)data, MHD_RESPMEM_MUST_COPY);
+
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    set_response(req, status, resp, len);
+}
+
+void cfs_http_reply_empty(struct cfs_http_req *req, int status)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+
+    set_response(req, status, resp, 0);
+}
+
+void cfs_http_header(struct cfs_http_req *req,
+                     const char *name,
+                     const char *value)
+{
+    if (req->resp) {
+        MHD_add_response_header(req->resp, name, value);
+    }
+}
+
+void cfs_http_etag(struct cfs_http_req *req, uint64_t revision)
+{
+    char etag[32];
+
+    (void)snprintf(
+        etag, sizeof(etag), "\"%llu\"", (unsigned long long)revision);
+    cfs_http_header(req, MHD_HTTP_HEADER_ETAG, etag);
+}
+
+/* ---- request helpers --------------------------------------------------------
+ */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len)
+{
+    char *out = malloc(len + 1);
+    size_t o = 0;
+
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
+            int lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+
+            if (hi < 0 || lo < 0) {
+                free(out);
+                return NULL;
+            }
+            out[o++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    if (ret_len) {
+        *ret_len = o;
+    }
+    return out;
+}
+
+int cfs_http_config_path(const char *raw, char **ret_path)
+{
+    size_t cap = strlen(raw) + 2;
+    char *path = malloc(cap);
+    size_t o = 0;
+    const char *p = raw;
+
+    if (!path) {
+        return -ENOMEM;
+    }
+    path[o++] = '/';
+    while (*p) {
+        size_t seglen = strcspn(p, "/");
+
+        if (seglen > 0) {
+            size_t dlen;
+            char *seg = cfs_http_pct_decode(p, seglen, &dlen);
+            int r;
+
+            if (!seg) {
+                free(path);
+                return -EINVAL;
+            }
+            r = cfs_name_check(seg, dlen); /* "%2F" stays in: refused */
+            if (r < 0 || strlen(seg) != dlen) {
+                free(seg);
+                free(path);
+                return r < 0 ? r : -EINVAL;
+            }
+            if (o > 1) {
+                path[o++] = '/';
+            }
+            memcpy(path + o, seg, dlen);
+            o += dlen;
+            free(seg);
+        }
+        p += seglen;
+        while (*p == '/') {
+            p++;
+        }
+    }
+    path[o] = '\0';
+    *ret_path = path;
+    return 0;
+}
+
+const char *cfs_http_query(struct cfs_http_req *req, const char *key)
+{
+    const char *raw =
+        MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    char *v, *p;
+
+    if (!raw ||
+        req->n_decoded == sizeof(req->decoded) / sizeof(req->decoded[0])) {
+        return raw;
+    }
+    v = strdup(raw);
+    if (!v) {
+        return NULL;
+    }
+    for (p = v; *p; p++) {
+        if (*p == '+') {
+            *p = ' '; /* form encoding */
+        }
+    }
+    p = cfs_http_pct_decode(v, strlen(v), NULL);
+    free(v);
+    if (!p) {
+        return NULL; /* a bad escape: treated as absent */
+    }
+    req->decoded[req->n_decoded++] = p;
+    return p;
+}
+
+const char *cfs_http_header_in(struct cfs_http_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+}
+
+bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
+{
+    const char *im = cfs_http_header_in(req, MHD_HTTP_HEADER_IF_MATCH);
+    char etag[32];
+    const char *p;
+
+    if (!im) {
+        return true;
+    }
+    (void)snprintf(
+        etag, sizeof(etag), "\"%llu\"", (unsigned long long)revision);
+    /* a list of entity tags, or "*" */
+    p = im;
+    while (*p) {
+        size_t len;
+
+        while (*p == ' ' || *p == ',' || *p == '\t') {
+            p++;
+        }
+        len = strcspn(p, ", \t");
+        if ((len == 1 && p[0] == '*') ||
+            (len == strlen(etag) && memcmp(p, etag, len) == 0) ||
+            (len > 2 && p[0] == 'W' && p[1] == '/' && len - 2 == strlen(etag) &&
+             memcmp(p + 2, etag, len - 2) == 0)) {
+            return true;
+        }
+        p += len;
+    }
+    return false;
+}
+
+/* ---- commit ----------------------------------------------------------------
+ */
+
+int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
+{
+    (void)req;
+    cfs_txn_commit(txn);
+    return 0;
+}
+
+/* ---- routing ----------------------------------------------------------------
+ */
+
+static bool starts_with(const char *s, const char *prefix, const char **rest)
+{
+    size_t n = strlen(prefix);
+
+    if (strncmp(s, prefix, n) == 0) {
+        *rest = s + n;
+        return true;
+    }
+    return false;
+}
+
+static void method_not_allowed(struct cfs_http_req *req, const char *allow)
+{
+    cfs_http_problem(req,
+                     MHD_HTTP_METHOD_NOT_ALLOWED,
+                     -EOPNOTSUPP,
+                     NULL,
+                     "%s is not allowed here; allowed: %s",
+                     req->method_name,
+                     allow);
+    cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow);
+}
+
+static void handle_health(struct cfs_http_req *req)
+{
+    json_t *body = json_object();
+
+    json_object_set_new(body, "status", json_string("ok"));
+    cfs_http_reply_json(req, MHD_HTTP_OK, body);
+}
+
+static void dispatch(struct cfs_http_req *req)
+{
+    const char *rest;
+    const char *url = req->url;
+
+    if (strcmp(url, "/api/v1/config") == 0) {
+        url = "/api/v1/config/";
+    }
+    if (starts_with(url, "/api/v1/config/", &rest)) {
+        req->route = "config";
+        cfs_http_handle_config(req, rest);
+    } else if (strcmp(url, "/api/v1/rename") == 0) {
+        req->route = "rename";
+        if (req->method != CFS_M_POST) {
+            method_not_allowed(req, "POST");
+        } else {
+            cfs_http_handle_rename(req);
+        }
+    } else if (strcmp(url, "/api/v1/batch") == 0) {
+        req->route = "batch";
+        if (req->method != CFS_M_POST) {
+            method_not_allowed(req, "POST");
+        } else {
+            cfs_http_handle_batch(req);
+        }
+    } else if (strcmp(url, "/api/v1") == 0 || strcmp(url, "/api/v1/") == 0) {
+        req->route = "api";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_api_root(req);
+        }
+    } else if (strcmp(url, "/healthz") == 0) {
+        req->route = "healthz";
+        handle_health(req);
+    } else {
+        req->route = "other";
+        cfs_http_problem(
+            req, MHD_HTTP_NOT_FOUND, -ENOENT, NULL, "no such resource");
+    }
+}
+
+/* ---- the access handler
+ * ------------------------------------------------------ */
+
+static enum cfs_http_method method_of(const char *m)
+{
+    if (strcmp(m, "GET") == 0) {
+        return CFS_M_GET;
+    }
+    if (strcmp(m, "HEAD") == 0) {
+        return CFS_M_HEAD;
+    }
+    if (strcmp(m, "POST") == 0) {
+        return CFS_M_POST;
+    }
+    if (strcmp(m, "PUT") == 0) {
+        return CFS_M_PUT;
+    }
+    if (strcmp(m, "DELETE") == 0) {
+        return CFS_M_DELETE;
+    }
+    return CFS_M_OTHER;
+}
+
+static enum MHD_Result access_handler(void *cls,
+                                      struct MHD_Connection *conn,
+                                      const char *url,
+                                      const char *method,
+                                      const char *version,
+                                      const char *upload_data,
+                                      size_t *upload_data_size,
+                                      void **req_cls)
+{
+    struct cfs_http_server *srv = cls;
+    struct cfs_http_req *req = *req_cls;
+    enum MHD_Result ret;
+
+    (void)version;
+    if (!req) {
+        req = calloc(1, sizeof(*req));
+        if (!req) {
+            return MHD_NO;
+        }
+        req->srv = srv;
+        req->conn = conn;
+        req->start_us = now_us();
+        req->method = method_of(method);
+        req->method_name = method;
+        req->url = strdup(url);
+        req->principal = "anonymous";
+        *req_cls = req;
+        return req->url ? MHD_YES : MHD_NO;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+
+        if (!req->body_too_big && req->body_len + n <= srv->opts.body_limit) {
+            char *b = realloc(req->body, req->body_len + n + 1);
+
+            if (!b) {
+                return MHD_NO;
+            }
+            memcpy(b + req->body_len, upload_data, n);
+            req->body = b;
+            req->body_len += n;
+            req->body[req->body_len] = '\0';
+        } else {
+            req->body_too_big = true; /* keep reading, answer 413 at the end */
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (req->body_too_big) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -EFBIG,
+                         NULL,
+                         "the request body is over %zu bytes",
+                         srv->opts.body_limit);
+    } else if (req->method == CFS_M_OTHER) {
+        cfs_http_problem(req,
+                         MHD_HTTP_METHOD_NOT_ALLOWED,
+                         -EOPNOTSUPP,
+                         NULL,
+                         "method %s is not supported",
+                         method);
+        cfs_http_header(
+            req, MHD_HTTP_HEADER_ALLOW, "GET, HEAD, POST, PUT, DELETE");
+    } else {
+        dispatch(req);
+    }
+    if (!req->resp) {
+        cfs_http_problem(
+            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
+    }
+    ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
+    MHD_destroy_response(req->resp);
+    req->resp = NULL;
+    return ret;
+}
+
+static void request_completed(void *cls,
+                              struct MHD_Connection *conn,
+                              void **req_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+    struct cfs_http_server *srv = cls;
+    struct cfs_http_req *req = *req_cls;
+
+    (void)conn;
+    (void)toe;
+    if (!req) {
+        return;
+    }
+    if (!srv->opts.quiet && req->status) {
+        fprintf(stderr,
+                "access %s %s %d %zu %lluus\n",
+                req->method_name,
+                req->url ? req->url : "-",
+                req->status,
+                req->resp_len,
+                (unsigned long long)(now_us() - req->start_us));
+    }
+    if (req->resp) {
+        MHD_destroy_response(req->resp);
+    }
+    for (size_t i = 0; i < req->n_decoded; i++) {
+        free(req->decoded[i]);
+    }
+    free(req->url);
+    free(req->body);
+    free(req);
+    *req_cls = NULL;
+}
+
+/* Keep the URL as sent: paths are decoded segment by segment, so that
+ * "%2F" can never become a separator. Query values are decoded here. */
+static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    return strlen(s);
+}
+
+/* ---- life cycle -------------------------------------------------------------
+ */
+
+static int parse_listen(const char *listen, struct sockaddr_in *sa)
+{
+    char host[64];
+    const char *colon = strrchr(listen, ':');
+    long port;
+    char *end;
+
+    if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+        return -EINVAL;
+    }
+    memcpy(host, listen, (size_t)(colon - listen));
+    host[colon - listen] = '\0';
+    port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535) {
+        return -EINVAL;
+    }
+    memset(sa, 0, sizeof(*sa));
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    if (strcmp(host, "localhost") == 0) {
+        strcpy(host, "127.0.0.1");
+    }
+    if (inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cfs_http_server_start(const struct cfs_http_options *opts,
+                          struct cfs_http_server **ret_srv)
+{
+    struct cfs_http_server *srv = calloc(1, sizeof(*srv));
+    struct sockaddr_in sa;
+    const union MHD_DaemonInfo *info;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int r;
+
+    if (!srv) {
+        return -ENOMEM;
+    }
+    srv->opts = *opts;
+    if (!srv->opts.listen) {
+        srv->opts.listen = "127.0.0.1:8080";
+    }
+    if (!srv->opts.body_limit) {
+        srv->opts.body_limit = 1024 * 1024;
+    }
+    if (!srv->opts.threads) {
+        srv->opts.threads = ncpu > 0 ? (unsigned int)ncpu : 2;
+    }
+    if (!srv->opts.max_connections) {
+        srv->opts.max_connections = 1024;
+    }
+    if (!srv->opts.timeout_s) {
+        srv->opts.timeout_s = 30;
+    }
+    r = parse_listen(srv->opts.listen, &sa);
+    if (r < 0) {
+        free(srv);
+        return r;
+    }
+    srv->daemon =
+        MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+                             MHD_ALLOW_SUSPEND_RESUME,
+                         0,
+                         NULL,
+                         NULL,
+                         access_handler,
+                         srv,
+                         MHD_OPTION_SOCK_ADDR,
+                         (struct sockaddr *)&sa,
+                         MHD_OPTION_THREAD_POOL_SIZE,
+                         (unsigned int)srv->opts.threads,
+                         MHD_OPTION_NOTIFY_COMPLETED,
+                         request_completed,
+                         srv,
+                         MHD_OPTION_UNESCAPE_CALLBACK,
+                         unescape_none,
+                         NULL,
+                         MHD_OPTION_CONNECTION_LIMIT,
+                         (unsigned int)srv->opts.max_connections,
+                         MHD_OPTION_CONNECTION_TIMEOUT,
+                         (unsigned int)srv->opts.timeout_s,
+                         MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                         (size_t)64 * 1024,
+                         MHD_OPTION_END);
+    if (!srv->daemon) {
+        free(srv);
+        return -EADDRINUSE;
+    }
+    info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    srv->port = info ? info->port : 0;
+    *ret_srv = srv;
+    return 0;
+}
+
+uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
+{
+    return srv->port;
+}
+
+void cfs_http_server_free(struct cfs_http_server *srv)
+{
+    if (srv) {
+        MHD_stop_daemon(srv->daemon);
+        free(srv);
+    }
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * harness.c - see harness.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include <configfs/cfs.h>
+
+#include "harness.h"
+#include "http.h"
+#include "samples.h"
+
+static struct cfs_http_server *srv;
+
+uint16_t harness_port(void)
+{
+    return cfs_http_server_port(srv);
+}
+
+int harness_start(void **state)
+{
+    struct cfs_http_options o = {
+        .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
+
+    (void)state;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
+        cfs_samples_register() < 0 || cfs_http_server_start(&o, &srv) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+int harness_stop(void **state)
+{
+    (void)state;
+    cfs_http_server_free(srv);
+    srv = NULL;
+    cfs_samples_unregister();
+    curl_global_cleanup();
+    return 0;
+}
+
+struct buf {
+    char *p;
+    size_t len;
+};
+
+static size_t collect(char *data, size_t size, size_t n, void *arg)
+{
+    struct buf *b = arg;
+    char *np = realloc(b->p, b->len + size * n + 1);
+
+    if (!np) {
+        return 0;
+    }
+    memcpy(np + b->len, data, size * n);
+    b->p = np;
+    b->len += size * n;
+    b->p[b->len] = '\0';
+    return size * n;
+}
+
+void http(struct http_resp *r,
+          const char *method,
+          const char *path,
+          const char *body,
+          size_t body_len,
+          const char *const *headers)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *hl = NULL;
+    struct buf bb = {0}, hb = {0};
+    char url[4096];
+    const char *ct;
+
+    assert_non_null(c);
+    memset(r, 0, sizeof(*r));
+    (void)snprintf(
+        url, sizeof(url), "http://127.0.0.1:%u%s", harness_port(), path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+    if (strcmp(method, "HEAD") == 0) {
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    }
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
+    }
+    hl = curl_slist_append(hl, "Expect:");
+    for (size_t i = 0; headers && headers[i]; i++) {
+        hl = curl_slist_append(hl, headers[i]);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &bb);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &hb);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    assert_int_equal(curl_easy_perform(c), CURLE_OK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    r->body = bb.p ? bb.p : strdup("");
+    r->len = bb.len;
+    r->headers = hb.p ? hb.p : strdup("");
+    ct = NULL;
+    curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+    if (ct && (strstr(ct, "json"))) {
+        r->json = json_loadb(r->body, r->len, 0, NULL);
+        assert_non_null(r->json); /* a JSON content type carries JSON */
+    }
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(c);
+}
+
+void http_resp_done(struct http_resp *r)
+{
+    free(r->body);
+    free(r->headers);
+    json_decref(r->json);
+    memset(r, 0, sizeof(*r));
+}
+
+char *http_header(const struct http_resp *r, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = r->headers; p && *p;) {
+        const char *eol = strstr(p, "\r\n");
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+        if (len > n && strncasecmp(p, name, n) == 0 && p[n] == ':') {
+            const char *v = p + n + 1;
+
+            while (*v == ' ') {
+                v++;
+            }
+            return strndup(v, len - (size_t)(v - p));
+        }
+        p += len + (eol ? 2 : 0);
+    }
+    return NULL;
+}
+
+void http_json(struct http_resp *r,
+               const char *method,
+               const char *path,
+               const char *json_body)
+{
+    static const char *const hdrs[] = {"Content-Type: application/json", NULL};
+
+    http(r, method, path, json_body, json_body ? strlen(json_body) : 0, hdrs);
+}
+
+void expect_problem(const struct http_resp *r, long status, const char *err)
+{
+    char *ct = http_header(r, "Content-Type");
+
+    if (r->status != status) {
+        fprintf(
+            stderr, "expected %ld, got %ld: %s\n", status, r->status, r->body);
+    }
+    assert_int_equal(r->status, status);
+    assert_non_null(ct);
+    assert_string_equal(ct, "application/problem+json");
+    free(ct);
+    assert_non_null(r->json);
+    assert_int_equal(json_integer_value(json_object_get(r->json, "status")),
+                     status);
+    assert_string_equal(json_string_value(json_object_get(r->json, "errno")),
+                        err);
+    assert_non_null(json_object_get(r->json, "title"));
+    assert_non_null(json_object_get(r->json, "instance"));
+}
