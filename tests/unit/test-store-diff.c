@@ -82,8 +82,12 @@ static void apply_plan(const struct cfs_store_op *ops, size_t n)
         }
         if (r < 0) {
             cfs_txn_abort(txn);
-            fail_msg("op %zu (%s %s %s): %d", i, cfs_op_name(o->op), o->path,
-                     o->arg ? o->arg : "", r);
+            fail_msg("op %zu (%s %s %s): %d",
+                     i,
+                     cfs_op_name(o->op),
+                     o->path,
+                     o->arg ? o->arg : "",
+                     r);
         }
     }
     cfs_txn_commit(txn);
@@ -91,7 +95,8 @@ static void apply_plan(const struct cfs_store_op *ops, size_t n)
 
 /* Export B, rebuild the subsystem as A, diff, apply; return the result and
  * the wanted document. */
-static void roundtrip(const char *const *a_ops, const char *const *b_ops,
+static void roundtrip(const char *const *a_ops,
+                      const char *const *b_ops,
                       enum cfs_store_diff_mode mode,
                       struct cfs_store_export **ret_want,
                       struct cfs_store_export **ret_result)
@@ -119,14 +124,20 @@ static void roundtrip(const char *const *a_ops, const char *const *b_ops,
 }
 
 static const char *const state_a[] = {
-    "mkdir /d/items/keep",        "store /d/items/keep/a 1",
-    "store /d/items/keep/b 2",    "mkdir /d/items/drop",
-    "store /d/items/drop/a x",    "mkdir /d/items/linker",
+    "mkdir /d/items/keep",
+    "store /d/items/keep/a 1",
+    "store /d/items/keep/b 2",
+    "mkdir /d/items/drop",
+    "store /d/items/drop/a x",
+    "mkdir /d/items/linker",
     "symlink /d/items/linker/l /d/items/drop",
-    "mkdir /d/commit/pending/c1", "store /d/commit/pending/c1/a v",
+    "mkdir /d/commit/pending/c1",
+    "store /d/commit/pending/c1/a v",
     "rename /d/commit/pending/c1 /d/commit/live/c1",
-    "mkdir /d/commit/pending/c3", "rename /d/commit/pending/c3 /d/commit/live/c3",
-    "store /d/note old",          NULL,
+    "mkdir /d/commit/pending/c3",
+    "rename /d/commit/pending/c3 /d/commit/live/c3",
+    "store /d/note old",
+    NULL,
 };
 
 static const char *const state_b[] = {
@@ -259,8 +270,8 @@ static void test_diff_removal_order(void **state)
     for (size_t i = 0; i < n; i++) {
         char line[128];
 
-        snprintf(line, sizeof(line), "%s %s", cfs_op_name(ops[i].op),
-                 ops[i].path);
+        snprintf(
+            line, sizeof(line), "%s %s", cfs_op_name(ops[i].op), ops[i].path);
         assert_string_equal(line, expect[i]);
     }
     cfs_store_ops_free(ops, n);
@@ -306,6 +317,6 @@ int main(void)
         cmocka_unit_test(test_diff_refuses_twins),
     };
 
-    return cmocka_run_group_tests(tests, store_test_group_setup,
-                                  store_test_group_teardown);
+    return cmocka_run_group_tests(
+        tests, store_test_group_setup, store_test_group_teardown);
 }
