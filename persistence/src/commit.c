@@ -142,6 +142,7 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
             }
         }
         s->n_txns += n;
+        s->n_pending -= n;
         s->n_commits++;
         s->info_revision = revision;
         s->info_floor = floor;
@@ -154,12 +155,14 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
             req->state = REQ_FAILED;
             req->err = r;
             q_append(&s->f_head, &s->f_tail, req);
+            s->n_pending--;
         }
         for (req = s->q_head; req; req = next) {
             next = req->next;
             req->state = REQ_FAILED;
             req->err = r;
             q_append(&s->f_head, &s->f_tail, req);
+            s->n_pending--;
         }
         s->q_head = s->q_tail = NULL;
         if (s->f_tail != me) {
@@ -243,6 +246,7 @@ int cfs_store_commit_txn(struct cfs_store *s,
     }
     req.state = REQ_QUEUED;
     q_append(&s->q_head, &s->q_tail, &req);
+    s->n_pending++;
     if (!s->leader) {
         /* Nothing being written: commit inline, in this thread. */
         s->leader = true;
@@ -329,6 +333,7 @@ int cfs_store_info(struct cfs_store *s, struct cfs_store_info *ret_info)
         .txns = s->n_txns,
         .commits = s->n_commits,
         .failures = s->n_failures,
+        .pending = s->n_pending,
     };
     pthread_mutex_unlock(&s->q_lock);
     return 0;

@@ -119,7 +119,7 @@ struct cfs_store {
     bool leader;                       /* a thread is writing a batch */
 
     /* For cfs_store_info(), under q_lock. */
-    uint64_t n_txns, n_commits, n_failures;
+    uint64_t n_txns, n_commits, n_failures, n_pending;
     uint64_t info_revision, info_floor;
 
     /* Replay (replay.c), under p_lock. */

@@ -22,6 +22,7 @@ struct fault {
 static struct fault write_fault = {.skip = -1};
 static struct fault sync_fault = {.skip = -1};
 static atomic_int hits;
+static atomic_bool released;
 
 struct fault_file {
     sqlite3_file base;
@@ -49,7 +50,13 @@ static int fault_take(struct fault *f)
         atomic_store(&f->skip, -1);
     }
     atomic_fetch_add(&hits, 1);
-    if (atomic_load(&f->delay_ms) > 0) {
+    if (atomic_load(&f->delay_ms) == FAULT_VFS_HOLD) {
+        struct timespec ts = {0, 1000000L};
+
+        while (!atomic_load(&released)) {
+            nanosleep(&ts, NULL);
+        }
+    } else if (atomic_load(&f->delay_ms) > 0) {
         int ms = atomic_load(&f->delay_ms);
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
@@ -321,6 +328,7 @@ int fault_vfs_register(void)
 
 static void arm(struct fault *f, int skip, int rc, bool sticky, int delay_ms)
 {
+    atomic_store(&released, false);
     atomic_store(&f->rc, rc);
     atomic_store(&f->sticky, sticky);
     atomic_store(&f->delay_ms, delay_ms);
@@ -337,8 +345,14 @@ void fault_vfs_fail_sync(int skip, int rc, bool sticky, int delay_ms)
     arm(&sync_fault, skip, rc, sticky, delay_ms);
 }
 
+void fault_vfs_release(void)
+{
+    atomic_store(&released, true);
+}
+
 void fault_vfs_clear(void)
 {
+    atomic_store(&released, true);
     atomic_store(&write_fault.skip, -1);
     atomic_store(&sync_fault.skip, -1);
     atomic_store(&hits, 0);

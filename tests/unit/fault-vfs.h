@@ -23,7 +23,11 @@ int fault_vfs_register(void);
 void fault_vfs_fail_write(int skip, int rc, bool sticky);
 void fault_vfs_fail_sync(int skip, int rc, bool sticky, int delay_ms);
 
-/* Stop failing. */
+/* With delay_ms == FAULT_VFS_HOLD, the failing sync waits for this. */
+#define FAULT_VFS_HOLD (-1)
+void fault_vfs_release(void);
+
+/* Stop failing (and release a held sync). */
 void fault_vfs_clear(void);
 
 /* Faults injected since the last clear. */

@@ -15,6 +15,7 @@
  * CFS_CRASH_SECONDS (30).
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -341,6 +342,10 @@ static void read_db(const char *path, char state[ITEMS][VALLEN])
     }
 }
 
+/* This program, to run again as the child (not /proc/self/exe: under
+ * valgrind that is valgrind). */
+static char self[PATH_MAX];
+
 static pid_t spawn(const char *db, int *ret_fd, unsigned run)
 {
     int p[2];
@@ -355,13 +360,7 @@ static pid_t spawn(const char *db, int *ret_fd, unsigned run)
         close(p[0]);
         snprintf(fd, sizeof(fd), "%d", p[1]);
         snprintf(runs, sizeof(runs), "%u", run);
-        execl("/proc/self/exe",
-              "test-store-crash",
-              "--child",
-              db,
-              fd,
-              runs,
-              (char *)NULL);
+        execl(self, "test-store-crash", "--child", db, fd, runs, (char *)NULL);
         _exit(127);
     }
     close(p[1]);
@@ -458,6 +457,9 @@ int main(int argc, char **argv)
             test_crash_kill_loop, tmpdb_setup, tmpdb_teardown),
     };
 
+    if (!realpath(argv[0], self)) {
+        snprintf(self, sizeof(self), "/proc/self/exe");
+    }
     if (argc == 5 && strcmp(argv[1], "--child") == 0) {
         return child_main(
             argv[2], atoi(argv[3]), (unsigned)strtoul(argv[4], NULL, 10));

@@ -261,19 +261,30 @@ static void test_fault_queue_fails_newest_first(void **state)
     struct dependent lead = {.s = e->s}, dep[N];
     pthread_t lt, th[N];
     struct cfs_store_info info;
+    struct cfs_entry entry;
 
     /* This test's threads allocate: libc's allocator. */
     store_test_threaded(true);
     env_open(e);
     lead.s = e->s;
 
-    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, 300);
+    /* The leader's fsync fails, but only once every dependent transaction
+     * is queued behind it. */
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
     pthread_create(&lt, NULL, leader_main, &lead);
-    sleep_ms(100); /* the mkdir is in the tree, its commit is syncing */
+    do {
+        sleep_ms(1); /* until the mkdir is in the tree */
+    } while (cfs_stat("/s1/items/shared", &entry) < 0);
+    cfs_entry_done(&entry);
     for (int i = 0; i < N; i++) {
         dep[i] = (struct dependent){.s = e->s, .id = i};
         pthread_create(&th[i], NULL, dependent_main, &dep[i]);
     }
+    do {
+        sleep_ms(1);
+        assert_int_equal(cfs_store_info(e->s, &info), 0);
+    } while (info.pending < N + 1);
+    fault_vfs_release();
     pthread_join(lt, NULL);
     for (int i = 0; i < N; i++) {
         pthread_join(th[i], NULL);
@@ -283,6 +294,7 @@ static void test_fault_queue_fails_newest_first(void **state)
     assert_int_equal(fault_vfs_hits(), 1);
     assert_int_equal(cfs_store_info(e->s, &info), 0);
     assert_true(info.failures >= 1);
+    assert_int_equal(info.pending, 0);
     expect_absent("/s1/items/shared");
     expect_consistent(e);
     env_close(e);

@@ -202,6 +202,8 @@ struct cfs_store_info {
     uint64_t txns;          /* transactions made durable since open */
     uint64_t commits;       /* SQLite commits since open */
     uint64_t failures;      /* failed commits since open */
+    uint64_t pending;       /* transactions handed to the store and not yet
+                               durable or failed */
 };
 
 CFS_EXPORT int cfs_store_info(struct cfs_store *store,
