@@ -1266,7 +1266,7 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(
         doc, "revision", json_integer((json_int_t)cfs_revision()));
     json_object_set_new(doc, "subsystems", subs);
-    json_object_set_new(doc, "problems", json_array());
+    json_object_set_new(doc, "problems", cfs_http_problems_json(req));
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }
 

@@ -124,6 +124,11 @@ void cfs_http_handle_rename(struct cfs_http_req *req);
 void cfs_http_handle_batch(struct cfs_http_req *req);
 void cfs_http_handle_api_root(struct cfs_http_req *req);
 void cfs_http_handle_schema(struct cfs_http_req *req, const char *name);
+void cfs_http_handle_readyz(struct cfs_http_req *req);
+void cfs_http_handle_history(struct cfs_http_req *req);
+void cfs_http_handle_export(struct cfs_http_req *req);
+/* The standing replay problems as a JSON array (new reference). */
+json_t *cfs_http_problems_json(struct cfs_http_req *req);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "http-internal.h"
 
@@ -279,9 +280,13 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
 
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
 {
-    (void)req;
-    cfs_txn_commit(txn);
-    return 0;
+    if (!req->srv->opts.store) {
+        cfs_txn_commit(txn); /* a tree in memory only */
+        return 0;
+    }
+    /* Answered 2xx only once durable; on failure the change is undone. */
+    return cfs_store_commit_txn(
+        req->srv->opts.store, txn, req->principal, NULL);
 }
 
 /* ---- routing ----------------------------------------------------------------
@@ -363,6 +368,23 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_api_root(req);
         }
+    } else if (strcmp(url, "/api/v1/history") == 0) {
+        req->route = "history";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_history(req);
+        }
+    } else if (strcmp(url, "/api/v1/export") == 0) {
+        req->route = "export";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_export(req);
+        }
+    } else if (strcmp(url, "/readyz") == 0) {
+        req->route = "readyz";
+        cfs_http_handle_readyz(req);
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
         handle_health(req);

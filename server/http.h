@@ -12,6 +12,7 @@
 
 struct cfs_http_server;
 struct cfs_schema_set;
+struct cfs_store;
 
 struct cfs_http_options {
     const char *listen;   /* "HOST:PORT"; port 0 picks one */
@@ -22,6 +23,7 @@ struct cfs_http_options {
     const char *static_dir;         /* web/static, or NULL */
     bool quiet;                     /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
+    struct cfs_store *store; /* durable commits, history, export; borrowed */
 };
 
 /** Start serving. Ownership: *ret_srv is new; stop with

@@ -13,6 +13,7 @@
 
 #include <configfs/cfs.h>
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "http.h"
 #include "samples.h"
@@ -246,6 +247,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 static struct cfs_schema_set *schemas;
+static struct cfs_store *store;
 static bool samples_on;
 
 /* Undo start-up, newest first: modules, schemas, samples. */
@@ -258,6 +260,31 @@ static void teardown(void)
         cfs_samples_unregister();
         samples_on = false;
     }
+    cfs_store_close(store); /* unregistering wrote nothing: data is kept */
+    store = NULL;
+}
+
+/* Open the database first: every subsystem registered after it gets its
+ * stored state replayed as it appears. */
+static int open_store(const struct options *o)
+{
+    struct cfs_store_options so;
+    int r;
+
+    memset(&so, 0, sizeof(so));
+    so.path = o->db;
+    so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
+                                             : CFS_STORE_SYNC_FULL;
+    so.history_limit = o->history_limit > 0 ? (uint64_t)o->history_limit : 0;
+    r = cfs_store_open(&so, &store);
+    if (r < 0) {
+        fprintf(stderr,
+                "configfsd: Failed to open the database '%s': %s\n",
+                o->db,
+                strerror(-r));
+        return 1;
+    }
+    return 0;
 }
 
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
@@ -339,13 +366,29 @@ int main(int argc, char **argv)
                 o.listen);
         return 2;
     }
-    fprintf(stderr,
-            "configfsd: warning: this build keeps the tree in memory "
-            "only; %s is not written\n",
-            o.db);
+    r = open_store(&o);
+    if (r) {
+        return r;
+    }
     r = start_subsystems(&o);
     if (r) {
         return r;
+    }
+    {
+        struct cfs_store_problem *ps = NULL;
+        size_t n = 0;
+
+        if (cfs_store_problems(store, &ps, &n) == 0) {
+            for (size_t i = 0; i < n; i++) {
+                fprintf(stderr,
+                        "configfsd: warning: stored %s of '%s' could not be "
+                        "replayed: %s (kept)\n",
+                        cfs_store_step_name(ps[i].op),
+                        ps[i].path,
+                        strerror(-ps[i].error));
+            }
+            cfs_store_problems_free(ps, n);
+        }
     }
 
     memset(&sa, 0, sizeof(sa));
@@ -359,6 +402,7 @@ int main(int argc, char **argv)
     hopts.listen = o.listen;
     hopts.threads = o.threads;
     hopts.schemas = schemas;
+    hopts.store = store;
     hopts.quiet = strcmp(o.log_level, "error") == 0 ||
                   strcmp(o.log_level, "warning") == 0;
     r = cfs_http_server_start(&hopts, &srv);

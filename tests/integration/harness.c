@@ -11,6 +11,7 @@
 
 #include <configfs/cfs.h>
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "harness.h"
 #include "http.h"
@@ -18,29 +19,45 @@
 
 static struct cfs_http_server *srv;
 static struct cfs_schema_set *schemas;
+static struct cfs_store *store;
 
 uint16_t harness_port(void)
 {
     return cfs_http_server_port(srv);
 }
 
-int harness_start(void **state)
+int harness_start_db(const char *db)
 {
     struct cfs_http_options o = {
         .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
 
-    (void)state;
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
-        cfs_samples_register() < 0 ||
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        return -1;
+    }
+    if (db) {
+        struct cfs_store_options so = {.path = db};
+
+        if (cfs_store_open(&so, &store) < 0) {
+            return -1;
+        }
+    }
+    if (cfs_samples_register() < 0 ||
         cfs_schema_load_dir(CFS_SOURCE_ROOT "/schemas", &schemas, NULL) < 0 ||
         cfs_schema_set_register(schemas, NULL) < 0) {
         return -1;
     }
     o.schemas = schemas;
+    o.store = store;
     if (cfs_http_server_start(&o, &srv) < 0) {
         return -1;
     }
     return 0;
+}
+
+int harness_start(void **state)
+{
+    (void)state;
+    return harness_start_db(NULL);
 }
 
 int harness_stop(void **state)
@@ -51,6 +68,8 @@ int harness_stop(void **state)
     cfs_schema_set_free(schemas);
     schemas = NULL;
     cfs_samples_unregister();
+    cfs_store_close(store);
+    store = NULL;
     curl_global_cleanup();
     return 0;
 }
