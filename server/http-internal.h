@@ -101,6 +101,17 @@ int cfs_http_node_json(const char *path, int depth, bool values, json_t **ret);
 /* A value as JSON: a string if it is UTF-8, else base64 with "encoding". */
 void cfs_http_value_json(json_t *obj, const char *data, size_t len);
 
+/* A value given in JSON (string, number, boolean; with @encoding "base64"
+ * for bytes) as a new malloc'd buffer; NULL with *ret_err set if refused. */
+char *cfs_http_json_value_bytes(json_t *v,
+                                json_t *encoding,
+                                size_t *ret_len,
+                                const char **ret_err);
+
+/* The request body as a JSON object (new reference); on failure the
+ * request is answered (400/415) and NULL returned. */
+json_t *cfs_http_json_body(struct cfs_http_req *req);
+
 /* ---- requests --------------------------------------------------------------
  */
 
@@ -127,6 +138,7 @@ void cfs_http_handle_schema(struct cfs_http_req *req, const char *name);
 void cfs_http_handle_readyz(struct cfs_http_req *req);
 void cfs_http_handle_history(struct cfs_http_req *req);
 void cfs_http_handle_export(struct cfs_http_req *req);
+void cfs_http_handle_import(struct cfs_http_req *req);
 /* The standing replay problems as a JSON array (new reference). */
 json_t *cfs_http_problems_json(struct cfs_http_req *req);
 

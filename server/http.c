@@ -382,6 +382,13 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_export(req);
         }
+    } else if (strcmp(url, "/api/v1/import") == 0) {
+        req->route = "import";
+        if (req->method != CFS_M_POST) {
+            method_not_allowed(req, "POST");
+        } else {
+            cfs_http_handle_import(req);
+        }
     } else if (strcmp(url, "/readyz") == 0) {
         req->route = "readyz";
         cfs_http_handle_readyz(req);

@@ -129,11 +129,72 @@ static void test_store_history_newest_first(void **state)
     http_resp_done(&r);
 }
 
+/* export -> change -> import restores the export; a no-op import adds
+ * no revision; dry_run changes nothing. */
+static void test_store_export_import_round_trip(void **state)
+{
+    struct http_resp ex, r, now;
+    char *doc;
+    json_int_t rev;
+    static const char *const json_hdr[] = {"Content-Type: application/json",
+                                           NULL};
+
+    (void)state;
+    http(&ex, "GET", "/api/v1/export", NULL, 0, NULL);
+    assert_int_equal(ex.status, 200);
+    doc = json_dumps(ex.json, JSON_COMPACT);
+
+    /* unchanged tree: empty plan, no new revision */
+    rev = json_integer_value(json_object_get(ex.json, "revision"));
+    http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), json_hdr);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "plan")), 0);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "revision")),
+                     rev);
+    http_resp_done(&r);
+
+    /* change the tree, then a dry run plans without changing */
+    http(&r, "DELETE", "/api/v1/config/02-simple-children/kept", NULL, 0, NULL);
+    assert_int_equal(r.status, 204);
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/config/02-simple-children",
+              "{\"name\":\"extra\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    http(&r,
+         "POST",
+         "/api/v1/import?mode=replace&dry_run=1",
+         doc,
+         strlen(doc),
+         json_hdr);
+    assert_int_equal(r.status, 200);
+    assert_true(json_array_size(json_object_get(r.json, "plan")) >= 3);
+    http_resp_done(&r);
+    http(&r, "GET", "/api/v1/config/02-simple-children/extra", NULL, 0, NULL);
+    assert_int_equal(r.status, 200); /* still there */
+    http_resp_done(&r);
+
+    /* replace: back to the export, as one revision */
+    http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), json_hdr);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    http(&now, "GET", "/api/v1/export", NULL, 0, NULL);
+    json_object_del(now.json, "revision");
+    json_object_del(ex.json, "revision");
+    assert_true(json_equal(now.json, ex.json));
+    http_resp_done(&now);
+    http_resp_done(&ex);
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_restart_keeps_tree),
         cmocka_unit_test(test_store_history_newest_first),
+        cmocka_unit_test(test_store_export_import_round_trip),
     };
 
     return cmocka_run_group_tests_name("http-store", tests, setup, teardown);
