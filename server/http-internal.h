@@ -139,6 +139,9 @@ void cfs_http_handle_readyz(struct cfs_http_req *req);
 void cfs_http_handle_history(struct cfs_http_req *req);
 void cfs_http_handle_export(struct cfs_http_req *req);
 void cfs_http_handle_import(struct cfs_http_req *req);
+void cfs_http_handle_metrics(struct cfs_http_req *req);
+void cfs_http_metrics_request(const char *route, int status, uint64_t us);
+void cfs_http_metrics_commit(uint64_t us, bool ok);
 /* The standing replay problems as a JSON array (new reference). */
 json_t *cfs_http_problems_json(struct cfs_http_req *req);
 

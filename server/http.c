@@ -285,8 +285,12 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
         return 0;
     }
     /* Answered 2xx only once durable; on failure the change is undone. */
-    return cfs_store_commit_txn(
-        req->srv->opts.store, txn, req->principal, NULL);
+    uint64_t t0 = now_us();
+    int r =
+        cfs_store_commit_txn(req->srv->opts.store, txn, req->principal, NULL);
+
+    cfs_http_metrics_commit(now_us() - t0, r == 0);
+    return r;
 }
 
 /* ---- routing ----------------------------------------------------------------
@@ -389,6 +393,9 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_import(req);
         }
+    } else if (strcmp(url, "/metrics") == 0) {
+        req->route = "metrics";
+        cfs_http_handle_metrics(req);
     } else if (strcmp(url, "/readyz") == 0) {
         req->route = "readyz";
         cfs_http_handle_readyz(req);
@@ -514,6 +521,10 @@ static void request_completed(void *cls,
     (void)toe;
     if (!req) {
         return;
+    }
+    if (req->status) {
+        cfs_http_metrics_request(
+            req->route, req->status, now_us() - req->start_us);
     }
     if (!srv->opts.quiet && req->status) {
         fprintf(stderr,
