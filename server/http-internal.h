@@ -124,6 +124,8 @@ void cfs_http_handle_rename(struct cfs_http_req *req);
 void cfs_http_handle_batch(struct cfs_http_req *req);
 void cfs_http_handle_api_root(struct cfs_http_req *req);
 void cfs_http_handle_schema(struct cfs_http_req *req, const char *name);
+/* GET /api/v1/openapi.yaml: the built-in copy of api/openapi.yaml. */
+void cfs_http_handle_openapi(struct cfs_http_req *req);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

@@ -363,6 +363,9 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_api_root(req);
         }
+    } else if (strcmp(url, "/api/v1/openapi.yaml") == 0) {
+        req->route = "openapi";
+        cfs_http_handle_openapi(req);
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
         handle_health(req);
