@@ -299,6 +299,10 @@ function check(rec) {
   const responses = op.responses ?? {};
   const code = String(rec.status);
   const r0 = responses[code] ?? responses[`${code[0]}XX`] ?? responses.default;
+  if (!r0 && rec.status === 413) {
+    checkGeneric(rec, 'method', errs); // a body over the limit, on any route
+    return { label, errs };
+  }
   if (!r0) {
     errs.push(`status ${code} is not listed for ${METHODS.includes(method) ? method.toUpperCase() : method} ${r.template} (listed: ${Object.keys(responses).join(', ')})`);
     return { label, errs };
