@@ -144,6 +144,8 @@ void cfs_http_metrics_request(const char *route, int status, uint64_t us);
 void cfs_http_metrics_commit(uint64_t us, bool ok);
 /* The standing replay problems as a JSON array (new reference). */
 json_t *cfs_http_problems_json(struct cfs_http_req *req);
+/* GET /api/v1/openapi.yaml: the built-in copy of api/openapi.yaml. */
+void cfs_http_handle_openapi(struct cfs_http_req *req);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

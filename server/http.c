@@ -399,6 +399,9 @@ static void dispatch(struct cfs_http_req *req)
     } else if (strcmp(url, "/readyz") == 0) {
         req->route = "readyz";
         cfs_http_handle_readyz(req);
+    } else if (strcmp(url, "/api/v1/openapi.yaml") == 0) {
+        req->route = "openapi";
+        cfs_http_handle_openapi(req);
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
         handle_health(req);

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * harness.c - see harness.h.
+ *
+ * With CFS_RESPONSE_LOG=FILE in the environment, every exchange is also
+ * appended to FILE as one JSON line (request method, path and headers;
+ * response status, headers and body), which scripts/validate-responses.mjs
+ * checks against api/openapi.yaml.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +100,89 @@ static size_t collect(char *data, size_t size, size_t n, void *arg)
     return size * n;
 }
 
+/* "Name: value" -> obj["name"] = "value" (names lower-cased; a header
+ * sent twice keeps its last value). */
+static void header_line(json_t *obj, const char *line, size_t len)
+{
+    const char *colon = memchr(line, ':', len);
+    char name[128];
+    size_t n;
+    const char *v;
+
+    if (!colon || (size_t)(colon - line) >= sizeof(name)) {
+        return;
+    }
+    n = (size_t)(colon - line);
+    for (size_t i = 0; i < n; i++) {
+        char c = line[i];
+
+        name[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    name[n] = '\0';
+    v = colon + 1;
+    while (v < line + len && (*v == ' ' || *v == '\t')) {
+        v++;
+    }
+    json_object_set_new(obj, name, json_stringn(v, (size_t)(line + len - v)));
+}
+
+static void log_response(const char *method,
+                         const char *path,
+                         const char *const *headers,
+                         const struct http_resp *r)
+{
+    const char *file = getenv("CFS_RESPONSE_LOG");
+    json_t *line, *reqh, *resph, *body;
+    char *text;
+    FILE *f;
+
+    if (!file || !*file) {
+        return;
+    }
+    line = json_object();
+    reqh = json_object();
+    resph = json_object();
+    for (size_t i = 0; headers && headers[i]; i++) {
+        header_line(reqh, headers[i], strlen(headers[i]));
+    }
+    /* The last header block: the final response, after any 1xx. */
+    for (const char *p = r->headers; *p;) {
+        const char *eol = strstr(p, "\r\n");
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+        if (len >= 5 && strncmp(p, "HTTP/", 5) == 0) {
+            json_object_clear(resph);
+        } else {
+            header_line(resph, p, len);
+        }
+        p += len + (eol ? 2 : 0);
+    }
+    body = json_stringn(r->body, r->len); /* NULL if not UTF-8 */
+    json_object_set_new(
+        line, "test", json_string(program_invocation_short_name));
+    json_object_set_new(line, "method", json_string(method));
+    json_object_set_new(line, "path", json_stringn(path, strlen(path)));
+    json_object_set_new(line, "request_headers", reqh);
+    json_object_set_new(line, "status", json_integer(r->status));
+    json_object_set_new(line, "headers", resph);
+    json_object_set_new(line, "body", body ? body : json_null());
+    json_object_set_new(line, "body_bytes", json_integer((json_int_t)r->len));
+    text = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    assert_non_null(text);
+    f = fopen(file, "a");
+    if (!f) {
+        (void)fprintf(
+            stderr, "CFS_RESPONSE_LOG %s: %s\n", file, strerror(errno));
+    }
+    assert_non_null(f);
+    /* One write per line (the buffer holds it): O_APPEND keeps lines whole
+     * even if two processes share the file. */
+    assert_true(fprintf(f, "%s\n", text) > 0);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+}
+
 void http(struct http_resp *r,
           const char *method,
           const char *path,
@@ -138,12 +227,13 @@ void http(struct http_resp *r,
     r->headers = hb.p ? hb.p : strdup("");
     ct = NULL;
     curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
-    if (ct && (strstr(ct, "json"))) {
+    if (ct && strstr(ct, "json") && strcmp(method, "HEAD") != 0) {
         r->json = json_loadb(r->body, r->len, 0, NULL);
         assert_non_null(r->json); /* a JSON content type carries JSON */
     }
     curl_slist_free_all(hl);
     curl_easy_cleanup(c);
+    log_response(method, path, headers, r);
 }
 
 void http_resp_done(struct http_resp *r)
