@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <configfs/store.h>
 
@@ -58,14 +59,27 @@ json_t *cfs_http_problems_json(struct cfs_http_req *req)
 void cfs_http_handle_readyz(struct cfs_http_req *req)
 {
     json_t *problems = cfs_http_problems_json(req);
-    json_t *body = json_object();
-    bool ready = json_array_size(problems) == 0;
+    json_t *body;
 
+    if (json_array_size(problems) > 0) {
+        json_t *extra = json_object();
+
+        json_object_set_new(extra, "problems", problems);
+        cfs_http_problem_json(req,
+                              MHD_HTTP_SERVICE_UNAVAILABLE,
+                              -EIO,
+                              "Not Ready",
+                              "stored changes could not be replayed (their "
+                              "data is kept)",
+                              extra);
+        return;
+    }
+    json_decref(problems);
+    body = json_object();
+    json_object_set_new(body, "status", json_string("ready"));
     json_object_set_new(
-        body, "status", json_string(ready ? "ready" : "degraded"));
-    json_object_set_new(body, "problems", problems);
-    cfs_http_reply_json(
-        req, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, body);
+        body, "revision", json_integer((json_int_t)cfs_revision()));
+    cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
@@ -85,6 +99,7 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
     return 0;
 }
 
+/* "value"/"encoding" or "old"/"old_encoding" */
 static void
 value_json(json_t *obj, const char *key, const char *data, size_t len)
 {
@@ -93,10 +108,9 @@ value_json(json_t *obj, const char *key, const char *data, size_t len)
     cfs_http_value_json(tmp, data, len);
     json_object_set(obj, key, json_object_get(tmp, "value"));
     if (json_object_get(tmp, "encoding")) {
-        char k[64];
-
-        (void)snprintf(k, sizeof(k), "%s_encoding", key);
-        json_object_set(obj, k, json_object_get(tmp, "encoding"));
+        json_object_set(obj,
+                        strcmp(key, "value") == 0 ? "encoding" : "old_encoding",
+                        json_object_get(tmp, "encoding"));
     }
     json_decref(tmp);
 }
@@ -155,34 +169,62 @@ void cfs_http_handle_history(struct cfs_http_req *req)
     arr = json_array();
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_object();
+        char when[48];
+        time_t secs = (time_t)(es[i].time_us / 1000000);
+        struct tm tm;
+        size_t w;
 
+        gmtime_r(&secs, &tm);
+        w = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+        (void)snprintf(when + w,
+                       sizeof(when) - w,
+                       ".%06dZ",
+                       (int)(es[i].time_us % 1000000));
         json_object_set_new(
             e, "revision", json_integer((json_int_t)es[i].revision));
-        json_object_set_new(e, "time_us", json_integer(es[i].time_us));
+        json_object_set_new(e, "time", json_string(when));
         json_object_set_new(e,
                             "principal",
                             es[i].principal ? json_string(es[i].principal)
                                             : json_null());
         json_object_set_new(e, "op", json_string(cfs_op_name(es[i].op)));
         json_object_set_new(e, "path", json_string(es[i].path));
-        if (es[i].arg) {
-            value_json(e,
-                       es[i].op == CFS_OP_STORE    ? "value"
-                       : es[i].op == CFS_OP_RENAME ? "to"
-                                                   : "target",
-                       es[i].arg,
-                       es[i].arg_len);
+        if (es[i].write_only) {
+            json_object_set_new(e, "write_only", json_true());
+        }
+        if (es[i].op == CFS_OP_RENAME) {
+            json_object_set_new(e, "from", json_string(es[i].path));
+            json_object_set_new(
+                e, "to", json_string(es[i].arg ? es[i].arg : ""));
+        } else if (es[i].arg && es[i].op == CFS_OP_STORE) {
+            value_json(e, "value", es[i].arg, es[i].arg_len);
+        } else if (es[i].arg) {
+            json_object_set_new(e, "target", json_string(es[i].arg));
         }
         if (es[i].old) {
             value_json(e, "old", es[i].old, es[i].old_len);
         }
         json_array_append_new(arr, e);
     }
-    cfs_store_history_free(es, n);
     doc = json_object();
-    json_object_set_new(
-        doc, "revision", json_integer((json_int_t)cfs_revision()));
     json_object_set_new(doc, "entries", arr);
+    /* a full page: the next one starts below its oldest revision */
+    json_object_set_new(doc,
+                        "next_before",
+                        n > 0 && n == (q.limit ? q.limit : 100)
+                            ? json_integer((json_int_t)es[n - 1].revision)
+                            : json_null());
+    {
+        struct cfs_store_info info;
+
+        json_object_set_new(
+            doc,
+            "floor",
+            json_integer(cfs_store_info(store_of(req), &info) == 0
+                             ? (json_int_t)info.history_floor
+                             : 0));
+    }
+    cfs_store_history_free(es, n);
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }
 
@@ -204,9 +246,6 @@ static json_t *export_node(const struct cfs_store_node *n)
 
         json_object_set_new(v, "name", json_string(n->values[i].name));
         cfs_http_value_json(v, n->values[i].data, n->values[i].len);
-        if (n->values[i].binary) {
-            json_object_set_new(v, "binary", json_true());
-        }
         json_array_append_new(vals, v);
     }
     for (size_t i = 0; i < n->n_links; i++) {
@@ -253,7 +292,7 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     json_object_set_new(doc, "format", json_integer(ex->format));
     json_object_set_new(
         doc, "revision", json_integer((json_int_t)ex->revision));
-    json_object_set_new(doc, "tree", export_node(&ex->root));
+    json_object_set_new(doc, "root", export_node(&ex->root));
     cfs_store_export_free(ex);
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
     cfs_http_etag(req, cfs_revision());
@@ -317,7 +356,6 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
         n->values[i].name = cfs_strdup(name);
         n->values[i].data = cfs_memdup(bytes, len);
         n->values[i].len = len;
-        n->values[i].binary = json_is_true(json_object_get(v, "binary"));
         n->n_values = i + 1;
         free(bytes);
         if (!n->values[i].name || !n->values[i].data) {
@@ -432,18 +470,18 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     }
     if (json_integer_value(json_object_get(body, "format")) !=
             CFS_STORE_EXPORT_FORMAT ||
-        !json_is_object(json_object_get(body, "tree"))) {
+        !json_is_object(json_object_get(body, "root"))) {
         cfs_http_problem(req,
                          MHD_HTTP_BAD_REQUEST,
                          -EINVAL,
                          NULL,
                          "an import is an export document: {\"format\": %d, "
-                         "\"tree\": {...}}",
+                         "\"root\": {...}}",
                          CFS_STORE_EXPORT_FORMAT);
         goto out;
     }
     want = cfs_zalloc(sizeof(*want));
-    r = want ? import_node(json_object_get(body, "tree"), &want->root, &why)
+    r = want ? import_node(json_object_get(body, "root"), &want->root, &why)
              : -ENOMEM;
     if (r < 0) {
         cfs_http_problem(req,
@@ -479,10 +517,12 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     if (dry && strcmp(dry, "1") == 0) {
         cfs_txn_abort(txn); /* nothing done: changes nothing */
         doc = json_object();
+        json_object_set_new(doc, "mode", json_string(mode ? mode : "merge"));
         json_object_set_new(doc, "dry_run", json_true());
+        json_object_set_new(doc, "changed", json_false());
         json_object_set_new(
             doc, "revision", json_integer((json_int_t)cfs_revision()));
-        json_object_set_new(doc, "plan", plan_json(ops, n));
+        json_object_set_new(doc, "ops", plan_json(ops, n));
         cfs_http_reply_json(req, MHD_HTTP_OK, doc);
         goto out;
     }
@@ -515,11 +555,13 @@ void cfs_http_handle_import(struct cfs_http_req *req)
         goto out;
     }
     doc = json_object();
+    json_object_set_new(doc, "mode", json_string(mode ? mode : "merge"));
     json_object_set_new(doc, "dry_run", json_false());
+    json_object_set_new(doc, "changed", json_boolean(rev != 0));
     json_object_set_new(doc,
                         "revision",
                         json_integer((json_int_t)(rev ? rev : cfs_revision())));
-    json_object_set_new(doc, "plan", plan_json(ops, n));
+    json_object_set_new(doc, "ops", plan_json(ops, n));
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 out:
     cfs_store_ops_free(ops, n);

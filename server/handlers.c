@@ -1146,6 +1146,11 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         cfs_http_problem(req, 0, r, NULL, "cannot start a transaction");
         goto out;
     }
+    if (!cfs_http_if_match(req, cfs_revision())) {
+        precondition_failed(req, cfs_revision()); /* If-Match: the tree's */
+        cfs_txn_abort(txn);
+        goto out;
+    }
     if (ifrev && (uint64_t)json_integer_value(ifrev) != cfs_revision()) {
         cfs_http_problem(req,
                          MHD_HTTP_PRECONDITION_FAILED,
@@ -1210,7 +1215,8 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
                            i,
                            name,
                            path,
-                           strerror(-r));
+                           *cfs_schema_last_detail() ? cfs_schema_last_detail()
+                                                     : strerror(-r));
             batch_problem(req, 0, r, i, detail);
             cfs_txn_abort(txn);
             goto out;

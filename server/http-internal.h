@@ -21,6 +21,8 @@
 
 #include "http.h"
 
+struct cfs_store;
+
 enum cfs_http_method {
     CFS_M_GET = 1,
     CFS_M_HEAD,
@@ -140,12 +142,39 @@ void cfs_http_handle_history(struct cfs_http_req *req);
 void cfs_http_handle_export(struct cfs_http_req *req);
 void cfs_http_handle_import(struct cfs_http_req *req);
 void cfs_http_handle_metrics(struct cfs_http_req *req);
-void cfs_http_metrics_request(const char *route, int status, uint64_t us);
+void cfs_http_metrics_request(const char *route,
+                              int method,
+                              int status,
+                              uint64_t us);
 void cfs_http_metrics_commit(uint64_t us, bool ok);
 /* The standing replay problems as a JSON array (new reference). */
 json_t *cfs_http_problems_json(struct cfs_http_req *req);
 /* GET /api/v1/openapi.yaml: the built-in copy of api/openapi.yaml. */
 void cfs_http_handle_openapi(struct cfs_http_req *req);
+
+/* ---- events (events.c) ----------------------------------------------------
+ */
+
+struct cfs_http_events;
+struct cfs_http_evbatch;
+
+int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret);
+/* End every stream (none may stay suspended when the daemon stops). */
+void cfs_http_events_stop(struct cfs_http_events *h);
+void cfs_http_events_free(struct cfs_http_events *h);
+/* The events of a transaction's records, made before it commits (new, or
+ * NULL); published once it is durable, discarded if it is not. */
+struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
+                                                 size_t n);
+void cfs_http_events_publish(struct cfs_http_events *h,
+                             struct cfs_http_evbatch *b);
+void cfs_http_events_discard(struct cfs_http_evbatch *b);
+void cfs_http_handle_events(struct cfs_http_req *req);
+struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req);
+/* Answer with a response built by the caller (consumed). */
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

@@ -25,6 +25,7 @@
 
 struct cfs_http_server {
     struct MHD_Daemon *daemon;
+    struct cfs_http_events *events;
     struct cfs_http_options opts;
     uint16_t port;
 };
@@ -90,6 +91,18 @@ void cfs_http_reply_text(struct cfs_http_req *req,
 
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     set_response(req, status, resp, len);
+}
+
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp)
+{
+    set_response(req, status, resp, 0);
+}
+
+struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req)
+{
+    return req->srv->events;
 }
 
 void cfs_http_reply_empty(struct cfs_http_req *req, int status)
@@ -280,8 +293,13 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
 
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
 {
+    size_t n = 0;
+    const struct cfs_change *ch = cfs_txn_changes(txn, &n);
+    struct cfs_http_evbatch *evs = cfs_http_events_prepare(ch, n);
+
     if (!req->srv->opts.store) {
         cfs_txn_commit(txn); /* a tree in memory only */
+        cfs_http_events_publish(req->srv->events, evs);
         return 0;
     }
     /* Answered 2xx only once durable; on failure the change is undone. */
@@ -290,6 +308,11 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
         cfs_store_commit_txn(req->srv->opts.store, txn, req->principal, NULL);
 
     cfs_http_metrics_commit(now_us() - t0, r == 0);
+    if (r == 0) {
+        cfs_http_events_publish(req->srv->events, evs);
+    } else {
+        cfs_http_events_discard(evs);
+    }
     return r;
 }
 
@@ -393,6 +416,13 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_import(req);
         }
+    } else if (strcmp(url, "/api/v1/events") == 0) {
+        req->route = "events";
+        if (req->method != CFS_M_GET) {
+            method_not_allowed(req, "GET");
+        } else {
+            cfs_http_handle_events(req);
+        }
     } else if (strcmp(url, "/metrics") == 0) {
         req->route = "metrics";
         cfs_http_handle_metrics(req);
@@ -404,7 +434,11 @@ static void dispatch(struct cfs_http_req *req)
         cfs_http_handle_openapi(req);
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
-        handle_health(req);
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            handle_health(req);
+        }
     } else {
         req->route = "other";
         cfs_http_problem(
@@ -526,8 +560,10 @@ static void request_completed(void *cls,
         return;
     }
     if (req->status) {
-        cfs_http_metrics_request(
-            req->route, req->status, now_us() - req->start_us);
+        cfs_http_metrics_request(req->route,
+                                 (int)req->method,
+                                 req->status,
+                                 now_us() - req->start_us);
     }
     if (!srv->opts.quiet && req->status) {
         fprintf(stderr,
@@ -619,6 +655,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         srv->opts.timeout_s = 30;
     }
     r = parse_listen(srv->opts.listen, &sa);
+    if (r == 0) {
+        r = cfs_http_events_new(srv->opts.store, &srv->events);
+    }
     if (r < 0) {
         free(srv);
         return r;
@@ -649,6 +688,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          (size_t)64 * 1024,
                          MHD_OPTION_END);
     if (!srv->daemon) {
+        cfs_http_events_stop(srv->events);
+        cfs_http_events_free(srv->events);
         free(srv);
         return -EADDRINUSE;
     }
@@ -666,7 +707,9 @@ uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
 void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
+        cfs_http_events_stop(srv->events); /* streams end first */
         MHD_stop_daemon(srv->daemon);
+        cfs_http_events_free(srv->events);
         free(srv);
     }
 }

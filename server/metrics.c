@@ -16,22 +16,24 @@
 
 #include "http-internal.h"
 
+/* clang-format off */
 static const char *const routes[] = {
-    "config",
-    "rename",
-    "batch",
-    "export",
-    "import",
-    "history",
-    "schema",
-    "api",
-    "healthz",
-    "readyz",
-    "metrics",
+    "config", "rename", "batch", "export", "import", "events", "history",
+    "schema", "api", "openapi", "healthz", "readyz", "metrics", "ui",
     "other",
 };
-#define N_ROUTES  (sizeof(routes) / sizeof(routes[0]))
-#define N_CLASSES 5 /* 1xx .. 5xx */
+static const char *const methods[] = {
+    "GET", "HEAD", "POST", "PUT", "DELETE", "OTHER",
+};
+/* The statuses configfsd answers; anything else counts as 599. */
+static const int statuses[] = {
+    200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 412, 413, 415, 422,
+    431, 500, 503, 599,
+};
+/* clang-format on */
+#define N_METHODS  (sizeof(methods) / sizeof(methods[0]))
+#define N_STATUSES (sizeof(statuses) / sizeof(statuses[0]))
+#define N_ROUTES   (sizeof(routes) / sizeof(routes[0]))
 
 /* Upper bounds in microseconds; the last bucket is +Inf. */
 static const uint64_t buckets_us[] = {100,
@@ -54,8 +56,8 @@ struct histogram {
     atomic_uint_fast64_t sum_us;
 };
 
-static atomic_uint_fast64_t requests[N_ROUTES][N_CLASSES];
-static struct histogram request_latency;
+static atomic_uint_fast64_t requests[N_ROUTES][N_METHODS][N_STATUSES];
+static struct histogram request_latency[N_ROUTES];
 static struct histogram commit_latency;
 static atomic_uint_fast64_t commit_failures;
 
@@ -70,10 +72,14 @@ static void observe(struct histogram *h, uint64_t us)
     atomic_fetch_add_explicit(&h->sum_us, us, memory_order_relaxed);
 }
 
-void cfs_http_metrics_request(const char *route, int status, uint64_t us)
+void cfs_http_metrics_request(const char *route,
+                              int method,
+                              int status,
+                              uint64_t us)
 {
     size_t r = N_ROUTES - 1;
-    int cls = status / 100 - 1;
+    size_t m = (size_t)method - 1;
+    size_t st = N_STATUSES - 1;
 
     for (size_t i = 0; route && i < N_ROUTES; i++) {
         if (strcmp(route, routes[i]) == 0) {
@@ -81,11 +87,17 @@ void cfs_http_metrics_request(const char *route, int status, uint64_t us)
             break;
         }
     }
-    if (cls < 0 || cls >= N_CLASSES) {
-        cls = N_CLASSES - 1;
+    if (method < 1 || m >= N_METHODS) {
+        m = N_METHODS - 1;
     }
-    atomic_fetch_add_explicit(&requests[r][cls], 1, memory_order_relaxed);
-    observe(&request_latency, us);
+    for (size_t i = 0; i < N_STATUSES; i++) {
+        if (statuses[i] == status) {
+            st = i;
+            break;
+        }
+    }
+    atomic_fetch_add_explicit(&requests[r][m][st], 1, memory_order_relaxed);
+    observe(&request_latency[r], us);
 }
 
 void cfs_http_metrics_commit(uint64_t us, bool ok)
@@ -96,30 +108,45 @@ void cfs_http_metrics_commit(uint64_t us, bool ok)
     }
 }
 
-static void put_histogram(FILE *f, const char *name, struct histogram *h)
+/* @label: "" or 'route="config",' (with its trailing comma). */
+static void
+put_histogram(FILE *f, const char *name, const char *label, struct histogram *h)
 {
+    int ll = (int)strlen(label);
     uint64_t cum = 0;
 
     for (size_t b = 0; b <= N_BUCKETS; b++) {
         cum += atomic_load_explicit(&h->count[b], memory_order_relaxed);
         if (b < N_BUCKETS) {
             fprintf(f,
-                    "%s_bucket{le=\"%g\"} %llu\n",
+                    "%s_bucket{%sle=\"%g\"} %llu\n",
                     name,
+                    label,
                     (double)buckets_us[b] / 1e6,
                     (unsigned long long)cum);
         } else {
             fprintf(f,
-                    "%s_bucket{le=\"+Inf\"} %llu\n",
+                    "%s_bucket{%sle=\"+Inf\"} %llu\n",
                     name,
+                    label,
                     (unsigned long long)cum);
         }
     }
     fprintf(f,
-            "%s_sum %g\n%s_count %llu\n",
+            "%s_sum%s%.*s%s %g\n",
             name,
-            (double)atomic_load(&h->sum_us) / 1e6,
+            ll ? "{" : "",
+            ll ? ll - 1 : 0,
+            label,
+            ll ? "}" : "",
+            (double)atomic_load(&h->sum_us) / 1e6);
+    fprintf(f,
+            "%s_count%s%.*s%s %llu\n",
             name,
+            ll ? "{" : "",
+            ll ? ll - 1 : 0,
+            label,
+            ll ? "}" : "",
             (unsigned long long)cum);
 }
 
@@ -135,32 +162,46 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
         return;
     }
     fprintf(f,
-            "# HELP configfsd_requests_total HTTP requests by route and "
-            "status class.\n# TYPE configfsd_requests_total counter\n");
+            "# HELP configfsd_http_requests_total HTTP requests answered.\n"
+            "# TYPE configfsd_http_requests_total counter\n");
     for (size_t r = 0; r < N_ROUTES; r++) {
-        for (int c = 0; c < N_CLASSES; c++) {
-            uint64_t v = atomic_load(&requests[r][c]);
+        for (size_t m = 0; m < N_METHODS; m++) {
+            for (size_t s = 0; s < N_STATUSES; s++) {
+                uint64_t v = atomic_load(&requests[r][m][s]);
 
-            if (v) {
-                fprintf(f,
-                        "configfsd_requests_total{route=\"%s\",code=\"%dxx\"} "
-                        "%llu\n",
-                        routes[r],
-                        c + 1,
-                        (unsigned long long)v);
+                if (v) {
+                    fprintf(f,
+                            "configfsd_http_requests_total{route=\"%s\","
+                            "method=\"%s\",status=\"%d\"} %llu\n",
+                            routes[r],
+                            methods[m],
+                            statuses[s],
+                            (unsigned long long)v);
+                }
             }
         }
     }
     fprintf(f,
-            "# HELP configfsd_request_duration_seconds Time to answer a "
-            "request.\n# TYPE configfsd_request_duration_seconds "
-            "histogram\n");
-    put_histogram(f, "configfsd_request_duration_seconds", &request_latency);
+            "# HELP configfsd_http_request_duration_seconds Time to "
+            "answer a request.\n# TYPE "
+            "configfsd_http_request_duration_seconds histogram\n");
+    for (size_t r = 0; r < N_ROUTES; r++) {
+        char label[48];
+
+        if (atomic_load(&request_latency[r].sum_us) == 0) {
+            continue;
+        }
+        (void)snprintf(label, sizeof(label), "route=\"%s\",", routes[r]);
+        put_histogram(f,
+                      "configfsd_http_request_duration_seconds",
+                      label,
+                      &request_latency[r]);
+    }
     fprintf(f,
             "# HELP configfsd_commit_duration_seconds Time to make a "
             "change durable.\n# TYPE configfsd_commit_duration_seconds "
             "histogram\n");
-    put_histogram(f, "configfsd_commit_duration_seconds", &commit_latency);
+    put_histogram(f, "configfsd_commit_duration_seconds", "", &commit_latency);
     fprintf(f,
             "# HELP configfsd_commit_failures_total Commits that failed and "
             "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
@@ -172,8 +213,8 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             (unsigned long long)cfs_revision());
     fprintf(f,
             "# HELP configfsd_tree_nodes Directories and links in the "
-            "tree.\n# TYPE configfsd_tree_nodes gauge\nconfigfsd_tree_nodes "
-            "%llu\n",
+            "tree.\n# TYPE configfsd_tree_nodes gauge\n"
+            "configfsd_tree_nodes{kind=\"all\"} %llu\n",
             (unsigned long long)cfs_tree_nodes());
     problems = cfs_http_problems_json(req);
     fprintf(f,

@@ -350,9 +350,9 @@ static void test_config_metrics(void **state)
     http(&r, "GET", "/metrics", NULL, 0, NULL);
     assert_int_equal(r.status, 200);
     assert_non_null(
-        strstr(r.body, "configfsd_requests_total{route=\"config\""));
+        strstr(r.body, "configfsd_http_requests_total{route=\"config\""));
     assert_non_null(
-        strstr(r.body, "configfsd_request_duration_seconds_bucket"));
+        strstr(r.body, "configfsd_http_request_duration_seconds_bucket"));
     assert_non_null(strstr(r.body, "configfsd_revision "));
     assert_non_null(strstr(r.body, "configfsd_tree_nodes "));
     http_resp_done(&r);

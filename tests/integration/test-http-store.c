@@ -148,7 +148,7 @@ static void test_store_export_import_round_trip(void **state)
     rev = json_integer_value(json_object_get(ex.json, "revision"));
     http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), json_hdr);
     assert_int_equal(r.status, 200);
-    assert_int_equal(json_array_size(json_object_get(r.json, "plan")), 0);
+    assert_int_equal(json_array_size(json_object_get(r.json, "ops")), 0);
     assert_int_equal(json_integer_value(json_object_get(r.json, "revision")),
                      rev);
     http_resp_done(&r);
@@ -170,7 +170,7 @@ static void test_store_export_import_round_trip(void **state)
          strlen(doc),
          json_hdr);
     assert_int_equal(r.status, 200);
-    assert_true(json_array_size(json_object_get(r.json, "plan")) >= 3);
+    assert_true(json_array_size(json_object_get(r.json, "ops")) >= 3);
     http_resp_done(&r);
     http(&r, "GET", "/api/v1/config/02-simple-children/extra", NULL, 0, NULL);
     assert_int_equal(r.status, 200); /* still there */
