@@ -46,8 +46,13 @@ struct cfs_http_req {
     size_t resp_len;   /* bytes of the answered body */
     const char *route; /* a route label for metrics */
     struct MHD_Response *resp;
-    const char *principal; /* token name, or "anonymous" */
-    char *decoded[8];      /* decoded query values */
+    const char *principal;           /* token name, or "anonymous" */
+    char *decoded[8];                /* decoded query values */
+    struct cfs_store_ticket *ticket; /* a commit the answer waits for */
+    struct cfs_http_evbatch *evs;    /* its events */
+    uint64_t commit_start;
+    bool ready;                  /* the commit is done: answer */
+    struct cfs_http_req *c_next; /* on the commit queue */
     size_t n_decoded;
 };
 
