@@ -262,12 +262,10 @@ void cfs_http_events_publish(struct cfs_http_events *h,
     for (size_t i = 0; i < b->n; i++) {
         struct ev e = b->evs[i];
 
-        if (e.rev <= h->last + 1) {
-            ring_push(h, &e);
-        } else if (h->n_hold < HOLD_CAP) {
+        if (e.rev > h->last + 1 && h->n_hold < HOLD_CAP) {
             h->hold[h->n_hold++] = e; /* an earlier commit is still out */
         } else {
-            ring_push(h, &e); /* never wait without bound */
+            ring_push(h, &e); /* in order, or never waiting without bound */
         }
     }
     drain_hold(h);

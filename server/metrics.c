@@ -118,36 +118,36 @@ put_histogram(FILE *f, const char *name, const char *label, struct histogram *h)
     for (size_t b = 0; b <= N_BUCKETS; b++) {
         cum += atomic_load_explicit(&h->count[b], memory_order_relaxed);
         if (b < N_BUCKETS) {
-            fprintf(f,
-                    "%s_bucket{%sle=\"%g\"} %llu\n",
-                    name,
-                    label,
-                    (double)buckets_us[b] / 1e6,
-                    (unsigned long long)cum);
+            (void)fprintf(f,
+                          "%s_bucket{%sle=\"%g\"} %llu\n",
+                          name,
+                          label,
+                          (double)buckets_us[b] / 1e6,
+                          (unsigned long long)cum);
         } else {
-            fprintf(f,
-                    "%s_bucket{%sle=\"+Inf\"} %llu\n",
-                    name,
-                    label,
-                    (unsigned long long)cum);
+            (void)fprintf(f,
+                          "%s_bucket{%sle=\"+Inf\"} %llu\n",
+                          name,
+                          label,
+                          (unsigned long long)cum);
         }
     }
-    fprintf(f,
-            "%s_sum%s%.*s%s %g\n",
-            name,
-            ll ? "{" : "",
-            ll ? ll - 1 : 0,
-            label,
-            ll ? "}" : "",
-            (double)atomic_load(&h->sum_us) / 1e6);
-    fprintf(f,
-            "%s_count%s%.*s%s %llu\n",
-            name,
-            ll ? "{" : "",
-            ll ? ll - 1 : 0,
-            label,
-            ll ? "}" : "",
-            (unsigned long long)cum);
+    (void)fprintf(f,
+                  "%s_sum%s%.*s%s %g\n",
+                  name,
+                  ll ? "{" : "",
+                  ll ? ll - 1 : 0,
+                  label,
+                  ll ? "}" : "",
+                  (double)atomic_load(&h->sum_us) / 1e6);
+    (void)fprintf(f,
+                  "%s_count%s%.*s%s %llu\n",
+                  name,
+                  ll ? "{" : "",
+                  ll ? ll - 1 : 0,
+                  label,
+                  ll ? "}" : "",
+                  (unsigned long long)cum);
 }
 
 void cfs_http_handle_metrics(struct cfs_http_req *req)
@@ -161,30 +161,31 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
         cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
         return;
     }
-    fprintf(f,
-            "# HELP configfsd_http_requests_total HTTP requests answered.\n"
-            "# TYPE configfsd_http_requests_total counter\n");
+    (void)fprintf(
+        f,
+        "# HELP configfsd_http_requests_total HTTP requests answered.\n"
+        "# TYPE configfsd_http_requests_total counter\n");
     for (size_t r = 0; r < N_ROUTES; r++) {
         for (size_t m = 0; m < N_METHODS; m++) {
             for (size_t s = 0; s < N_STATUSES; s++) {
                 uint64_t v = atomic_load(&requests[r][m][s]);
 
                 if (v) {
-                    fprintf(f,
-                            "configfsd_http_requests_total{route=\"%s\","
-                            "method=\"%s\",status=\"%d\"} %llu\n",
-                            routes[r],
-                            methods[m],
-                            statuses[s],
-                            (unsigned long long)v);
+                    (void)fprintf(f,
+                                  "configfsd_http_requests_total{route=\"%s\","
+                                  "method=\"%s\",status=\"%d\"} %llu\n",
+                                  routes[r],
+                                  methods[m],
+                                  statuses[s],
+                                  (unsigned long long)v);
                 }
             }
         }
     }
-    fprintf(f,
-            "# HELP configfsd_http_request_duration_seconds Time to "
-            "answer a request.\n# TYPE "
-            "configfsd_http_request_duration_seconds histogram\n");
+    (void)fprintf(f,
+                  "# HELP configfsd_http_request_duration_seconds Time to "
+                  "answer a request.\n# TYPE "
+                  "configfsd_http_request_duration_seconds histogram\n");
     for (size_t r = 0; r < N_ROUTES; r++) {
         char label[48];
 
@@ -197,31 +198,33 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
                       label,
                       &request_latency[r]);
     }
-    fprintf(f,
-            "# HELP configfsd_commit_duration_seconds Time to make a "
-            "change durable.\n# TYPE configfsd_commit_duration_seconds "
-            "histogram\n");
+    (void)fprintf(f,
+                  "# HELP configfsd_commit_duration_seconds Time to make a "
+                  "change durable.\n# TYPE configfsd_commit_duration_seconds "
+                  "histogram\n");
     put_histogram(f, "configfsd_commit_duration_seconds", "", &commit_latency);
-    fprintf(f,
-            "# HELP configfsd_commit_failures_total Commits that failed and "
-            "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
-            "configfsd_commit_failures_total %llu\n",
-            (unsigned long long)atomic_load(&commit_failures));
-    fprintf(f,
-            "# HELP configfsd_revision The last revision.\n# TYPE "
-            "configfsd_revision gauge\nconfigfsd_revision %llu\n",
-            (unsigned long long)cfs_revision());
-    fprintf(f,
-            "# HELP configfsd_tree_nodes Directories and links in the "
-            "tree.\n# TYPE configfsd_tree_nodes gauge\n"
-            "configfsd_tree_nodes{kind=\"all\"} %llu\n",
-            (unsigned long long)cfs_tree_nodes());
+    (void)fprintf(
+        f,
+        "# HELP configfsd_commit_failures_total Commits that failed and "
+        "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
+        "configfsd_commit_failures_total %llu\n",
+        (unsigned long long)atomic_load(&commit_failures));
+    (void)fprintf(f,
+                  "# HELP configfsd_revision The last revision.\n# TYPE "
+                  "configfsd_revision gauge\nconfigfsd_revision %llu\n",
+                  (unsigned long long)cfs_revision());
+    (void)fprintf(f,
+                  "# HELP configfsd_tree_nodes Directories and links in the "
+                  "tree.\n# TYPE configfsd_tree_nodes gauge\n"
+                  "configfsd_tree_nodes{kind=\"all\"} %llu\n",
+                  (unsigned long long)cfs_tree_nodes());
     problems = cfs_http_problems_json(req);
-    fprintf(f,
-            "# HELP configfsd_replay_problems Stored changes that could not "
-            "be replayed.\n# TYPE configfsd_replay_problems gauge\n"
-            "configfsd_replay_problems %zu\n",
-            json_array_size(problems));
+    (void)fprintf(
+        f,
+        "# HELP configfsd_replay_problems Stored changes that could not "
+        "be replayed.\n# TYPE configfsd_replay_problems gauge\n"
+        "configfsd_replay_problems %zu\n",
+        json_array_size(problems));
     json_decref(problems);
     if (fclose(f) != 0 || !text) {
         free(text);

@@ -182,7 +182,7 @@ int cfs_link_restore(struct cfs_txn *txn,
                      const char *target,
                      const char *before)
 {
-    struct cfs_resolved dres, tres;
+    struct cfs_resolved dres = {0}, tres = {0};
     const struct configfs_item_operations *iops;
     size_t dlen = (size_t)(strrchr(path, '/') - path);
     struct cfs_dirent *dir, *t;
@@ -201,8 +201,11 @@ int cfs_link_restore(struct cfs_txn *txn,
     if (r < 0) {
         return r;
     }
-    dir = dres.dir;
+        dir = dres.dir;
     t = tres.dir;
+    if (!dir || !t) {
+        return -ENOENT;
+    }
     iops = cfs_item_ops(dir);
     if (!iops || !iops->allow_link) {
         return -EPERM;

@@ -98,6 +98,9 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
         last = req;
         n++;
     }
+    if (!last) {
+        return; /* nothing queued (cannot happen: @me is) */
+    }
     /* Detach first..last from the queue. */
     s->q_head = last->next;
     if (s->q_head) {
