@@ -11,6 +11,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +23,13 @@
 #include <configfs/schema.h>
 
 #include "http-internal.h"
+#include "log.h"
 
 struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_options opts;
     uint16_t port;
+    atomic_bool running; /* MHD_start_daemon() has returned */
 };
 
 static uint64_t now_us(void)
@@ -487,13 +491,12 @@ static void request_completed(void *cls,
         return;
     }
     if (!srv->opts.quiet && req->status) {
-        fprintf(stderr,
-                "access %s %s %d %zu %lluus\n",
-                req->method_name,
-                req->url ? req->url : "-",
-                req->status,
-                req->resp_len,
-                (unsigned long long)(now_us() - req->start_us));
+        cfs_log_access(req->method_name,
+                       req->url,
+                       req->status,
+                       req->resp_len,
+                       now_us() - req->start_us,
+                       req->principal);
     }
     if (req->resp) {
         MHD_destroy_response(req->resp);
@@ -514,6 +517,27 @@ static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
     (void)cls;
     (void)conn;
     return strlen(s);
+}
+
+/* libmicrohttpd's own messages. While starting they say why start-up fails
+ * (a port in use, a key GnuTLS refuses); once serving they are about single
+ * connections, which a client controls, so they are only debug. */
+__attribute__((format(printf, 2, 0))) static void
+mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    struct cfs_http_server *srv = cls;
+    char msg[1024];
+    size_t n;
+
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) {
+        msg[--n] = '\0';
+    }
+    cfs_log(atomic_load(&srv->running) ? CFS_LOG_DEBUG : CFS_LOG_ERROR,
+            "mhd",
+            "%s",
+            msg);
 }
 
 /* ---- life cycle -------------------------------------------------------------
@@ -588,6 +612,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          NULL,
                          access_handler,
                          srv,
+                         MHD_OPTION_EXTERNAL_LOGGER, /* first, or MHD warns */
+                         mhd_logger,
+                         srv,
                          MHD_OPTION_SOCK_ADDR,
                          (struct sockaddr *)&sa,
                          MHD_OPTION_THREAD_POOL_SIZE,
@@ -609,6 +636,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         free(srv);
         return -EADDRINUSE;
     }
+    atomic_store(&srv->running, true);
     info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = info ? info->port : 0;
     *ret_srv = srv;

@@ -15,6 +15,7 @@
 #include <configfs/schema.h>
 
 #include "http.h"
+#include "log.h"
 #include "samples.h"
 
 #define MAX_MODULES 64
@@ -34,6 +35,8 @@ struct options {
     unsigned int threads;
     long history_limit;
     const char *log_level;
+    enum cfs_log_level level;
+    const char *log_file;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -70,6 +73,8 @@ static void usage(FILE *out)
             " (CONFIGFSD_HISTORY_LIMIT; default: all)\n"
             "  --log-level LEVEL     error|warning|info|debug"
             " (CONFIGFSD_LOG_LEVEL; default info)\n"
+            "  --log-file FILE       log there instead of stderr; SIGHUP"
+            " reopens it (CONFIGFSD_LOG_FILE)\n"
             "  --help                this text\n"
             "  --version             the version\n");
 }
@@ -110,6 +115,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_THREADS,
         O_HISTORY,
         O_LOG,
+        O_LOG_FILE,
         O_HELP,
         O_VERSION,
     };
@@ -126,6 +132,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"threads", required_argument, NULL, O_THREADS},
         {"history-limit", required_argument, NULL, O_HISTORY},
         {"log-level", required_argument, NULL, O_LOG},
+        {"log-file", required_argument, NULL, O_LOG_FILE},
         {"help", no_argument, NULL, O_HELP},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -149,6 +156,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->tls_key = env_or("CONFIGFSD_TLS_KEY", NULL);
     o->sync = env_or("CONFIGFSD_SYNC", "full");
     o->log_level = env_or("CONFIGFSD_LOG_LEVEL", "info");
+    o->log_file = env_or("CONFIGFSD_LOG_FILE", NULL);
     o->history_limit = -1;
     if (mods) {
         static char buf[4096];
@@ -202,6 +210,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_LOG:
             o->log_level = optarg;
             break;
+        case O_LOG_FILE:
+            o->log_file = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             exit(0);
@@ -235,8 +246,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         fprintf(stderr, "configfsd: --sync is full or normal\n");
         return 2;
     }
-    if (strcmp(o->log_level, "error") && strcmp(o->log_level, "warning") &&
-        strcmp(o->log_level, "info") && strcmp(o->log_level, "debug")) {
+    if (cfs_log_level_parse(o->log_level, &o->level) < 0) {
         fprintf(stderr,
                 "configfsd: --log-level is error, warning, info or "
                 "debug\n");
@@ -270,8 +280,9 @@ static int start_subsystems(const struct options *o)
     if (!o->no_samples) {
         r = cfs_samples_register();
         if (r < 0) {
-            fprintf(stderr,
-                    "configfsd: Failed to register the samples: %s\n",
+            cfs_log(CFS_LOG_ERROR,
+                    "start",
+                    "Failed to register the samples: %s",
                     strerror(-r));
             return 1;
         }
@@ -279,17 +290,18 @@ static int start_subsystems(const struct options *o)
     }
     r = cfs_schema_load_dir(o->schema_dir, &schemas, &err);
     if (r == -ENOENT && !o->schema_dir_given && !err.path[0]) {
-        fprintf(stderr,
-                "configfsd: no %s directory: no declarative "
-                "subsystems\n",
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "no %s directory: no declarative subsystems",
                 o->schema_dir);
         r = 0;
     } else if (r == 0) {
         r = cfs_schema_set_register(schemas, &err);
     }
     if (r < 0) {
-        fprintf(stderr,
-                "configfsd: Failed to load schemas: %s\n",
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to load schemas: %s",
                 cfs_schema_error_format(&err, line, sizeof(line)));
         teardown();
         return 1;
@@ -299,8 +311,9 @@ static int start_subsystems(const struct options *o)
 
         r = cfs_module_load(o->modules[i], &mod);
         if (r < 0) {
-            fprintf(stderr,
-                    "configfsd: Failed to load module '%s': %s\n",
+            cfs_log(CFS_LOG_ERROR,
+                    "start",
+                    "Failed to load module '%s': %s",
                     o->modules[i],
                     strerror(-r));
             teardown();
@@ -324,6 +337,17 @@ int main(int argc, char **argv)
     if (r) {
         return r;
     }
+    cfs_log_set_level(o.level);
+    if (o.log_file) {
+        r = cfs_log_open_file(o.log_file);
+        if (r < 0) {
+            fprintf(stderr,
+                    "configfsd: cannot open log file %s: %s\n",
+                    o.log_file,
+                    strerror(-r));
+            return 1;
+        }
+    }
     /* Not part of this build yet: refuse rather than pretend. */
     if (o.tokens || o.tls_cert || o.tls_key) {
         fprintf(stderr,
@@ -339,9 +363,9 @@ int main(int argc, char **argv)
                 o.listen);
         return 2;
     }
-    fprintf(stderr,
-            "configfsd: warning: this build keeps the tree in memory "
-            "only; %s is not written\n",
+    cfs_log(CFS_LOG_WARNING,
+            "start",
+            "this build keeps the tree in memory only; %s is not written",
             o.db);
     r = start_subsystems(&o);
     if (r) {
@@ -359,19 +383,19 @@ int main(int argc, char **argv)
     hopts.listen = o.listen;
     hopts.threads = o.threads;
     hopts.schemas = schemas;
-    hopts.quiet = strcmp(o.log_level, "error") == 0 ||
-                  strcmp(o.log_level, "warning") == 0;
     r = cfs_http_server_start(&hopts, &srv);
     if (r < 0) {
-        fprintf(stderr,
-                "configfsd: Failed to listen on %s: %s\n",
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to listen on %s: %s",
                 o.listen,
                 strerror(-r));
         teardown();
         return 1;
     }
-    fprintf(stderr,
-            "configfsd %s: listening on http://%s (port %u)\n",
+    cfs_log(CFS_LOG_INFO,
+            "start",
+            "configfsd %s listening on http://%s (port %u)",
             CFS_VERSION,
             o.listen,
             cfs_http_server_port(srv));
@@ -386,14 +410,22 @@ int main(int argc, char **argv)
             sigsuspend(&old);
         }
         if (stop_signal == SIGHUP) {
-            stop_signal = 0; /* logs go to stderr: nothing to reopen */
-            fprintf(stderr, "configfsd: SIGHUP\n");
+            stop_signal = 0;
+            r = cfs_log_reopen(); /* a no-op when logging to stderr */
+            if (r < 0) {
+                cfs_log(CFS_LOG_ERROR,
+                        "signal",
+                        "Failed to reopen %s: %s",
+                        o.log_file,
+                        strerror(-r));
+            }
             continue;
         }
         break;
     }
-    fprintf(stderr, "configfsd: stopping\n");
+    cfs_log(CFS_LOG_INFO, "stop", "stopping");
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
+    cfs_log_close();
     return 0;
 }
