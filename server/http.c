@@ -322,6 +322,31 @@ static void handle_health(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+/* A config path deeper than CFS_DEPTH_MAX (counting the item a POST would
+ * make) is refused before it reaches the tree: 400 ENAMETOOLONG. */
+static bool too_deep(struct cfs_http_req *req, const char *rest)
+{
+    unsigned int depth = req->method == CFS_M_POST ? 1 : 0;
+
+    for (const char *p = rest; *p;) {
+        size_t n = strcspn(p, "/");
+
+        depth += n > 0;
+        p += n;
+        p += strspn(p, "/");
+    }
+    if (depth <= CFS_DEPTH_MAX) {
+        return false;
+    }
+    cfs_http_problem(req,
+                     MHD_HTTP_BAD_REQUEST,
+                     -ENAMETOOLONG,
+                     "Invalid path",
+                     "a config path has at most %d levels",
+                     CFS_DEPTH_MAX);
+    return true;
+}
+
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req)
 {
     return &req->srv->opts;
@@ -338,6 +363,9 @@ static void dispatch(struct cfs_http_req *req)
     }
     if (starts_with(url, "/api/v1/config/", &rest)) {
         req->route = "config";
+        if (too_deep(req, rest)) {
+            return;
+        }
         cfs_http_handle_config(req, rest);
     } else if (starts_with(url, "/api/v1/schema/", &rest)) {
         req->route = "schema";
@@ -588,16 +616,19 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         srv->opts.listen = "127.0.0.1:8080";
     }
     if (!srv->opts.body_limit) {
-        srv->opts.body_limit = 1024 * 1024;
+        srv->opts.body_limit = CFS_BODY_MAX;
+    }
+    if (!srv->opts.header_limit) {
+        srv->opts.header_limit = CFS_HEADER_MAX;
     }
     if (!srv->opts.threads) {
         srv->opts.threads = ncpu > 0 ? (unsigned int)ncpu : 2;
     }
     if (!srv->opts.max_connections) {
-        srv->opts.max_connections = 1024;
+        srv->opts.max_connections = CFS_CONN_MAX;
     }
     if (!srv->opts.timeout_s) {
-        srv->opts.timeout_s = 30;
+        srv->opts.timeout_s = CFS_CONN_TIMEOUT;
     }
     r = parse_listen(srv->opts.listen, &sa);
     if (r < 0) {
@@ -630,7 +661,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          MHD_OPTION_CONNECTION_TIMEOUT,
                          (unsigned int)srv->opts.timeout_s,
                          MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                         (size_t)64 * 1024,
+                         srv->opts.header_limit,
+                         MHD_OPTION_STRICT_FOR_CLIENT,
+                         1, /* HTTP/1.1 needs Host; no spaces in URLs */
                          MHD_OPTION_END);
     if (!srv->daemon) {
         free(srv);

@@ -13,14 +13,16 @@
 struct cfs_http_server;
 struct cfs_schema_set;
 
+/* Zero members take the defaults of <configfs/limits.h>. */
 struct cfs_http_options {
-    const char *listen;   /* "HOST:PORT"; port 0 picks one */
-    unsigned int threads; /* worker threads; 0: one per core */
-    size_t body_limit;    /* bytes; 0: 1 MiB */
-    unsigned int max_connections;
-    unsigned int timeout_s;         /* idle connection timeout */
-    const char *static_dir;         /* web/static, or NULL */
-    bool quiet;                     /* no access log */
+    const char *listen;           /* "HOST:PORT"; port 0 picks one */
+    unsigned int threads;         /* worker threads; 0: one per core */
+    size_t body_limit;            /* bytes; 0: CFS_BODY_MAX */
+    size_t header_limit;          /* bytes per connection; 0: CFS_HEADER_MAX */
+    unsigned int max_connections; /* 0: CFS_CONN_MAX */
+    unsigned int timeout_s;       /* idle seconds; 0: CFS_CONN_TIMEOUT */
+    const char *static_dir;       /* web/static, or NULL */
+    bool quiet;                   /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <configfs/cfs.h>
+#include <configfs/limits.h>
 #include <configfs/schema.h>
 
 #include "http.h"
@@ -33,6 +34,10 @@ struct options {
     const char *tls_key;
     const char *sync;
     unsigned int threads;
+    size_t body_limit;
+    size_t header_limit;
+    unsigned int max_connections;
+    unsigned int timeout_s;
     long history_limit;
     const char *log_level;
     enum cfs_log_level level;
@@ -71,12 +76,26 @@ static void usage(FILE *out)
             " default: one per core)\n"
             "  --history-limit N     journal rows to keep"
             " (CONFIGFSD_HISTORY_LIMIT; default: all)\n"
+            "  --body-limit BYTES    largest request body"
+            " (CONFIGFSD_BODY_LIMIT; default %d)\n"
+            "  --header-limit BYTES  memory of one connection: request line"
+            " and headers\n"
+            "                        (CONFIGFSD_HEADER_LIMIT; default %d)\n"
+            "  --max-connections N   concurrent connections"
+            " (CONFIGFSD_MAX_CONNECTIONS; default %d)\n"
+            "  --timeout SECONDS     close a connection silent this long"
+            " (CONFIGFSD_TIMEOUT;\n"
+            "                        default %d)\n"
             "  --log-level LEVEL     error|warning|info|debug"
             " (CONFIGFSD_LOG_LEVEL; default info)\n"
             "  --log-file FILE       log there instead of stderr; SIGHUP"
             " reopens it (CONFIGFSD_LOG_FILE)\n"
             "  --help                this text\n"
-            "  --version             the version\n");
+            "  --version             the version\n",
+            CFS_BODY_MAX,
+            CFS_HEADER_MAX,
+            CFS_CONN_MAX,
+            CFS_CONN_TIMEOUT);
 }
 
 static int parse_uint(const char *s, long max, long *ret)
@@ -114,6 +133,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_SYNC,
         O_THREADS,
         O_HISTORY,
+        O_BODY_LIMIT,
+        O_HEADER_LIMIT,
+        O_MAX_CONN,
+        O_TIMEOUT,
         O_LOG,
         O_LOG_FILE,
         O_HELP,
@@ -131,6 +154,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"sync", required_argument, NULL, O_SYNC},
         {"threads", required_argument, NULL, O_THREADS},
         {"history-limit", required_argument, NULL, O_HISTORY},
+        {"body-limit", required_argument, NULL, O_BODY_LIMIT},
+        {"header-limit", required_argument, NULL, O_HEADER_LIMIT},
+        {"max-connections", required_argument, NULL, O_MAX_CONN},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
         {"log-level", required_argument, NULL, O_LOG},
         {"log-file", required_argument, NULL, O_LOG_FILE},
         {"help", no_argument, NULL, O_HELP},
@@ -140,6 +167,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *threads = env_or("CONFIGFSD_THREADS", NULL);
     const char *history = env_or("CONFIGFSD_HISTORY_LIMIT", NULL);
     const char *mods = env_or("CONFIGFSD_MODULES", NULL);
+    const char *body_limit = env_or("CONFIGFSD_BODY_LIMIT", NULL);
+    const char *header_limit = env_or("CONFIGFSD_HEADER_LIMIT", NULL);
+    const char *max_conn = env_or("CONFIGFSD_MAX_CONNECTIONS", NULL);
+    const char *timeout = env_or("CONFIGFSD_TIMEOUT", NULL);
     long v;
     int c;
 
@@ -207,6 +238,18 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_HISTORY:
             history = optarg;
             break;
+        case O_BODY_LIMIT:
+            body_limit = optarg;
+            break;
+        case O_HEADER_LIMIT:
+            header_limit = optarg;
+            break;
+        case O_MAX_CONN:
+            max_conn = optarg;
+            break;
+        case O_TIMEOUT:
+            timeout = optarg;
+            break;
         case O_LOG:
             o->log_level = optarg;
             break;
@@ -241,6 +284,34 @@ static int parse_options(int argc, char **argv, struct options *o)
             return 2;
         }
         o->history_limit = v;
+    }
+    if (body_limit) {
+        if (parse_uint(body_limit, 1L << 30, &v) < 0 || v < 4096) {
+            fprintf(stderr, "configfsd: --body-limit must be 4096..2^30\n");
+            return 2;
+        }
+        o->body_limit = (size_t)v;
+    }
+    if (header_limit) {
+        if (parse_uint(header_limit, 16L << 20, &v) < 0 || v < 8192) {
+            fprintf(stderr, "configfsd: --header-limit must be 8192..2^24\n");
+            return 2;
+        }
+        o->header_limit = (size_t)v;
+    }
+    if (max_conn) {
+        if (parse_uint(max_conn, 65536, &v) < 0 || v == 0) {
+            fprintf(stderr, "configfsd: --max-connections must be 1..65536\n");
+            return 2;
+        }
+        o->max_connections = (unsigned int)v;
+    }
+    if (timeout) {
+        if (parse_uint(timeout, 86400, &v) < 0 || v == 0) {
+            fprintf(stderr, "configfsd: --timeout must be 1..86400\n");
+            return 2;
+        }
+        o->timeout_s = (unsigned int)v;
     }
     if (strcmp(o->sync, "full") != 0 && strcmp(o->sync, "normal") != 0) {
         fprintf(stderr, "configfsd: --sync is full or normal\n");
@@ -382,6 +453,10 @@ int main(int argc, char **argv)
     memset(&hopts, 0, sizeof(hopts));
     hopts.listen = o.listen;
     hopts.threads = o.threads;
+    hopts.body_limit = o.body_limit;
+    hopts.header_limit = o.header_limit;
+    hopts.max_connections = o.max_connections;
+    hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
     r = cfs_http_server_start(&hopts, &srv);
     if (r < 0) {
