@@ -455,11 +455,19 @@ static enum MHD_Result access_handler(void *cls,
         req->url = strdup(url);
         req->principal = "anonymous";
         *req_cls = req;
-        return req->url ? MHD_YES : MHD_NO;
+        if (!req->url) {
+            return MHD_NO;
+        }
+        cfs_http_authorize(req);
+        return MHD_YES;
     }
     if (*upload_data_size) {
         size_t n = *upload_data_size;
 
+        if (req->denied) {
+            *upload_data_size = 0; /* not kept: it will be refused */
+            return MHD_YES;
+        }
         if (!req->body_too_big && req->body_len + n <= srv->opts.body_limit) {
             char *b = realloc(req->body, req->body_len + n + 1);
 
@@ -476,7 +484,9 @@ static enum MHD_Result access_handler(void *cls,
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (req->body_too_big) {
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
         cfs_http_problem(req,
                          MHD_HTTP_CONTENT_TOO_LARGE,
                          -EFBIG,
@@ -599,6 +609,20 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa)
     return 0;
 }
 
+int cfs_http_listen_check(const char *listen, bool have_tokens)
+{
+    struct sockaddr_in sa;
+    int r = parse_listen(listen, &sa);
+
+    if (r < 0) {
+        return r;
+    }
+    if ((ntohl(sa.sin_addr.s_addr) >> 24) == 127 || have_tokens) {
+        return 0;
+    }
+    return -EPERM;
+}
+
 int cfs_http_server_start(const struct cfs_http_options *opts,
                           struct cfs_http_server **ret_srv)
 {
@@ -630,7 +654,10 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (!srv->opts.timeout_s) {
         srv->opts.timeout_s = CFS_CONN_TIMEOUT;
     }
-    r = parse_listen(srv->opts.listen, &sa);
+    r = cfs_http_listen_check(srv->opts.listen, srv->opts.tokens != NULL);
+    if (r == 0) {
+        r = parse_listen(srv->opts.listen, &sa);
+    }
     if (r < 0) {
         free(srv);
         return r;

@@ -55,6 +55,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: configfsd [OPTION]...\n"
+            "       configfsd hash-token NAME ROLE < TOKEN\n"
             "Serve a configfs object model over HTTP.\n\n"
             "  --listen HOST:PORT    address to serve on (CONFIGFSD_LISTEN;"
             " default 127.0.0.1:8080)\n"
@@ -67,7 +68,10 @@ static void usage(FILE *out)
             "  --no-samples          do not register the four sample"
             " subsystems (CONFIGFSD_NO_SAMPLES=1)\n"
             "  --tokens FILE         bearer tokens and roles"
-            " (CONFIGFSD_TOKENS)\n"
+            " (CONFIGFSD_TOKENS); lines of\n"
+            "                        NAME reader|writer|admin sha256:HEX, made"
+            " by\n"
+            "                        `configfsd hash-token NAME ROLE < TOKEN`\n"
             "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT)\n"
             "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY)\n"
             "  --sync full|normal    SQLite synchronous mode"
@@ -327,9 +331,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 static struct cfs_schema_set *schemas;
+static struct cfs_http_tokens *tokens;
 static bool samples_on;
 
-/* Undo start-up, newest first: modules, schemas, samples. */
+/* Undo start-up, newest first: modules, schemas, samples, tokens. */
 static void teardown(void)
 {
     cfs_module_unload_all();
@@ -339,6 +344,8 @@ static void teardown(void)
         cfs_samples_unregister();
         samples_on = false;
     }
+    cfs_http_tokens_free(tokens);
+    tokens = NULL;
 }
 
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
@@ -403,6 +410,9 @@ int main(int argc, char **argv)
     sigset_t set, old;
     int r;
 
+    if (argc > 1 && strcmp(argv[1], "hash-token") == 0) {
+        return cfs_http_hash_token_main(argc - 1, argv + 1);
+    }
     memset(&o, 0, sizeof(o));
     r = parse_options(argc, argv, &o);
     if (r) {
@@ -420,19 +430,33 @@ int main(int argc, char **argv)
         }
     }
     /* Not part of this build yet: refuse rather than pretend. */
-    if (o.tokens || o.tls_cert || o.tls_key) {
-        fprintf(stderr,
-                "configfsd: --tokens and TLS are not available in "
-                "this build\n");
+    if (o.tls_cert || o.tls_key) {
+        fprintf(stderr, "configfsd: TLS is not available in this build\n");
         return 2;
     }
-    if (strncmp(o.listen, "127.", 4) != 0 &&
-        strncmp(o.listen, "localhost:", 10) != 0) {
+    r = cfs_http_listen_check(o.listen, o.tokens != NULL);
+    if (r == -EPERM) {
         fprintf(stderr,
                 "configfsd: refusing to listen on %s without --tokens; "
-                "bind a loopback address\n",
+                "bind a loopback address or give --tokens\n",
                 o.listen);
         return 2;
+    }
+    if (r < 0) {
+        fprintf(stderr,
+                "configfsd: --listen wants IPV4:PORT or localhost:PORT, "
+                "not %s\n",
+                o.listen);
+        return 2;
+    }
+    if (o.tokens) {
+        char why[512];
+
+        r = cfs_http_tokens_load(o.tokens, &tokens, why, sizeof(why));
+        if (r < 0) {
+            fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
+            return 1;
+        }
     }
     cfs_log(CFS_LOG_WARNING,
             "start",
@@ -458,6 +482,7 @@ int main(int argc, char **argv)
     hopts.max_connections = o.max_connections;
     hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
+    hopts.tokens = tokens;
     r = cfs_http_server_start(&hopts, &srv);
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
