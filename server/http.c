@@ -581,6 +581,9 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 /* ---- life cycle -------------------------------------------------------------
  */
 
+/* TLS 1.2 and 1.3 only, GnuTLS's NORMAL choice of ciphers within them. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 static int parse_listen(const char *listen, struct sockaddr_in *sa)
 {
     char host[64];
@@ -630,6 +633,14 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+                         MHD_ALLOW_SUSPEND_RESUME;
+    struct MHD_OptionItem tls[4] = {
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     int r;
 
     if (!srv) {
@@ -658,13 +669,28 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (r == 0) {
         r = parse_listen(srv->opts.listen, &sa);
     }
+    if (r == 0 && !srv->opts.tls_cert_pem != !srv->opts.tls_key_pem) {
+        r = -EINVAL;
+    }
+    if (r == 0 && srv->opts.tls_cert_pem) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            r = -ENOTSUP;
+        } else {
+            flags |= MHD_USE_TLS;
+            tls[0] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)srv->opts.tls_cert_pem};
+            tls[1] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)srv->opts.tls_key_pem};
+            tls[2] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
+        }
+    }
     if (r < 0) {
         free(srv);
         return r;
     }
     srv->daemon =
-        MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-                             MHD_ALLOW_SUSPEND_RESUME,
+        MHD_start_daemon(flags,
                          0,
                          NULL,
                          NULL,
@@ -691,10 +717,12 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          srv->opts.header_limit,
                          MHD_OPTION_STRICT_FOR_CLIENT,
                          1, /* HTTP/1.1 needs Host; no spaces in URLs */
+                         MHD_OPTION_ARRAY,
+                         tls,
                          MHD_OPTION_END);
     if (!srv->daemon) {
         free(srv);
-        return -EADDRINUSE;
+        return -EIO; /* mhd_logger() has said why */
     }
     atomic_store(&srv->running, true);
     info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -37,10 +37,18 @@ struct cfs_http_options {
     /* Bearer tokens; NULL: no authentication, loopback only. Borrowed:
      * must outlive the server. */
     const struct cfs_http_tokens *tokens;
+    /* TLS: certificate chain and private key as PEM text, both or neither;
+     * borrowed, read only during cfs_http_server_start(). */
+    const char *tls_cert_pem;
+    const char *tls_key_pem;
 };
 
 /** Start serving. Ownership: *ret_srv is new; stop with
- *  cfs_http_server_free(). @return 0 or negative errno. */
+ *  cfs_http_server_free(). @return 0, or -EPERM (beyond loopback without
+ *  tokens), -EINVAL (bad listen address, or only half of the TLS pair),
+ *  -ENOTSUP (TLS asked of a libmicrohttpd without it), -EIO (the daemon
+ *  did not start: a port in use, a certificate or key GnuTLS refuses ...;
+ *  libmicrohttpd's reason is in the log), -ENOMEM. */
 int cfs_http_server_start(const struct cfs_http_options *opts,
                           struct cfs_http_server **ret_srv);
 

@@ -332,7 +332,64 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 static struct cfs_schema_set *schemas;
 static struct cfs_http_tokens *tokens;
+static char *tls_cert, *tls_key;
 static bool samples_on;
+
+/* Read a PEM file whole, at start-up; the key never touches the log.
+ * @return 0 and *ret (new, NUL-terminated) or -1 after saying why. */
+static int read_pem(const char *path, const char *flag, char **ret)
+{
+    FILE *f = fopen(path, "re");
+    char *buf = NULL;
+    size_t len = 0;
+    const char *why = NULL;
+
+    if (!f) {
+        why = strerror(errno);
+        goto out;
+    }
+    buf = malloc(CFS_TLS_FILE_MAX + 1);
+    if (!buf) {
+        why = strerror(ENOMEM);
+        goto out;
+    }
+    len = fread(buf, 1, CFS_TLS_FILE_MAX + 1, f);
+    if (ferror(f)) {
+        why = strerror(errno ? errno : EIO);
+    } else if (len > CFS_TLS_FILE_MAX) {
+        why = "larger than 1 MiB";
+    } else if (memchr(buf, '\0', len)) {
+        why = "not PEM text (DER is not read)";
+    } else {
+        buf[len] = '\0';
+        if (!strstr(buf, "-----BEGIN ")) {
+            why = "not PEM text (no -----BEGIN line)";
+        }
+    }
+out:
+    if (f) {
+        fclose(f);
+    }
+    if (why) {
+        fprintf(stderr, "configfsd: cannot use %s %s: %s\n", flag, path, why);
+        if (buf) {
+            explicit_bzero(buf, len);
+        }
+        free(buf);
+        return -1;
+    }
+    *ret = buf;
+    return 0;
+}
+
+static void free_pem(char **pem)
+{
+    if (*pem) {
+        explicit_bzero(*pem, strlen(*pem));
+        free(*pem);
+        *pem = NULL;
+    }
+}
 
 /* Undo start-up, newest first: modules, schemas, samples, tokens. */
 static void teardown(void)
@@ -346,6 +403,8 @@ static void teardown(void)
     }
     cfs_http_tokens_free(tokens);
     tokens = NULL;
+    free_pem(&tls_cert);
+    free_pem(&tls_key);
 }
 
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
@@ -429,9 +488,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    /* Not part of this build yet: refuse rather than pretend. */
-    if (o.tls_cert || o.tls_key) {
-        fprintf(stderr, "configfsd: TLS is not available in this build\n");
+    if (!o.tls_cert != !o.tls_key) {
+        fprintf(stderr, "configfsd: --tls-cert and --tls-key go together\n");
         return 2;
     }
     r = cfs_http_listen_check(o.listen, o.tokens != NULL);
@@ -458,6 +516,18 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (o.tls_cert && (read_pem(o.tls_cert, "--tls-cert", &tls_cert) < 0 ||
+                       read_pem(o.tls_key, "--tls-key", &tls_key) < 0)) {
+        teardown();
+        return 1;
+    }
+    if (tokens && !tls_cert && cfs_http_listen_check(o.listen, false) < 0) {
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "tokens travel in clear text to %s: give --tls-cert and "
+                "--tls-key",
+                o.listen);
+    }
     cfs_log(CFS_LOG_WARNING,
             "start",
             "this build keeps the tree in memory only; %s is not written",
@@ -483,20 +553,24 @@ int main(int argc, char **argv)
     hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
     hopts.tokens = tokens;
+    hopts.tls_cert_pem = tls_cert;
+    hopts.tls_key_pem = tls_key;
     r = cfs_http_server_start(&hopts, &srv);
+    free_pem(&tls_key); /* GnuTLS holds its own copy now */
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
                 "start",
-                "Failed to listen on %s: %s",
+                "Failed to serve on %s: %s",
                 o.listen,
-                strerror(-r));
+                r == -EIO ? "libmicrohttpd said why, above" : strerror(-r));
         teardown();
         return 1;
     }
     cfs_log(CFS_LOG_INFO,
             "start",
-            "configfsd %s listening on http://%s (port %u)",
+            "configfsd %s listening on %s://%s (port %u)",
             CFS_VERSION,
+            tls_cert ? "https" : "http",
             o.listen,
             cfs_http_server_port(srv));
 
