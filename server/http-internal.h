@@ -67,6 +67,12 @@ void cfs_http_reply_text(struct cfs_http_req *req,
                          const char *data,
                          size_t len);
 void cfs_http_reply_empty(struct cfs_http_req *req, int status);
+/* Answer with a response built elsewhere; consumes @resp. @len is the body
+ * size for the access log. */
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp,
+                             size_t len);
 
 /* RFC 9457 problem+json. @err is a negative errno (its name is sent as
  * "errno"); @status 0 means "from the errno table". */
@@ -127,6 +133,13 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
 void cfs_http_authorize(struct cfs_http_req *req);
 /* The 401 (with WWW-Authenticate) or 403 of a denied request. */
 void cfs_http_auth_deny(struct cfs_http_req *req);
+
+/* ---- static files (static.c) -------------------------------------------- */
+
+/* GET/HEAD of a file of --static-dir; anything outside /api/. */
+void cfs_http_handle_static(struct cfs_http_req *req);
+/* The --static-dir folder (O_PATH), or -1 when there is none. */
+int cfs_http_static_fd(const struct cfs_http_req *req);
 
 /* ---- handlers ----------------------------------------------------------- */
 

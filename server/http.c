@@ -10,6 +10,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -30,6 +31,7 @@ struct cfs_http_server {
     struct cfs_http_options opts;
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
+    int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
 };
 
 static uint64_t now_us(void)
@@ -54,6 +56,14 @@ static void set_response(struct cfs_http_req *req,
     req->resp = resp;
     req->status = status;
     req->resp_len = len;
+}
+
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp,
+                             size_t len)
+{
+    set_response(req, status, resp, len);
 }
 
 void cfs_http_reply_json(struct cfs_http_req *req, int status, json_t *body)
@@ -352,6 +362,11 @@ const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req)
     return &req->srv->opts;
 }
 
+int cfs_http_static_fd(const struct cfs_http_req *req)
+{
+    return req->srv->static_fd;
+}
+
 static void dispatch(struct cfs_http_req *req)
 {
     const char *rest;
@@ -398,10 +413,15 @@ static void dispatch(struct cfs_http_req *req)
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
         handle_health(req);
-    } else {
+    } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         req->route = "other";
         cfs_http_problem(
             req, MHD_HTTP_NOT_FOUND, -ENOENT, NULL, "no such resource");
+    } else {
+        /* The web UI. auth.c lets everything outside /api/ through without
+         * a token: no route holding data may live out here. */
+        req->route = "static";
+        cfs_http_handle_static(req);
     }
 }
 
@@ -509,6 +529,8 @@ static enum MHD_Result access_handler(void *cls,
         cfs_http_problem(
             req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
     }
+    /* Every body is what its Content-Type says, never sniffed into HTML. */
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
     ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
@@ -685,6 +707,12 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                 MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
         }
     }
+    srv->static_fd = -1;
+    if (r == 0 && srv->opts.static_dir) {
+        srv->static_fd =
+            open(srv->opts.static_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        r = srv->static_fd < 0 ? -errno : 0;
+    }
     if (r < 0) {
         free(srv);
         return r;
@@ -721,6 +749,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          tls,
                          MHD_OPTION_END);
     if (!srv->daemon) {
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
         return -EIO; /* mhd_logger() has said why */
     }
@@ -740,6 +771,9 @@ void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
         MHD_stop_daemon(srv->daemon);
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
     }
 }

@@ -31,7 +31,7 @@ struct cfs_http_options {
     size_t header_limit;          /* bytes per connection; 0: CFS_HEADER_MAX */
     unsigned int max_connections; /* 0: CFS_CONN_MAX */
     unsigned int timeout_s;       /* idle seconds; 0: CFS_CONN_TIMEOUT */
-    const char *static_dir;       /* web/static, or NULL */
+    const char *static_dir;       /* web UI files; NULL: none */
     bool quiet;                   /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
     /* Bearer tokens; NULL: no authentication, loopback only. Borrowed:

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <configfs/cfs.h>
@@ -42,6 +43,8 @@ struct options {
     const char *log_level;
     enum cfs_log_level level;
     const char *log_file;
+    const char *static_dir;
+    bool static_dir_given;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -90,6 +93,9 @@ static void usage(FILE *out)
             "  --timeout SECONDS     close a connection silent this long"
             " (CONFIGFSD_TIMEOUT;\n"
             "                        default %d)\n"
+            "  --static-dir DIR      the web UI's files (CONFIGFSD_STATIC_DIR;"
+            " default\n"
+            "                        " CFS_STATIC_DIR ")\n"
             "  --log-level LEVEL     error|warning|info|debug"
             " (CONFIGFSD_LOG_LEVEL; default info)\n"
             "  --log-file FILE       log there instead of stderr; SIGHUP"
@@ -143,6 +149,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_TIMEOUT,
         O_LOG,
         O_LOG_FILE,
+        O_STATIC_DIR,
         O_HELP,
         O_VERSION,
     };
@@ -164,6 +171,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"log-level", required_argument, NULL, O_LOG},
         {"log-file", required_argument, NULL, O_LOG_FILE},
+        {"static-dir", required_argument, NULL, O_STATIC_DIR},
         {"help", no_argument, NULL, O_HELP},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -192,6 +200,11 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->sync = env_or("CONFIGFSD_SYNC", "full");
     o->log_level = env_or("CONFIGFSD_LOG_LEVEL", "info");
     o->log_file = env_or("CONFIGFSD_LOG_FILE", NULL);
+    o->static_dir = env_or("CONFIGFSD_STATIC_DIR", NULL);
+    o->static_dir_given = o->static_dir != NULL;
+    if (!o->static_dir) {
+        o->static_dir = CFS_STATIC_DIR;
+    }
     o->history_limit = -1;
     if (mods) {
         static char buf[4096];
@@ -259,6 +272,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case O_LOG_FILE:
             o->log_file = optarg;
+            break;
+        case O_STATIC_DIR:
+            o->static_dir = optarg;
+            o->static_dir_given = true;
             break;
         case O_HELP:
             usage(stdout);
@@ -380,6 +397,21 @@ out:
     }
     *ret = buf;
     return 0;
+}
+
+/* false with errno set when @path is not a directory we can open */
+static bool is_dir(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0) {
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return false;
+    }
+    return true;
 }
 
 static void free_pem(char **pem)
@@ -532,6 +564,21 @@ int main(int argc, char **argv)
             "start",
             "this build keeps the tree in memory only; %s is not written",
             o.db);
+    if (!is_dir(o.static_dir)) {
+        if (o.static_dir_given) {
+            fprintf(stderr,
+                    "configfsd: cannot use --static-dir %s: %s\n",
+                    o.static_dir,
+                    strerror(errno));
+            teardown();
+            return 1;
+        }
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "no %s directory: the web UI is not served",
+                o.static_dir);
+        o.static_dir = NULL;
+    }
     r = start_subsystems(&o);
     if (r) {
         return r;
@@ -553,6 +600,7 @@ int main(int argc, char **argv)
     hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
     hopts.tokens = tokens;
+    hopts.static_dir = o.static_dir;
     hopts.tls_cert_pem = tls_cert;
     hopts.tls_key_pem = tls_key;
     r = cfs_http_server_start(&hopts, &srv);
