@@ -247,7 +247,7 @@ static bool parse_http_date(const char *s, time_t *ret)
 
     memset(&tm, 0, sizeof(tm));
     if (sscanf(s,
-               "%3s %d %3s %d %d:%d:%d GMT%n",
+               "%3[A-Za-z], %d %3s %d %d:%d:%d GMT%n",
                day,
                &tm.tm_mday,
                mon,
