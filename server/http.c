@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -448,6 +449,80 @@ static enum cfs_http_method method_of(const char *m)
     return CFS_M_OTHER;
 }
 
+/* ---- request framing --------------------------------------------------------
+ */
+
+struct framing {
+    unsigned int hosts, lengths, encodings;
+    bool bad_name, bad_encoding;
+};
+
+static enum MHD_Result count_header(void *cls,
+                                    enum MHD_ValueKind kind,
+                                    const char *key,
+                                    const char *value)
+{
+    struct framing *f = cls;
+
+    (void)kind;
+    if (key[strcspn(key, " \t")] != '\0') {
+        f->bad_name = true; /* "Transfer-Encoding : chunked" */
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->hosts++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        f->lengths++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->encodings++;
+        f->bad_encoding |= !value || strcasecmp(value, "chunked") != 0;
+    }
+    return MHD_YES;
+}
+
+/* What libmicrohttpd lets through but RFC 9112 says a server must refuse,
+ * because a proxy in front might frame the message differently (request
+ * smuggling): several Host or Content-Length fields, Content-Length with
+ * Transfer-Encoding, a coding other than chunked, whitespace in a field
+ * name. @return the reason, or NULL when the request is well framed. */
+static const char *misframed(struct MHD_Connection *conn)
+{
+    struct framing f = {0, 0, 0, false, false};
+
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
+    if (f.bad_name) {
+        return "a header field name holds whitespace";
+    }
+    if (f.hosts > 1) {
+        return "more than one Host field";
+    }
+    if (f.lengths > 1) {
+        return "more than one Content-Length field";
+    }
+    if (f.encodings && f.lengths) {
+        return "both Content-Length and Transfer-Encoding";
+    }
+    if (f.encodings > 1 || f.bad_encoding) {
+        return "a Transfer-Encoding other than chunked";
+    }
+    return NULL;
+}
+
+/* Answer at once, before any body, and close: nothing after a misframed
+ * request can be trusted to start a new one. */
+static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
+                                        const char *why)
+{
+    enum MHD_Result ret;
+
+    cfs_http_problem(
+        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
+    cfs_http_header(req, MHD_HTTP_HEADER_CONNECTION, "close");
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    ret = MHD_queue_response(req->conn, (unsigned int)req->status, req->resp);
+    MHD_destroy_response(req->resp);
+    req->resp = NULL;
+    return ret;
+}
+
 static enum MHD_Result access_handler(void *cls,
                                       struct MHD_Connection *conn,
                                       const char *url,
@@ -460,6 +535,7 @@ static enum MHD_Result access_handler(void *cls,
     struct cfs_http_server *srv = cls;
     struct cfs_http_req *req = *req_cls;
     enum MHD_Result ret;
+    const char *why;
 
     (void)version;
     if (!req) {
@@ -477,6 +553,10 @@ static enum MHD_Result access_handler(void *cls,
         *req_cls = req;
         if (!req->url) {
             return MHD_NO;
+        }
+        why = misframed(conn);
+        if (why) {
+            return refuse_misframed(req, why);
         }
         cfs_http_authorize(req);
         return MHD_YES;
