@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,17 +580,25 @@ int main(int argc, char **argv)
                 o.static_dir);
         o.static_dir = NULL;
     }
-    r = start_subsystems(&o);
-    if (r) {
-        return r;
-    }
-
+    /* Blocked before any thread exists (libmicrohttpd's, a module's), so that
+     * they inherit the mask and every signal wakes the sigsuspend() below; a
+     * signal taken by a worker would set stop_signal and wake no one. */
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+
+    r = start_subsystems(&o);
+    if (r) {
+        return r;
+    }
 
     memset(&hopts, 0, sizeof(hopts));
     hopts.listen = o.listen;
@@ -622,11 +631,6 @@ int main(int argc, char **argv)
             o.listen,
             cfs_http_server_port(srv));
 
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, &old);
     for (;;) {
         while (!stop_signal) {
             sigsuspend(&old);
