@@ -578,9 +578,8 @@ int harness_run(const char *const *args,
     close(in[0]);
     close(out[1]);
     close(err[1]);
-    if (input) { /* small: fits the pipe */
-        assert_int_equal(write(in[1], input, strlen(input)),
-                         (ssize_t)strlen(input));
+    if (input) { /* small: fits the pipe; EPIPE if it exited unread */
+        (void)!write(in[1], input, strlen(input));
     }
     close(in[1]);
     clock_gettime(CLOCK_MONOTONIC, &t0);
