@@ -48,13 +48,6 @@ struct options {
     bool static_dir_given;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -498,8 +491,8 @@ int main(int argc, char **argv)
     struct options o;
     struct cfs_http_options hopts;
     struct cfs_http_server *srv = NULL;
-    struct sigaction sa;
-    sigset_t set, old;
+    sigset_t set;
+    int sig;
     int r;
 
     if (argc > 1 && strcmp(argv[1], "hash-token") == 0) {
@@ -580,20 +573,15 @@ int main(int argc, char **argv)
                 o.static_dir);
         o.static_dir = NULL;
     }
-    /* Blocked before any thread exists (libmicrohttpd's, a module's), so that
-     * they inherit the mask and every signal wakes the sigsuspend() below; a
-     * signal taken by a worker would set stop_signal and wake no one. */
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* Blocked before any thread exists (libmicrohttpd's, a module's), so
+     * that every thread inherits the mask and only the sigwait() below
+     * takes them. */
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
 
     r = start_subsystems(&o);
     if (r) {
@@ -631,23 +619,17 @@ int main(int argc, char **argv)
             o.listen,
             cfs_http_server_port(srv));
 
-    for (;;) {
-        while (!stop_signal) {
-            sigsuspend(&old);
+    /* One signal at a time, in the order they came: a SIGTERM right after
+     * a SIGHUP is never lost to it. */
+    while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
+        r = cfs_log_reopen(); /* a no-op when logging to stderr */
+        if (r < 0) {
+            cfs_log(CFS_LOG_ERROR,
+                    "signal",
+                    "Failed to reopen %s: %s",
+                    o.log_file,
+                    strerror(-r));
         }
-        if (stop_signal == SIGHUP) {
-            stop_signal = 0;
-            r = cfs_log_reopen(); /* a no-op when logging to stderr */
-            if (r < 0) {
-                cfs_log(CFS_LOG_ERROR,
-                        "signal",
-                        "Failed to reopen %s: %s",
-                        o.log_file,
-                        strerror(-r));
-            }
-            continue;
-        }
-        break;
     }
     cfs_log(CFS_LOG_INFO, "stop", "stopping");
     cfs_http_server_free(srv); /* requests in flight finish */

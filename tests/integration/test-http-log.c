@@ -234,6 +234,13 @@ static void test_log_configfsd_sighup(void **state)
     expect_healthy();
     harness_target(0, NULL);
     assert_int_equal(harness_reap(&p), 0);
+
+    /* SIGTERM right behind SIGHUP still stops it */
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(harness_spawn(plain, NULL, NULL, &p), 0);
+        assert_int_equal(kill(p.pid, SIGHUP), 0);
+        assert_int_equal(harness_reap(&p), 0);
+    }
 }
 
 /* A start-up failure inside libmicrohttpd (the port is taken) is logged
