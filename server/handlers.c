@@ -75,7 +75,7 @@ static bool content_is_json(struct cfs_http_req *req)
 }
 
 /* Parse a JSON object body; on failure answer 400/415 and return NULL. */
-static json_t *json_body(struct cfs_http_req *req)
+json_t *cfs_http_json_body(struct cfs_http_req *req)
 {
     json_error_t jerr;
     json_t *body;
@@ -187,10 +187,10 @@ static char *base64_decode(const char *in, size_t *ret_len)
  * boolean (their text); {"value":…, "encoding":"base64"} for bytes.
  * @return a new buffer, or NULL with *ret_err set to a reason.
  */
-static char *json_value_bytes(json_t *v,
-                              json_t *encoding,
-                              size_t *ret_len,
-                              const char **ret_err)
+char *cfs_http_json_value_bytes(json_t *v,
+                                json_t *encoding,
+                                size_t *ret_len,
+                                const char **ret_err)
 {
     char *out;
 
@@ -432,7 +432,7 @@ static void get_node(struct cfs_http_req *req, const char *path)
 
 static void post_mkdir(struct cfs_http_req *req, const char *path)
 {
-    json_t *body = json_body(req);
+    json_t *body = cfs_http_json_body(req);
     json_t *jname, *jattrs, *value;
     const char *key;
     struct cfs_txn *txn = NULL;
@@ -512,7 +512,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     {
         const char *why = NULL;
         size_t len = 0;
-        char *bytes = json_value_bytes(value, NULL, &len, &why);
+        char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
         char *apath = join(child, key);
 
         r = bytes && apath ? cfs_store(txn, apath, bytes, len) : -EINVAL;
@@ -736,7 +736,7 @@ static void put(struct cfs_http_req *req, const char *path)
         put_store(req, path, req->body ? req->body : "", req->body_len);
         return;
     }
-    body = json_body(req);
+    body = cfs_http_json_body(req);
     if (!body) {
         return;
     }
@@ -777,7 +777,7 @@ static void put(struct cfs_http_req *req, const char *path)
     } else {
         const char *why = NULL;
         size_t len = 0;
-        char *bytes = json_value_bytes(
+        char *bytes = cfs_http_json_value_bytes(
             value, json_object_get(body, "encoding"), &len, &why);
 
         if (!bytes) {
@@ -948,7 +948,7 @@ body_path(struct cfs_http_req *req, json_t *v, const char *what, char **ret)
 
 void cfs_http_handle_rename(struct cfs_http_req *req)
 {
-    json_t *body = json_body(req);
+    json_t *body = cfs_http_json_body(req);
     char *from = NULL, *to = NULL;
     struct cfs_txn *txn = NULL;
     struct cfs_entry e;
@@ -1035,7 +1035,7 @@ static void batch_problem(struct cfs_http_req *req,
 
 void cfs_http_handle_batch(struct cfs_http_req *req)
 {
-    json_t *body = json_body(req);
+    json_t *body = cfs_http_json_body(req);
     json_t *ops, *op, *ifrev, *results = NULL;
     struct cfs_txn *txn = NULL;
     const char *key;
@@ -1148,6 +1148,11 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         cfs_http_problem(req, 0, r, NULL, "cannot start a transaction");
         goto out;
     }
+    if (!cfs_http_if_match(req, cfs_revision())) {
+        precondition_failed(req, cfs_revision()); /* If-Match: the tree's */
+        cfs_txn_abort(txn);
+        goto out;
+    }
     if (ifrev && (uint64_t)json_integer_value(ifrev) != cfs_revision()) {
         cfs_http_problem(req,
                          MHD_HTTP_PRECONDITION_FAILED,
@@ -1174,10 +1179,11 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         } else if (strcmp(name, "store") == 0) {
             const char *why = NULL;
             size_t len = 0;
-            char *bytes = json_value_bytes(json_object_get(op, "value"),
-                                           json_object_get(op, "encoding"),
-                                           &len,
-                                           &why);
+            char *bytes =
+                cfs_http_json_value_bytes(json_object_get(op, "value"),
+                                          json_object_get(op, "encoding"),
+                                          &len,
+                                          &why);
 
             if (!bytes) {
                 json_decref(res);
@@ -1211,7 +1217,8 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
                            i,
                            name,
                            path,
-                           strerror(-r));
+                           *cfs_schema_last_detail() ? cfs_schema_last_detail()
+                                                     : strerror(-r));
             batch_problem(req, 0, r, i, detail);
             cfs_txn_abort(txn);
             goto out;
@@ -1268,7 +1275,7 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(
         doc, "revision", json_integer((json_int_t)cfs_revision()));
     json_object_set_new(doc, "subsystems", subs);
-    json_object_set_new(doc, "problems", json_array());
+    json_object_set_new(doc, "problems", cfs_http_problems_json(req));
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }
 

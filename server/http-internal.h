@@ -21,6 +21,8 @@
 
 #include "http.h"
 
+struct cfs_store;
+
 enum cfs_http_method {
     CFS_M_GET = 1,
     CFS_M_HEAD,
@@ -67,12 +69,6 @@ void cfs_http_reply_text(struct cfs_http_req *req,
                          const char *data,
                          size_t len);
 void cfs_http_reply_empty(struct cfs_http_req *req, int status);
-/* Answer with a response built elsewhere; consumes @resp. @len is the body
- * size for the access log. */
-void cfs_http_reply_response(struct cfs_http_req *req,
-                             int status,
-                             struct MHD_Response *resp,
-                             size_t len);
 
 /* RFC 9457 problem+json. @err is a negative errno (its name is sent as
  * "errno"); @status 0 means "from the errno table". */
@@ -109,6 +105,17 @@ const char *cfs_http_errno_name(int err);
 int cfs_http_node_json(const char *path, int depth, bool values, json_t **ret);
 /* A value as JSON: a string if it is UTF-8, else base64 with "encoding". */
 void cfs_http_value_json(json_t *obj, const char *data, size_t len);
+
+/* A value given in JSON (string, number, boolean; with @encoding "base64"
+ * for bytes) as a new malloc'd buffer; NULL with *ret_err set if refused. */
+char *cfs_http_json_value_bytes(json_t *v,
+                                json_t *encoding,
+                                size_t *ret_len,
+                                const char **ret_err);
+
+/* The request body as a JSON object (new reference); on failure the
+ * request is answered (400/415) and NULL returned. */
+json_t *cfs_http_json_body(struct cfs_http_req *req);
 
 /* ---- requests --------------------------------------------------------------
  */
@@ -148,6 +155,44 @@ void cfs_http_handle_rename(struct cfs_http_req *req);
 void cfs_http_handle_batch(struct cfs_http_req *req);
 void cfs_http_handle_api_root(struct cfs_http_req *req);
 void cfs_http_handle_schema(struct cfs_http_req *req, const char *name);
+void cfs_http_handle_readyz(struct cfs_http_req *req);
+void cfs_http_handle_history(struct cfs_http_req *req);
+void cfs_http_handle_export(struct cfs_http_req *req);
+void cfs_http_handle_import(struct cfs_http_req *req);
+void cfs_http_handle_metrics(struct cfs_http_req *req);
+void cfs_http_metrics_request(const char *route,
+                              int method,
+                              int status,
+                              uint64_t us);
+void cfs_http_metrics_commit(uint64_t us, bool ok);
+/* The standing replay problems as a JSON array (new reference). */
+json_t *cfs_http_problems_json(struct cfs_http_req *req);
+/* GET /api/v1/openapi.yaml: the built-in copy of api/openapi.yaml. */
+void cfs_http_handle_openapi(struct cfs_http_req *req);
+
+/* ---- events (events.c) ----------------------------------------------------
+ */
+
+struct cfs_http_events;
+struct cfs_http_evbatch;
+
+int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret);
+/* End every stream (none may stay suspended when the daemon stops). */
+void cfs_http_events_stop(struct cfs_http_events *h);
+void cfs_http_events_free(struct cfs_http_events *h);
+/* The events of a transaction's records, made before it commits (new, or
+ * NULL); published once it is durable, discarded if it is not. */
+struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
+                                                 size_t n);
+void cfs_http_events_publish(struct cfs_http_events *h,
+                             struct cfs_http_evbatch *b);
+void cfs_http_events_discard(struct cfs_http_evbatch *b);
+void cfs_http_handle_events(struct cfs_http_req *req);
+struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req);
+/* Answer with a response built by the caller (consumed). */
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

@@ -23,12 +23,14 @@
 #include <unistd.h>
 
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "http-internal.h"
 #include "log.h"
 
 struct cfs_http_server {
     struct MHD_Daemon *daemon;
+    struct cfs_http_events *events;
     struct cfs_http_options opts;
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
@@ -57,14 +59,6 @@ static void set_response(struct cfs_http_req *req,
     req->resp = resp;
     req->status = status;
     req->resp_len = len;
-}
-
-void cfs_http_reply_response(struct cfs_http_req *req,
-                             int status,
-                             struct MHD_Response *resp,
-                             size_t len)
-{
-    set_response(req, status, resp, len);
 }
 
 void cfs_http_reply_json(struct cfs_http_req *req, int status, json_t *body)
@@ -104,6 +98,18 @@ void cfs_http_reply_text(struct cfs_http_req *req,
 
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     set_response(req, status, resp, len);
+}
+
+void cfs_http_reply_response(struct cfs_http_req *req,
+                             int status,
+                             struct MHD_Response *resp)
+{
+    set_response(req, status, resp, 0);
+}
+
+struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req)
+{
+    return req->srv->events;
 }
 
 void cfs_http_reply_empty(struct cfs_http_req *req, int status)
@@ -294,9 +300,27 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
 
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
 {
-    (void)req;
-    cfs_txn_commit(txn);
-    return 0;
+    size_t n = 0;
+    const struct cfs_change *ch = cfs_txn_changes(txn, &n);
+    struct cfs_http_evbatch *evs = cfs_http_events_prepare(ch, n);
+
+    if (!req->srv->opts.store) {
+        cfs_txn_commit(txn); /* a tree in memory only */
+        cfs_http_events_publish(req->srv->events, evs);
+        return 0;
+    }
+    /* Answered 2xx only once durable; on failure the change is undone. */
+    uint64_t t0 = now_us();
+    int r =
+        cfs_store_commit_txn(req->srv->opts.store, txn, req->principal, NULL);
+
+    cfs_http_metrics_commit(now_us() - t0, r == 0);
+    if (r == 0) {
+        cfs_http_events_publish(req->srv->events, evs);
+    } else {
+        cfs_http_events_discard(evs);
+    }
+    return r;
 }
 
 /* ---- routing ----------------------------------------------------------------
@@ -411,9 +435,50 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             cfs_http_handle_api_root(req);
         }
+    } else if (strcmp(url, "/api/v1/history") == 0) {
+        req->route = "history";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_history(req);
+        }
+    } else if (strcmp(url, "/api/v1/export") == 0) {
+        req->route = "export";
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            cfs_http_handle_export(req);
+        }
+    } else if (strcmp(url, "/api/v1/import") == 0) {
+        req->route = "import";
+        if (req->method != CFS_M_POST) {
+            method_not_allowed(req, "POST");
+        } else {
+            cfs_http_handle_import(req);
+        }
+    } else if (strcmp(url, "/api/v1/events") == 0) {
+        req->route = "events";
+        if (req->method != CFS_M_GET) {
+            method_not_allowed(req, "GET");
+        } else {
+            cfs_http_handle_events(req);
+        }
+    } else if (strcmp(url, "/metrics") == 0) {
+        req->route = "metrics";
+        cfs_http_handle_metrics(req);
+    } else if (strcmp(url, "/readyz") == 0) {
+        req->route = "readyz";
+        cfs_http_handle_readyz(req);
+    } else if (strcmp(url, "/api/v1/openapi.yaml") == 0) {
+        req->route = "openapi";
+        cfs_http_handle_openapi(req);
     } else if (strcmp(url, "/healthz") == 0) {
         req->route = "healthz";
-        handle_health(req);
+        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+            method_not_allowed(req, "GET, HEAD");
+        } else {
+            handle_health(req);
+        }
     } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         req->route = "other";
         cfs_http_problem(
@@ -630,6 +695,12 @@ static void request_completed(void *cls,
     if (!req) {
         return;
     }
+    if (req->status) {
+        cfs_http_metrics_request(req->route,
+                                 (int)req->method,
+                                 req->status,
+                                 now_us() - req->start_us);
+    }
     if (!srv->opts.quiet && req->status) {
         cfs_log_access(req->method_name,
                        req->url,
@@ -793,7 +864,13 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
             open(srv->opts.static_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         r = srv->static_fd < 0 ? -errno : 0;
     }
+    if (r == 0) {
+        r = cfs_http_events_new(srv->opts.store, &srv->events);
+    }
     if (r < 0) {
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
         return r;
     }
@@ -829,6 +906,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          tls,
                          MHD_OPTION_END);
     if (!srv->daemon) {
+        cfs_http_events_stop(srv->events);
+        cfs_http_events_free(srv->events);
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }
@@ -850,7 +929,9 @@ uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
 void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
+        cfs_http_events_stop(srv->events); /* streams end first */
         MHD_stop_daemon(srv->daemon);
+        cfs_http_events_free(srv->events);
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }

@@ -13,6 +13,7 @@
 struct cfs_http_server;
 struct cfs_http_tokens;
 struct cfs_schema_set;
+struct cfs_store;
 
 /* What a bearer token allows, each role including the ones before it:
  * reader GET/HEAD, writer every mutation, admin export and import. */
@@ -34,6 +35,7 @@ struct cfs_http_options {
     const char *static_dir;       /* web UI files; NULL: none */
     bool quiet;                   /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
+    struct cfs_store *store; /* durable commits, history, export; borrowed */
     /* Bearer tokens; NULL: no authentication, loopback only. Borrowed:
      * must outlive the server. */
     const struct cfs_http_tokens *tokens;

@@ -16,6 +16,7 @@
 #include <configfs/cfs.h>
 #include <configfs/limits.h>
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "http.h"
 #include "log.h"
@@ -342,6 +343,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 static struct cfs_schema_set *schemas;
+static struct cfs_store *store;
 static struct cfs_http_tokens *tokens;
 static char *tls_cert, *tls_key;
 static bool samples_on;
@@ -417,7 +419,8 @@ static void free_pem(char **pem)
     }
 }
 
-/* Undo start-up, newest first: modules, schemas, samples, tokens. */
+/* Undo start-up, newest first: modules, schemas, samples, the store,
+ * tokens and TLS files. */
 static void teardown(void)
 {
     cfs_module_unload_all();
@@ -427,10 +430,36 @@ static void teardown(void)
         cfs_samples_unregister();
         samples_on = false;
     }
+    cfs_store_close(store); /* unregistering wrote nothing: data is kept */
+    store = NULL;
     cfs_http_tokens_free(tokens);
     tokens = NULL;
     free_pem(&tls_cert);
     free_pem(&tls_key);
+}
+
+/* Open the database first: every subsystem registered after it gets its
+ * stored state replayed as it appears. */
+static int open_store(const struct options *o)
+{
+    struct cfs_store_options so;
+    int r;
+
+    memset(&so, 0, sizeof(so));
+    so.path = o->db;
+    so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
+                                             : CFS_STORE_SYNC_FULL;
+    so.history_limit = o->history_limit > 0 ? (uint64_t)o->history_limit : 0;
+    r = cfs_store_open(&so, &store);
+    if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to open the database '%s': %s",
+                o->db,
+                strerror(-r));
+        return 1;
+    }
+    return 0;
 }
 
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
@@ -554,10 +583,6 @@ int main(int argc, char **argv)
                 "--tls-key",
                 o.listen);
     }
-    cfs_log(CFS_LOG_WARNING,
-            "start",
-            "this build keeps the tree in memory only; %s is not written",
-            o.db);
     if (!is_dir(o.static_dir)) {
         if (o.static_dir_given) {
             fprintf(stderr,
@@ -583,9 +608,30 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+    r = open_store(&o);
+    if (r) {
+        teardown();
+        return r;
+    }
     r = start_subsystems(&o);
     if (r) {
         return r;
+    }
+    {
+        struct cfs_store_problem *ps = NULL;
+        size_t n = 0;
+
+        if (cfs_store_problems(store, &ps, &n) == 0) {
+            for (size_t i = 0; i < n; i++) {
+                cfs_log(CFS_LOG_WARNING,
+                        "replay",
+                        "stored %s of '%s' could not be replayed: %s (kept)",
+                        cfs_store_step_name(ps[i].op),
+                        ps[i].path,
+                        strerror(-ps[i].error));
+            }
+            cfs_store_problems_free(ps, n);
+        }
     }
 
     memset(&hopts, 0, sizeof(hopts));
@@ -596,6 +642,7 @@ int main(int argc, char **argv)
     hopts.max_connections = o.max_connections;
     hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
+    hopts.store = store;
     hopts.tokens = tokens;
     hopts.static_dir = o.static_dir;
     hopts.tls_cert_pem = tls_cert;

@@ -386,11 +386,8 @@ void cfs_http_handle_static(struct cfs_http_req *req)
         }
         MHD_add_response_header(
             resp, MHD_HTTP_HEADER_CONTENT_TYPE, mime_type(name));
-        cfs_http_reply_response(req,
-                                MHD_HTTP_OK,
-                                resp,
-                                req->method == CFS_M_HEAD ? 0
-                                                          : (size_t)st.st_size);
+        cfs_http_reply_response(req, MHD_HTTP_OK, resp);
+        req->resp_len = req->method == CFS_M_HEAD ? 0 : (size_t)st.st_size;
     }
     cfs_http_header(req, MHD_HTTP_HEADER_ETAG, etag);
     cfs_http_header(req, MHD_HTTP_HEADER_LAST_MODIFIED, date);

@@ -3,7 +3,9 @@
  * status.c - the one place where an errno becomes an HTTP status, and the
  * problem+json error body (RFC 9457) every error response carries.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,44 @@ static const char *default_title(int status)
     }
 }
 
+/* The request's path as a URI reference: bytes outside the unreserved,
+ * sub-delims, ':', '@', '/' and well-formed %XX escapes are escaped. */
+static json_t *instance_of(const char *url)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    static const char ok[] = "-._~!$&'()*+,;=:@/";
+    size_t len = url ? strlen(url) : 0;
+    char *out;
+    size_t o = 0;
+    json_t *j;
+
+    if (!url) {
+        return json_string("/");
+    }
+    out = malloc(3 * len + 1);
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)url[i];
+        bool escape_ok = c == '%' && i + 2 < len &&
+                         strchr(hex, toupper((unsigned char)url[i + 1])) &&
+                         strchr(hex, toupper((unsigned char)url[i + 2]));
+
+        if ((c < 0x80 && isalnum(c)) || (c && strchr(ok, c)) || escape_ok) {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o] = '\0';
+    j = json_string(out);
+    free(out);
+    return j;
+}
+
 void cfs_http_problem_json(struct cfs_http_req *req,
                            int status,
                            int err,
@@ -156,7 +196,7 @@ void cfs_http_problem_json(struct cfs_http_req *req,
     if (detail) {
         json_object_set_new(body, "detail", json_string(detail));
     }
-    instance = req->url ? json_string(req->url) : NULL; /* NULL if not UTF-8 */
+    instance = instance_of(req->url);
     if (instance) {
         json_object_set_new(body, "instance", instance);
     }

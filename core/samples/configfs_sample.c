@@ -104,6 +104,7 @@ static struct configfs_attribute *childless_attrs[] = {
 };
 
 static const struct config_item_type childless_type = {
+    .ct_name = "childless",
     .ct_attrs = childless_attrs,
     .ct_owner = THIS_MODULE,
 };
@@ -179,6 +180,7 @@ static struct configfs_item_operations simple_child_item_ops = {
 };
 
 static const struct config_item_type simple_child_type = {
+    .ct_name = "simple-child",
     .ct_item_ops = &simple_child_item_ops,
     .ct_attrs = simple_child_attrs,
     .ct_owner = THIS_MODULE,
@@ -242,6 +244,7 @@ static struct configfs_group_operations simple_children_group_ops = {
 
 /* The groups 03-group-children makes, allocated by make_group. */
 static const struct config_item_type simple_children_type = {
+    .ct_name = "simple-children",
     .ct_item_ops = &simple_children_item_ops,
     .ct_group_ops = &simple_children_group_ops,
     .ct_attrs = simple_children_attrs,
@@ -250,6 +253,7 @@ static const struct config_item_type simple_children_type = {
 
 /* The subsystem is static, so its type has no release. */
 static const struct config_item_type simple_children_subsys_type = {
+    .ct_name = "simple-children",
     .ct_group_ops = &simple_children_group_ops,
     .ct_attrs = simple_children_attrs,
     .ct_owner = THIS_MODULE,
@@ -313,6 +317,7 @@ static struct configfs_group_operations group_children_group_ops = {
 };
 
 static const struct config_item_type group_children_type = {
+    .ct_name = "group-children",
     .ct_group_ops = &group_children_group_ops,
     .ct_attrs = group_children_attrs,
     .ct_owner = THIS_MODULE,
@@ -412,6 +417,7 @@ static struct configfs_item_operations committable_child_item_ops = {
 };
 
 static const struct config_item_type committable_child_type = {
+    .ct_name = "committable-child",
     .ct_item_ops = &committable_child_item_ops,
     .ct_attrs = committable_child_attrs,
     .ct_owner = THIS_MODULE,
@@ -472,6 +478,7 @@ static struct configfs_group_operations committable_children_group_ops = {
 };
 
 static const struct config_item_type committable_children_type = {
+    .ct_name = "committable-children",
     .ct_group_ops = &committable_children_group_ops,
     .ct_attrs = committable_children_attrs,
     .ct_owner = THIS_MODULE,

@@ -218,8 +218,16 @@ static void root_trim(void)
 
 /* Link @d as the newest child of @dir. @pre htab_reserve(dir) succeeded;
  * tree lock exclusive, or @dir not yet visible. */
+static atomic_uint_fast64_t tree_nodes;
+
+uint64_t cfs_tree_nodes(void)
+{
+    return atomic_load(&tree_nodes);
+}
+
 static void child_insert(struct cfs_dirent *dir, struct cfs_dirent *d)
 {
+    atomic_fetch_add(&tree_nodes, 1);
     size_t b = d->hash & (dir->hcap - 1);
 
     d->parent = dir;
@@ -241,6 +249,7 @@ static void child_insert(struct cfs_dirent *dir, struct cfs_dirent *d)
 
 static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
 {
+    atomic_fetch_sub(&tree_nodes, 1);
     struct cfs_dirent **pp = &dir->htab[d->hash & (dir->hcap - 1)];
 
     while (*pp != d) {
@@ -688,6 +697,7 @@ static void dirent_free_tree(struct cfs_dirent *d)
         struct cfs_dirent *next = c->next;
 
         dirent_free_tree(c);
+        atomic_fetch_sub(&tree_nodes, 1); /* inserted, never removed */
         c = next;
     }
     if (d->kind == CFS_D_LINK && d->target) {

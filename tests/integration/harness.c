@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * harness.c - see harness.h.
+ *
+ * With CFS_RESPONSE_LOG=FILE in the environment, every exchange is also
+ * appended to FILE as one JSON line (request method, path and headers;
+ * response status, headers and body), which scripts/validate-responses.mjs
+ * checks against api/openapi.yaml.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +29,7 @@
 
 #include <configfs/cfs.h>
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "harness.h"
 #include "http.h"
@@ -33,6 +39,7 @@ extern char **environ;
 
 static struct cfs_http_server *srv;
 static struct cfs_schema_set *schemas;
+static struct cfs_store *store;
 static bool registered;
 static uint16_t target_port;  /* 0: srv */
 static const char *target_ca; /* NULL: plain HTTP */
@@ -57,14 +64,28 @@ int harness_restart_with(const struct cfs_http_options *opts)
     if (!o.schemas) {
         o.schemas = schemas;
     }
+    if (!o.store) {
+        o.store = store;
+    }
     return cfs_http_server_start(&o, &srv);
 }
 
-int harness_start_with(const struct cfs_http_options *opts)
+/* The store at @db (NULL: none), the samples and the shipped schemas, then
+ * the server with @opts. */
+static int start(const char *db, const struct cfs_http_options *opts)
 {
     signal(SIGPIPE, SIG_IGN); /* raw sockets the server has closed */
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
-        cfs_samples_register() < 0) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        return -EIO;
+    }
+    if (db) {
+        struct cfs_store_options so = {.path = db};
+
+        if (cfs_store_open(&so, &store) < 0) {
+            return -EIO;
+        }
+    }
+    if (cfs_samples_register() < 0) {
         return -EIO;
     }
     registered = true;
@@ -75,13 +96,23 @@ int harness_start_with(const struct cfs_http_options *opts)
     return harness_restart_with(opts);
 }
 
-int harness_start(void **state)
+int harness_start_with(const struct cfs_http_options *opts)
+{
+    return start(NULL, opts);
+}
+
+int harness_start_db(const char *db)
 {
     struct cfs_http_options o = {
         .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
 
+    return start(db, &o) < 0 ? -1 : 0;
+}
+
+int harness_start(void **state)
+{
     (void)state;
-    return harness_start_with(&o) < 0 ? -1 : 0;
+    return harness_start_db(NULL);
 }
 
 int harness_stop(void **state)
@@ -95,6 +126,8 @@ int harness_stop(void **state)
         cfs_samples_unregister();
         registered = false;
     }
+    cfs_store_close(store);
+    store = NULL;
     harness_target(0, NULL);
     curl_global_cleanup();
     return 0;
@@ -118,6 +151,89 @@ static size_t collect(char *data, size_t size, size_t n, void *arg)
     b->len += size * n;
     b->p[b->len] = '\0';
     return size * n;
+}
+
+/* "Name: value" -> obj["name"] = "value" (names lower-cased; a header
+ * sent twice keeps its last value). */
+static void header_line(json_t *obj, const char *line, size_t len)
+{
+    const char *colon = memchr(line, ':', len);
+    char name[128];
+    size_t n;
+    const char *v;
+
+    if (!colon || (size_t)(colon - line) >= sizeof(name)) {
+        return;
+    }
+    n = (size_t)(colon - line);
+    for (size_t i = 0; i < n; i++) {
+        char c = line[i];
+
+        name[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    name[n] = '\0';
+    v = colon + 1;
+    while (v < line + len && (*v == ' ' || *v == '\t')) {
+        v++;
+    }
+    json_object_set_new(obj, name, json_stringn(v, (size_t)(line + len - v)));
+}
+
+static void log_response(const char *method,
+                         const char *path,
+                         const char *const *headers,
+                         const struct http_resp *r)
+{
+    const char *file = getenv("CFS_RESPONSE_LOG");
+    json_t *line, *reqh, *resph, *body;
+    char *text;
+    FILE *f;
+
+    if (!file || !*file) {
+        return;
+    }
+    line = json_object();
+    reqh = json_object();
+    resph = json_object();
+    for (size_t i = 0; headers && headers[i]; i++) {
+        header_line(reqh, headers[i], strlen(headers[i]));
+    }
+    /* The last header block: the final response, after any 1xx. */
+    for (const char *p = r->headers; *p;) {
+        const char *eol = strstr(p, "\r\n");
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+        if (len >= 5 && strncmp(p, "HTTP/", 5) == 0) {
+            json_object_clear(resph);
+        } else {
+            header_line(resph, p, len);
+        }
+        p += len + (eol ? 2 : 0);
+    }
+    body = json_stringn(r->body, r->len); /* NULL if not UTF-8 */
+    json_object_set_new(
+        line, "test", json_string(program_invocation_short_name));
+    json_object_set_new(line, "method", json_string(method));
+    json_object_set_new(line, "path", json_stringn(path, strlen(path)));
+    json_object_set_new(line, "request_headers", reqh);
+    json_object_set_new(line, "status", json_integer(r->status));
+    json_object_set_new(line, "headers", resph);
+    json_object_set_new(line, "body", body ? body : json_null());
+    json_object_set_new(line, "body_bytes", json_integer((json_int_t)r->len));
+    text = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    assert_non_null(text);
+    f = fopen(file, "a");
+    if (!f) {
+        (void)fprintf(
+            stderr, "CFS_RESPONSE_LOG %s: %s\n", file, strerror(errno));
+    }
+    assert_non_null(f);
+    /* One write per line (the buffer holds it): O_APPEND keeps lines whole
+     * even if two processes share the file. */
+    assert_true(fprintf(f, "%s\n", text) > 0);
+    assert_int_equal(fclose(f), 0);
+    free(text);
 }
 
 int http_try(struct http_resp *r,
@@ -183,6 +299,9 @@ int http_try(struct http_resp *r,
     }
     curl_slist_free_all(hl);
     curl_easy_cleanup(c);
+    if (rc == CURLE_OK) {
+        log_response(method, path, headers, r);
+    }
     return (int)rc;
 }
 

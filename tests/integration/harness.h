@@ -30,6 +30,8 @@ struct http_resp {
 
 /* Start / stop the server (cmocka group setup and teardown). */
 int harness_start(void **state);
+/* The same with a store at @db (NULL: none); stop with harness_stop(). */
+int harness_start_db(const char *db);
 int harness_stop(void **state);
 
 /* Start with these options (tokens, TLS, limits, static files ...); the

@@ -341,6 +341,23 @@ static void test_config_rename_commits(void **state)
     http_resp_done(&r);
 }
 
+/* /metrics: Prometheus text with the counters operators watch. */
+static void test_config_metrics(void **state)
+{
+    struct http_resp r;
+
+    (void)state;
+    http(&r, "GET", "/metrics", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_non_null(
+        strstr(r.body, "configfsd_http_requests_total{route=\"config\""));
+    assert_non_null(
+        strstr(r.body, "configfsd_http_request_duration_seconds_bucket"));
+    assert_non_null(strstr(r.body, "configfsd_revision "));
+    assert_non_null(strstr(r.body, "configfsd_tree_nodes "));
+    http_resp_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_config_if_match),
         cmocka_unit_test(test_config_batch_all_or_nothing),
         cmocka_unit_test(test_config_rename_commits),
+        cmocka_unit_test(test_config_metrics),
     };
 
     return cmocka_run_group_tests_name(

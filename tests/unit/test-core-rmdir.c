@@ -55,9 +55,13 @@ static struct rec_obj *tree(void)
  * the client frees it. */
 static void test_rmdir_callback_order(void **state)
 {
+    uint64_t nodes;
+
     (void)state;
     tree();
+    nodes = cfs_tree_nodes();
     assert_ok(cfs_mkdir(NULL, "/sub/x"));
+    assert_true(cfs_tree_nodes() > nodes); /* x and its default group */
     rec_clear();
     assert_ok(cfs_rmdir(NULL, "/sub/x"));
     rec_assert_trace("disconnect_notify(sub,x)",
@@ -70,6 +74,7 @@ static void test_rmdir_callback_order(void **state)
     assert_int_equal(rec_at(0)->linked, 1);
     assert_int_equal(rec_at(1)->linked, 0);
     assert_string_equal(rec_ls("/sub"), "");
+    assert_int_equal(cfs_tree_nodes(), nodes); /* the gauge of /metrics */
 }
 
 /* RM11 for a leaf item inside a group. */

@@ -273,6 +273,9 @@ CFS_EXPORT int cfs_written_values(const char *path,
                                   size_t *ret_n);
 CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
 
+/** Directories and links in the tree now (for monitoring). */
+CFS_EXPORT uint64_t cfs_tree_nodes(void);
+
 /** The absolute path of a live item. Ownership: *ret_path is new.
  *  @return 0 or -ENOENT if the item is not in the tree. */
 CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);

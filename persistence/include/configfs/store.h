@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store.h - durable state for configfsd: SQLite today, any ordered durable
+ * log tomorrow.
+ *
+ * The store keeps the written state of the tree (directories made by
+ * mkdir, the last value written to each attribute in write order, links by
+ * target identity, commit state) and a journal of every change record.
+ * Front ends make a transaction durable with cfs_store_commit_txn(), which
+ * shares one SQLite commit among concurrent callers (group commit). At open,
+ * and whenever a subsystem registers later, the stored subtree is replayed
+ * through the normal operations. docs/internals/persistence.md describes
+ * the schema, the write path and the promises below in full.
+ *
+ * Promises of the interface (any backend must keep them):
+ *  - Ordering: change sets become durable in the order their transactions
+ *    took the tree's mutation lock, which is revision order.
+ *  - Durability: cfs_store_commit_txn() and cfs_store_apply() return 0 only
+ *    after the change is on stable storage (with sync FULL; NORMAL may lose
+ *    the last commits on power loss, never corrupt).
+ *  - Atomicity: a change set is stored entirely or not at all.
+ *  - Visibility: readers of the in-memory tree see a change as soon as the
+ *    operation returns, before it is durable; if the commit then fails the
+ *    change is undone. Readers of the store (history, export, load) see only
+ *    durable change sets.
+ */
+#ifndef CONFIGFS_STORE_H
+#define CONFIGFS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <configfs/cfs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cfs_store;
+
+/* ---- opening ------------------------------------------------------------- */
+
+enum cfs_store_sync {
+    CFS_STORE_SYNC_FULL = 0, /* fsync the WAL at every commit (default) */
+    CFS_STORE_SYNC_NORMAL,   /* fsync at checkpoints only */
+};
+
+struct cfs_store_options {
+    const char *path;         /* database file; created if missing */
+    enum cfs_store_sync sync; /* --sync=full|normal */
+    uint64_t history_limit;   /* journal revisions kept; 0 keeps all */
+    unsigned busy_timeout_ms; /* wait for a lock held by another process
+                                 before -EAGAIN; 0 means 5000 */
+    unsigned max_batch;       /* transactions per shared commit; 0 means
+                                 1024; 1 turns group commit off */
+    const char *vfs;          /* SQLite VFS name; NULL for the default */
+    bool no_replay;           /* open for reading/writing only: no replay,
+                                 no observer (tools, export, tests) */
+    bool integrity_check;     /* PRAGMA integrity_check at open (-EUCLEAN
+                                 if it fails); costs a full read */
+};
+
+/**
+ * Open (or create) the database, migrate its schema forward, set the tree's
+ * revision counter to the stored revision (cfs_revision_set()), then, unless
+ * @opts->no_replay, replay the stored state of every registered subsystem
+ * and install the tree observer that replays subsystems registering later.
+ * Replay failures do not fail the open: see cfs_store_problems().
+ * Must not be called with a transaction open.
+ * @return 0; -ENOTSUP for a database written by a newer schema; -EUCLEAN for
+ * a corrupt one; -EINVAL for bad options; errors of the file system.
+ * Ownership: *ret_store is new; release with cfs_store_close().
+ */
+CFS_EXPORT int cfs_store_open(const struct cfs_store_options *opts,
+                              struct cfs_store **ret_store);
+
+/**
+ * Remove the observer, checkpoint and close. No commit may be running.
+ * NULL-safe.
+ */
+CFS_EXPORT void cfs_store_close(struct cfs_store *store);
+
+/* ---- the write path -------------------------------------------------------
+ */
+
+/**
+ * Make an open transaction durable and end it. Seals @txn (other writers go
+ * on), hands its change records to the store, which writes them together
+ * with those of concurrent callers in one SQLite transaction, then commits
+ * @txn on success or aborts it on failure. A caller alone commits inline,
+ * in its own thread; callers arriving during a commit form the next batch.
+ * If a commit fails, that batch and every transaction sealed after it are
+ * aborted, newest first, so the tree and the database agree.
+ *
+ * @principal: who made the change, for the journal; may be NULL; copied.
+ * @ret_revision: optional; the transaction's revision (0 if it had no
+ * change), set only on success.
+ * @return 0; -ENOSPC (disk full), -EIO (I/O error), -EAGAIN (database
+ * locked past busy_timeout_ms), -ENOMEM. @txn is consumed in every case.
+ * Locks: call with no lock held and never from a configfs callback.
+ */
+CFS_EXPORT int cfs_store_commit_txn(struct cfs_store *store,
+                                    struct cfs_txn *txn,
+                                    const char *principal,
+                                    uint64_t *ret_revision);
+
+/* One transaction's change records, as cfs_txn_changes() returns them. */
+struct cfs_store_changeset {
+    const struct cfs_change *changes; /* borrowed; oldest first */
+    size_t n;
+    const char *principal; /* may be NULL */
+};
+
+/**
+ * The backend primitive under cfs_store_commit_txn(): store @n change sets,
+ * given in revision order, as one durable commit (all or none). Records of
+ * a set are applied to the current state and appended to the journal.
+ * Callers must not mix it with concurrent cfs_store_commit_txn() calls for
+ * changes that depend on each other (ordering is theirs to keep).
+ * @return 0, -ENOSPC, -EIO, -EAGAIN, -ENOMEM. Parameters are borrowed.
+ */
+CFS_EXPORT int cfs_store_apply(struct cfs_store *store,
+                               const struct cfs_store_changeset *sets,
+                               size_t n);
+
+/* ---- replay ---------------------------------------------------------------
+ */
+
+enum cfs_store_step_op {
+    CFS_STORE_STEP_MKDIR = 1, /* make a user directory */
+    CFS_STORE_STEP_DIR,       /* a directory that must already exist (a
+                                 subsystem or default group holding data) */
+    CFS_STORE_STEP_STORE,     /* write an attribute */
+    CFS_STORE_STEP_SYMLINK,   /* make a link; arg = target path */
+    CFS_STORE_STEP_COMMIT,    /* rename pending -> live; arg = destination */
+    CFS_STORE_STEP_SUBSYSTEM, /* problems only: stored data of a subsystem
+                                 that is not registered */
+    CFS_STORE_STEP_UNDO,      /* problems only: a failed commit could not be
+                                 undone in the tree */
+};
+
+/** "mkdir", "dir", "store", "symlink", "commit", "subsystem", "undo". */
+CFS_EXPORT const char *cfs_store_step_name(enum cfs_store_step_op op);
+
+/* One replay step. Paths are where the step applies at replay time: an item
+ * that was committed is re-made in pending/ and moved by a COMMIT step. */
+struct cfs_store_step {
+    enum cfs_store_step_op op;
+    const char *path;
+    const char *arg; /* STORE: value; SYMLINK: target; COMMIT: destination */
+    size_t arg_len;
+    bool binary;       /* STORE: a binary attribute */
+    uint64_t revision; /* revision of the change the step re-makes */
+};
+
+/* Return 0 or a negative errno; the loader goes on either way. */
+typedef int (*cfs_store_step_fn)(void *data, const struct cfs_store_step *step);
+
+/**
+ * Stream the stored state in replay order: directories in creation order
+ * (parents first), each followed by its written values in write order;
+ * then links in creation order; then commits in their original order.
+ * @subsystems: names to load (@n of them); @n == 0 loads everything.
+ * Everything passed to @fn is borrowed for the duration of the call.
+ * Reads a consistent snapshot of durable state; does not lock the tree.
+ * Errors returned by @fn do not stop the load (the caller decides what a
+ * failed step means for the steps below it).
+ * @return 0 or a storage errno (-EIO, -ENOMEM, -EUCLEAN ...).
+ */
+CFS_EXPORT int cfs_store_load(struct cfs_store *store,
+                              const char *const *subsystems,
+                              size_t n,
+                              cfs_store_step_fn fn,
+                              void *data);
+
+/* A replay step that failed; its stored data is kept. */
+struct cfs_store_problem {
+    char *path;
+    enum cfs_store_step_op op;
+    int error;        /* negative errno */
+    uint64_t skipped; /* steps below @path not tried because this failed */
+};
+
+/**
+ * The replay problems now standing (those of a subsystem are replaced when
+ * it registers again). Ownership: *ret_problems is new (may be NULL with
+ * *ret_n == 0); free with cfs_store_problems_free().
+ */
+CFS_EXPORT int cfs_store_problems(struct cfs_store *store,
+                                  struct cfs_store_problem **ret_problems,
+                                  size_t *ret_n);
+CFS_EXPORT void cfs_store_problems_free(struct cfs_store_problem *problems,
+                                        size_t n);
+
+/* ---- revisions and history ------------------------------------------------
+ */
+
+struct cfs_store_info {
+    uint64_t revision;      /* last durable revision */
+    uint64_t history_floor; /* journal rows at or below it were pruned */
+    uint64_t txns;          /* transactions made durable since open */
+    uint64_t commits;       /* SQLite commits since open */
+    uint64_t failures;      /* failed commits since open */
+    uint64_t pending;       /* transactions handed to the store and not yet
+                               durable or failed */
+};
+
+CFS_EXPORT int cfs_store_info(struct cfs_store *store,
+                              struct cfs_store_info *ret_info);
+
+struct cfs_store_history_query {
+    const char *path; /* matches this path and everything under it; NULL
+                         or "/" for all */
+    uint64_t before;  /* revisions below it; 0 for no bound */
+    size_t limit;     /* at most this many rows; 0 means 100; capped at
+                         10000 */
+};
+
+/* One journal row. write_only rows carry neither arg nor old. */
+struct cfs_store_history_entry {
+    uint64_t revision;
+    int64_t time_us; /* wall clock, microseconds since the epoch */
+    char *principal; /* NULL if none */
+    enum cfs_op op;
+    char *path;
+    char *arg; /* NULL if none; NUL-terminated */
+    size_t arg_len;
+    char *old; /* NULL if none; NUL-terminated */
+    size_t old_len;
+    bool binary;
+    bool write_only;
+};
+
+/**
+ * Journal rows newest first (revision, then record order, descending).
+ * Ownership: *ret_entries is new; free with cfs_store_history_free().
+ * @return 0, -EINVAL for a relative path, storage errors.
+ */
+CFS_EXPORT int cfs_store_history(struct cfs_store *store,
+                                 const struct cfs_store_history_query *query,
+                                 struct cfs_store_history_entry **ret_entries,
+                                 size_t *ret_n);
+CFS_EXPORT void cfs_store_history_free(struct cfs_store_history_entry *entries,
+                                       size_t n);
+
+/* ---- export and diff --------------------------------------------------------
+ */
+
+#define CFS_STORE_EXPORT_FORMAT 1
+
+struct cfs_store_value {
+    char *name;
+    char *data; /* len bytes and a NUL */
+    size_t len;
+    bool binary;
+};
+
+struct cfs_store_link {
+    char *name;
+    char *target; /* absolute path */
+};
+
+/*
+ * A directory of the written state. Export includes every user-made
+ * directory and every other directory (subsystem, default group) that holds
+ * written values, links or included children.
+ */
+struct cfs_store_node {
+    char *name; /* "" for the root */
+    char *path;
+    char *type;     /* the item type's ct_name, or NULL if unknown */
+    bool created;   /* made by mkdir (false: subsystem or default group) */
+    bool committed; /* a committable item in live/ */
+    struct cfs_store_value *values; /* write order */
+    size_t n_values;
+    struct cfs_store_link *links; /* creation order */
+    size_t n_links;
+    struct cfs_store_node *children; /* creation order */
+    size_t n_children;
+};
+
+struct cfs_store_export {
+    int format; /* CFS_STORE_EXPORT_FORMAT */
+    uint64_t revision;
+    struct cfs_store_node root; /* the node at the exported path */
+};
+
+/**
+ * Export the durable written state at or under @path ("/" for everything)
+ * as one consistent snapshot. Types are filled in from the live tree where
+ * the directory exists there.
+ * @return 0, -ENOENT if nothing is stored at @path, -EINVAL, storage errors.
+ * Ownership: *ret_export is new; free with cfs_store_export_free().
+ */
+CFS_EXPORT int cfs_store_export(struct cfs_store *store,
+                                const char *path,
+                                struct cfs_store_export **ret_export);
+
+/**
+ * The same structure built from the live tree (cfs_readdir(),
+ * cfs_written_values(), cfs_readlink()): what is in memory now, durable or
+ * not. Not a snapshot if writers run meanwhile.
+ */
+CFS_EXPORT int cfs_store_export_tree(const char *path,
+                                     struct cfs_store_export **ret_export);
+
+CFS_EXPORT void cfs_store_export_free(struct cfs_store_export *export);
+
+enum cfs_store_diff_mode {
+    CFS_STORE_DIFF_MERGE = 1, /* add and change; remove nothing */
+    CFS_STORE_DIFF_REPLACE,   /* also remove directories and links */
+};
+
+/* One operation of a plan, for cfs_mkdir() and friends. */
+struct cfs_store_op {
+    enum cfs_op op;
+    char *path; /* rename: source */
+    char *arg;  /* store: value (arg_len bytes); symlink: target;
+                   rename: destination; else NULL */
+    size_t arg_len;
+    bool binary;
+};
+
+/**
+ * The operations that turn @have into @want, both nodes describing the same
+ * path, in an order the operation layer accepts: unlinks; uncommits
+ * (live -> pending); rmdirs bottom-up; mkdirs top-down, each followed by
+ * its stores; symlinks (after their targets exist); commits. Items are
+ * made and written in pending/ and committed last, as replay does. An
+ * attribute written in @have but absent from @want is left alone (a value
+ * cannot be unwritten).
+ * @return 0, -EINVAL for a document that names an item both in pending/ and
+ * live/, -ENOMEM. Ownership: *ret_ops is new; cfs_store_ops_free().
+ */
+CFS_EXPORT int cfs_store_diff(const struct cfs_store_node *have,
+                              const struct cfs_store_node *want,
+                              enum cfs_store_diff_mode mode,
+                              struct cfs_store_op **ret_ops,
+                              size_t *ret_n);
+CFS_EXPORT void cfs_store_ops_free(struct cfs_store_op *ops, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONFIGFS_STORE_H */

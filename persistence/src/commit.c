@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * commit.c - group commit: callers of cfs_store_commit_txn() queue their
+ * sealed transactions; whoever finds no commit running becomes the leader,
+ * writes everything queued in one SQLite transaction, wakes exactly the
+ * callers it settled and hands the lead to the next one queued. A caller
+ * alone is its own leader and commits inline, in its own thread (a hand-off
+ * to a writer thread costs more than it saves, see
+ * docs/internals/persistence.md). Each waiter sleeps on its own condition
+ * variable: waking all of them at every commit costs more than the commit
+ * when there are many.
+ *
+ * Ordering: a transaction is queued while it still holds the tree's
+ * mutation lock (before cfs_txn_seal()), so queue order is lock order,
+ * which is revision order, and later transactions may depend on earlier
+ * ones. That is why a failed commit fails every transaction queued after
+ * the failed batch too, and why the failed ones are aborted strictly
+ * newest first: the "failed" list is kept in queue order and only its tail
+ * may abort. A transaction that arrives while the list is not empty may
+ * have been built on top of the failed ones; it fails as well, and being
+ * the newest (and still holding the mutation lock) it aborts at once.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store-internal.h"
+
+/* Batches a leader writes for others after its own transaction is durable
+ * before it hands the lead on. */
+#define LEAD_MORE 8
+
+enum req_state {
+    REQ_QUEUED,
+    REQ_DONE,
+    REQ_FAILED,
+};
+
+/* Lives on its caller's stack for the duration of cfs_store_commit_txn(). */
+struct store_req {
+    struct cfs_txn *txn;
+    struct cfs_store_changeset set;
+    enum req_state state;
+    bool lead; /* it is this request's turn to write a batch */
+    int err;
+    pthread_cond_t cond; /* its owner waits here, alone */
+    struct store_req *next, *prev;
+};
+
+/* @pre q_lock */
+static void q_append(struct store_req **head,
+                     struct store_req **tail,
+                     struct store_req *req)
+{
+    req->next = NULL;
+    req->prev = *tail;
+    if (*tail) {
+        (*tail)->next = req;
+    } else {
+        *head = req;
+    }
+    *tail = req;
+}
+
+/* @pre q_lock */
+static void q_remove(struct store_req **head,
+                     struct store_req **tail,
+                     struct store_req *req)
+{
+    if (req->prev) {
+        req->prev->next = req->next;
+    } else {
+        *head = req->next;
+    }
+    if (req->next) {
+        req->next->prev = req->prev;
+    } else {
+        *tail = req->prev;
+    }
+    req->next = req->prev = NULL;
+}
+
+/*
+ * Write one batch from the head of the queue, wake exactly the requests it
+ * settled, and pass the lead on to the next request queued, if any.
+ * @pre q_lock held, me->lead; returns with q_lock held.
+ */
+static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
+{
+    struct cfs_store_changeset sets_small[16];
+    struct cfs_store_changeset *sets = sets_small;
+    struct store_req *first = s->q_head, *last = NULL, *req, *next;
+    uint64_t revision = 0, floor = 0;
+    size_t n = 0;
+    int r;
+
+    me->lead = false;
+    for (req = first; req && n < s->max_batch; req = req->next) {
+        last = req;
+        n++;
+    }
+    /* Detach first..last from the queue. */
+    s->q_head = last->next;
+    if (s->q_head) {
+        s->q_head->prev = NULL;
+    } else {
+        s->q_tail = NULL;
+    }
+    last->next = NULL;
+    pthread_mutex_unlock(&s->q_lock);
+
+    if (n > sizeof(sets_small) / sizeof(sets_small[0])) {
+        sets = cfs_malloc(n * sizeof(*sets));
+    }
+    if (sets) {
+        size_t i = 0;
+
+        for (req = first; req; req = req->next) {
+            sets[i++] = req->set;
+        }
+        pthread_mutex_lock(&s->w_lock);
+        r = store_write_sets(s, sets, n);
+        revision = s->revision;
+        floor = s->floor;
+        pthread_mutex_unlock(&s->w_lock);
+        if (r == 0) {
+            store_problems_forget(s, sets, n);
+        }
+        if (sets != sets_small) {
+            cfs_free(sets);
+        }
+    } else {
+        r = -ENOMEM;
+    }
+
+    pthread_mutex_lock(&s->q_lock);
+    if (r == 0) {
+        for (req = first; req; req = next) {
+            next = req->next;
+            req->state = REQ_DONE;
+            if (req != me) {
+                pthread_cond_signal(&req->cond);
+            }
+        }
+        s->n_txns += n;
+        s->n_pending -= n;
+        s->n_commits++;
+        s->info_revision = revision;
+        s->info_floor = floor;
+    } else {
+        /* The batch and everything queued behind it fail, in queue order;
+         * the newest is woken to abort first, and wakes the next. */
+        s->n_failures++;
+        for (req = first; req; req = next) {
+            next = req->next;
+            req->state = REQ_FAILED;
+            req->err = r;
+            q_append(&s->f_head, &s->f_tail, req);
+            s->n_pending--;
+        }
+        for (req = s->q_head; req; req = next) {
+            next = req->next;
+            req->state = REQ_FAILED;
+            req->err = r;
+            q_append(&s->f_head, &s->f_tail, req);
+            s->n_pending--;
+        }
+        s->q_head = s->q_tail = NULL;
+        if (s->f_tail != me) {
+            pthread_cond_signal(&s->f_tail->cond);
+        }
+    }
+    if (s->q_head) {
+        /* The next batch is led by its oldest request (this one again if
+         * it did not fit). Keeping the lead in this thread measured no
+         * faster: the batch only gets smaller. */
+        s->q_head->lead = true;
+        if (s->q_head != me) {
+            pthread_cond_signal(&s->q_head->cond);
+        }
+    } else {
+        s->leader = false;
+        pthread_cond_broadcast(&s->q_cond); /* store_drain() */
+    }
+}
+
+/* Abort a failed transaction once it is the newest failed one, then wake
+ * the next newest. @pre q_lock held; returns with it released. */
+static void abort_in_turn(struct cfs_store *s,
+                          struct store_req *req) CFS_STORE_NO_TSA
+{
+    char *path = NULL;
+    int r;
+
+    while (s->f_tail != req) {
+        pthread_cond_wait(&req->cond, &s->q_lock);
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    if (req->set.n > 0) {
+        path = cfs_strdup(req->set.changes[0].path);
+    }
+    r = cfs_txn_abort(req->txn);
+    if (r < 0) {
+        /* The tree keeps part of a change the database does not have; say
+         * so where operators look. */
+        store_problem_add(s, path ? path : "/", CFS_STORE_STEP_UNDO, r);
+    }
+    cfs_free(path);
+    pthread_mutex_lock(&s->q_lock);
+    q_remove(&s->f_head, &s->f_tail, req);
+    if (s->f_tail) {
+        pthread_cond_signal(&s->f_tail->cond);
+    } else {
+        pthread_cond_broadcast(&s->q_cond); /* store_drain() */
+    }
+    pthread_mutex_unlock(&s->q_lock);
+}
+
+int cfs_store_commit_txn(struct cfs_store *s,
+                         struct cfs_txn *txn,
+                         const char *principal,
+                         uint64_t *ret_revision)
+{
+    struct store_req req = {.txn = txn};
+    uint64_t revision = cfs_txn_revision(txn);
+    int r = 0;
+
+    req.set.changes = cfs_txn_changes(txn, &req.set.n);
+    req.set.principal = principal;
+    if (req.set.n == 0) {
+        cfs_txn_commit(txn);
+        if (ret_revision) {
+            *ret_revision = 0;
+        }
+        return 0;
+    }
+    pthread_cond_init(&req.cond, NULL);
+
+    pthread_mutex_lock(&s->q_lock);
+    if (s->f_head) {
+        req.state = REQ_FAILED;
+        req.err = s->f_tail->err;
+        q_append(&s->f_head, &s->f_tail, &req);
+        abort_in_turn(s, &req);
+        r = req.err;
+        goto out;
+    }
+    req.state = REQ_QUEUED;
+    q_append(&s->q_head, &s->q_tail, &req);
+    s->n_pending++;
+    if (!s->leader) {
+        /* Nothing being written: commit inline, in this thread. */
+        s->leader = true;
+        req.lead = true;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+
+    cfs_txn_seal(txn);
+
+    pthread_mutex_lock(&s->q_lock);
+    while (req.state == REQ_QUEUED) {
+        if (req.lead) {
+            lead(s, &req);
+        } else {
+            pthread_cond_wait(&req.cond, &s->q_lock);
+        }
+    }
+    if (req.state == REQ_FAILED) {
+        abort_in_turn(s, &req);
+        r = req.err;
+        goto out;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    cfs_txn_commit(txn);
+    if (ret_revision) {
+        *ret_revision = revision;
+    }
+out:
+    pthread_cond_destroy(&req.cond);
+    return r;
+}
+
+void store_drain(struct cfs_store *s)
+{
+    pthread_mutex_lock(&s->q_lock);
+    while ((s->q_head || s->leader) && !s->f_head) {
+        pthread_cond_wait(&s->q_cond, &s->q_lock);
+    }
+    pthread_mutex_unlock(&s->q_lock);
+}
+
+int cfs_store_apply(struct cfs_store *s,
+                    const struct cfs_store_changeset *sets,
+                    size_t n)
+{
+    uint64_t revision, floor;
+    int r;
+
+    if (!s || (n > 0 && !sets)) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&s->w_lock);
+    r = store_write_sets(s, sets, n);
+    revision = s->revision;
+    floor = s->floor;
+    pthread_mutex_unlock(&s->w_lock);
+    if (r == 0) {
+        store_problems_forget(s, sets, n);
+    }
+    pthread_mutex_lock(&s->q_lock);
+    if (r == 0) {
+        for (size_t i = 0; i < n; i++) {
+            s->n_txns += sets[i].n > 0;
+        }
+        s->n_commits++;
+        s->info_revision = revision;
+        s->info_floor = floor;
+    } else {
+        s->n_failures++;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    return r;
+}
+
+int cfs_store_info(struct cfs_store *s, struct cfs_store_info *ret_info)
+{
+    if (!s || !ret_info) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&s->q_lock);
+    *ret_info = (struct cfs_store_info){
+        .revision = s->info_revision,
+        .history_floor = s->info_floor,
+        .txns = s->n_txns,
+        .commits = s->n_commits,
+        .failures = s->n_failures,
+        .pending = s->n_pending,
+    };
+    pthread_mutex_unlock(&s->q_lock);
+    return 0;
+}

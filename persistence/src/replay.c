@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - rebuild the tree from the store through the normal operations,
+ * at open and when a subsystem registers later (the tree observer).
+ *
+ * Replay runs in a replay transaction (cfs_txn_begin_replay()): the same
+ * checks and callbacks as any front end, but no change records and no new
+ * revision, so nothing is journalled; each step is stamped with the
+ * revision it had. A step that fails is recorded as a problem and its data
+ * stays in the database; steps below a directory that could not be made
+ * are skipped and counted against it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store-internal.h"
+
+struct replayer {
+    struct cfs_store *store;
+    struct cfs_txn *txn;
+    const char *only; /* the subsystem being replayed, or NULL for all */
+    struct store_strset failed; /* directories that could not be made */
+    struct store_problem_list problems;
+    int error; /* first allocation failure */
+};
+
+/* ---- problems
+ * ----------------------------------------------------------------- */
+
+static int plist_add(struct store_problem_list *l,
+                     const char *path,
+                     enum cfs_store_step_op op,
+                     int error)
+{
+    struct cfs_store_problem *p;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        struct cfs_store_problem *v = cfs_realloc(l->v, cap * sizeof(*v));
+
+        if (!v) {
+            return -ENOMEM;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    p = &l->v[l->n];
+    *p = (struct cfs_store_problem){.op = op, .error = error};
+    p->path = cfs_strdup(path);
+    if (!p->path) {
+        return -ENOMEM;
+    }
+    l->n++;
+    return 0;
+}
+
+static void plist_free(struct store_problem_list *l)
+{
+    cfs_store_problems_free(l->v, l->n);
+    *l = (struct store_problem_list){0};
+}
+
+/* Remove the problems at or under @path. @pre p_lock */
+static void plist_remove_under(struct store_problem_list *l, const char *path)
+{
+    size_t plen = strlen(path), j = 0;
+
+    for (size_t i = 0; i < l->n; i++) {
+        if (store_path_under(l->v[i].path, path, plen)) {
+            cfs_free(l->v[i].path);
+        } else {
+            l->v[j++] = l->v[i];
+        }
+    }
+    l->n = j;
+}
+
+void store_problem_add(struct cfs_store *s,
+                       const char *path,
+                       enum cfs_store_step_op op,
+                       int error)
+{
+    pthread_mutex_lock(&s->p_lock);
+    plist_add(&s->problems, path, op, error);
+    pthread_mutex_unlock(&s->p_lock);
+}
+
+void store_problems_clear(struct cfs_store *s)
+{
+    pthread_mutex_lock(&s->p_lock);
+    plist_free(&s->problems);
+    pthread_mutex_unlock(&s->p_lock);
+}
+
+void store_problems_forget(struct cfs_store *s,
+                           const struct cfs_store_changeset *sets,
+                           size_t n)
+{
+    pthread_mutex_lock(&s->p_lock);
+    for (size_t i = 0; i < n && s->problems.n > 0; i++) {
+        for (size_t j = 0; j < sets[i].n; j++) {
+            const struct cfs_change *c = &sets[i].changes[j];
+
+            if (c->op == CFS_OP_MKDIR || c->op == CFS_OP_SYMLINK) {
+                plist_remove_under(&s->problems, c->path);
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->p_lock);
+}
+
+int cfs_store_problems(struct cfs_store *s,
+                       struct cfs_store_problem **ret_problems,
+                       size_t *ret_n)
+{
+    struct cfs_store_problem *v = NULL;
+    size_t n;
+    int r = 0;
+
+    if (!s || !ret_problems || !ret_n) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&s->p_lock);
+    n = s->problems.n;
+    if (n > 0) {
+        v = cfs_zalloc(n * sizeof(*v));
+        if (!v) {
+            r = -ENOMEM;
+        }
+        for (size_t i = 0; i < n && r == 0; i++) {
+            v[i] = s->problems.v[i];
+            v[i].path = cfs_strdup(s->problems.v[i].path);
+            if (!v[i].path) {
+                r = -ENOMEM;
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->p_lock);
+    if (r < 0) {
+        cfs_store_problems_free(v, n);
+        return r;
+    }
+    *ret_problems = v;
+    *ret_n = n;
+    return 0;
+}
+
+void cfs_store_problems_free(struct cfs_store_problem *problems, size_t n)
+{
+    if (!problems) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cfs_free(problems[i].path);
+    }
+    cfs_free(problems);
+}
+
+const char *cfs_store_step_name(enum cfs_store_step_op op)
+{
+    switch (op) {
+    case CFS_STORE_STEP_MKDIR:
+        return "mkdir";
+    case CFS_STORE_STEP_DIR:
+        return "dir";
+    case CFS_STORE_STEP_STORE:
+        return "store";
+    case CFS_STORE_STEP_SYMLINK:
+        return "symlink";
+    case CFS_STORE_STEP_COMMIT:
+        return "commit";
+    case CFS_STORE_STEP_SUBSYSTEM:
+        return "subsystem";
+    case CFS_STORE_STEP_UNDO:
+        return "undo";
+    }
+    return "?";
+}
+
+/* ---- the step runner
+ * ----------------------------------------------------------- */
+
+/* The failed directory that @path (a directory, @len bytes) is in, if any:
+ * the index of its problem, or -1. */
+static long
+failed_ancestor(const struct replayer *rp, const char *path, size_t len)
+{
+    if (rp->failed.n == 0) {
+        return -1;
+    }
+    for (size_t i = 1; i <= len; i++) {
+        if ((i == len || path[i] == '/') &&
+            store_strset_has(&rp->failed, path, i)) {
+            for (size_t k = 0; k < rp->problems.n; k++) {
+                if (strlen(rp->problems.v[k].path) == i &&
+                    memcmp(rp->problems.v[k].path, path, i) == 0) {
+                    return (long)k;
+                }
+            }
+            return -1;
+        }
+    }
+    return -1;
+}
+
+static bool is_dir_kind(enum cfs_kind kind)
+{
+    return kind == CFS_KIND_SUBSYSTEM || kind == CFS_KIND_GROUP ||
+           kind == CFS_KIND_ITEM;
+}
+
+/* Is @path's subsystem replayed (so a link from it can be made now)? */
+static bool subsystem_live(struct cfs_store *s, const char *path)
+{
+    const char *end = strchr(path + 1, '/');
+    size_t len = end ? (size_t)(end - path - 1) : strlen(path + 1);
+    bool live = false;
+
+    pthread_mutex_lock(&s->p_lock);
+    for (size_t i = 0; i < s->n_replayed && !live; i++) {
+        live = strlen(s->replayed[i]) == len &&
+               memcmp(s->replayed[i], path + 1, len) == 0;
+    }
+    pthread_mutex_unlock(&s->p_lock);
+    return live;
+}
+
+static int replay_step(void *data, const struct cfs_store_step *st)
+{
+    struct replayer *rp = data;
+    size_t len = strlen(st->path);
+    size_t dlen =
+        st->op == CFS_STORE_STEP_STORE || st->op == CFS_STORE_STEP_SYMLINK
+            ? store_dirname_len(st->path, len)
+            : len;
+    long anc = failed_ancestor(rp, st->path, dlen);
+    struct cfs_entry entry;
+    int r;
+
+    if (anc >= 0) {
+        rp->problems.v[anc].skipped++;
+        return 0;
+    }
+    if (st->op == CFS_STORE_STEP_SYMLINK && rp->only &&
+        !subsystem_live(rp->store, st->path)) {
+        return 0; /* a link into us from a subsystem not here yet */
+    }
+    cfs_txn_set_stamp(rp->txn, st->revision);
+    switch (st->op) {
+    case CFS_STORE_STEP_MKDIR:
+        r = cfs_mkdir(rp->txn, st->path);
+        break;
+    case CFS_STORE_STEP_DIR:
+        r = cfs_stat(st->path, &entry);
+        if (r == 0) {
+            r = is_dir_kind(entry.kind) ? 0 : -ENOTDIR;
+            cfs_entry_done(&entry);
+        }
+        break;
+    case CFS_STORE_STEP_STORE:
+        r = cfs_store(rp->txn, st->path, st->arg, st->arg_len);
+        break;
+    case CFS_STORE_STEP_SYMLINK:
+        r = cfs_symlink(rp->txn, st->path, st->arg);
+        if (r == -EEXIST) {
+            r = 0; /* made by the replay of the other end's subsystem */
+        }
+        break;
+    case CFS_STORE_STEP_COMMIT:
+        r = cfs_rename(rp->txn, st->path, st->arg);
+        break;
+    default:
+        r = -EINVAL;
+        break;
+    }
+    if (r < 0) {
+        int e = plist_add(&rp->problems, st->path, st->op, r);
+
+        if (e == 0 &&
+            (st->op == CFS_STORE_STEP_MKDIR || st->op == CFS_STORE_STEP_DIR)) {
+            e = store_strset_add(&rp->failed, st->path, len);
+        }
+        if (e < 0 && rp->error == 0) {
+            rp->error = e;
+        }
+    } else if (st->op == CFS_STORE_STEP_SYMLINK && rp->only) {
+        /* It may have failed before, replayed with its own subsystem. */
+        pthread_mutex_lock(&rp->store->p_lock);
+        plist_remove_under(&rp->store->problems, st->path);
+        pthread_mutex_unlock(&rp->store->p_lock);
+    }
+    return r;
+}
+
+/* Hand the run's problems to the store. */
+static void replayer_finish(struct replayer *rp)
+{
+    struct cfs_store *s = rp->store;
+
+    pthread_mutex_lock(&s->p_lock);
+    for (size_t i = 0; i < rp->problems.n; i++) {
+        struct store_problem_list *l = &s->problems;
+
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? l->cap * 2 : 8;
+            struct cfs_store_problem *v = cfs_realloc(l->v, cap * sizeof(*v));
+
+            if (!v) {
+                break;
+            }
+            l->v = v;
+            l->cap = cap;
+        }
+        l->v[l->n++] = rp->problems.v[i];
+        rp->problems.v[i].path = NULL;
+    }
+    pthread_mutex_unlock(&s->p_lock);
+    plist_free(&rp->problems);
+    store_strset_free(&rp->failed);
+}
+
+/* ---- which subsystems are replayed
+ * --------------------------------------------- */
+
+/* Mark @name replayed; false if it already was. @pre p_lock */
+static bool replayed_add(struct cfs_store *s, const char *name)
+{
+    char *copy;
+
+    for (size_t i = 0; i < s->n_replayed; i++) {
+        if (strcmp(s->replayed[i], name) == 0) {
+            return false;
+        }
+    }
+    if (s->n_replayed == s->cap_replayed) {
+        size_t cap = s->cap_replayed ? s->cap_replayed * 2 : 8;
+        char **v = cfs_realloc(s->replayed, cap * sizeof(*v));
+
+        if (!v) {
+            return false;
+        }
+        s->replayed = v;
+        s->cap_replayed = cap;
+    }
+    copy = cfs_strdup(name);
+    if (!copy) {
+        return false;
+    }
+    s->replayed[s->n_replayed++] = copy;
+    return true;
+}
+
+/* @pre p_lock */
+static void replayed_remove(struct cfs_store *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_replayed; i++) {
+        if (strcmp(s->replayed[i], name) == 0) {
+            cfs_free(s->replayed[i]);
+            s->replayed[i] = s->replayed[--s->n_replayed];
+            return;
+        }
+    }
+}
+
+/* Forget the problems of subsystem @name (it is replayed again). @pre p_lock */
+static void problems_of_subsystem_clear(struct cfs_store *s, const char *name)
+{
+    char *path = store_asprintf("/%s", name);
+
+    if (path) {
+        plist_remove_under(&s->problems, path);
+        cfs_free(path);
+    }
+}
+
+/* Record a SUBSYSTEM problem for each stored subsystem not replayed. */
+static int report_absent_subsystems(struct cfs_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    pthread_mutex_lock(&s->r_lock);
+    r = store_errno(sqlite3_prepare_v2(
+        s->rdb,
+        "SELECT name, path FROM node WHERE parent = 1 ORDER BY id",
+        -1,
+        &st,
+        NULL));
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, 1);
+        bool found = false;
+
+        pthread_mutex_lock(&s->p_lock);
+        for (size_t i = 0; name && i < s->n_replayed && !found; i++) {
+            found = strcmp(s->replayed[i], name) == 0;
+        }
+        if (!found && path) {
+            plist_remove_under(&s->problems, path);
+            r = plist_add(
+                &s->problems, path, CFS_STORE_STEP_SUBSYSTEM, -ENOENT);
+        }
+        pthread_mutex_unlock(&s->p_lock);
+    }
+    if (r == 0) {
+        r = store_errno(rc);
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->r_lock);
+    return r;
+}
+
+/* ---- the observer
+ * ---------------------------------------------------------------- */
+
+static void on_registered(void *data, struct cfs_txn *txn, const char *name)
+{
+    struct cfs_store *s = data;
+    struct replayer rp = {.store = s, .txn = txn, .only = name};
+    const char *names[1] = {name};
+    bool fresh;
+    int r;
+
+    pthread_mutex_lock(&s->p_lock);
+    fresh = replayed_add(s, name);
+    if (fresh) {
+        problems_of_subsystem_clear(s, name);
+    }
+    pthread_mutex_unlock(&s->p_lock);
+    if (!fresh) {
+        return;
+    }
+    /* Transactions sealed before we took the mutation lock may still be on
+     * their way to the database; replay must see them. */
+    store_drain(s);
+    r = cfs_store_load(s, names, 1, replay_step, &rp);
+    if (r < 0) {
+        plist_add(&rp.problems, names[0], CFS_STORE_STEP_SUBSYSTEM, r);
+    }
+    replayer_finish(&rp);
+}
+
+static void on_unregistered(void *data, const char *name)
+{
+    struct cfs_store *s = data;
+
+    pthread_mutex_lock(&s->p_lock);
+    replayed_remove(s, name);
+    problems_of_subsystem_clear(s, name);
+    pthread_mutex_unlock(&s->p_lock);
+    report_absent_subsystems(s);
+}
+
+int store_replay_open(struct cfs_store *s)
+{
+    static const struct cfs_observer ops_template = {
+        .subsystem_registered = on_registered,
+        .subsystem_unregistered = on_unregistered,
+    };
+    struct cfs_observer ops = ops_template;
+    struct replayer rp = {.store = s};
+    struct cfs_entry *entries = NULL;
+    const char **names = NULL;
+    size_t n = 0, n_names = 0;
+    struct cfs_txn *txn = NULL;
+    int r;
+
+    ops.data = s;
+    cfs_set_observer(&ops);
+    s->observing = true;
+
+    r = cfs_readdir("/", &entries, &n);
+    if (r < 0) {
+        return r;
+    }
+    names = cfs_zalloc((n ? n : 1) * sizeof(*names));
+    if (!names) {
+        r = -ENOMEM;
+        goto out;
+    }
+    pthread_mutex_lock(&s->p_lock);
+    for (size_t i = 0; i < n; i++) {
+        /* One the observer replayed meanwhile is skipped. */
+        if (entries[i].kind == CFS_KIND_SUBSYSTEM &&
+            replayed_add(s, entries[i].name)) {
+            names[n_names++] = entries[i].name;
+        }
+    }
+    pthread_mutex_unlock(&s->p_lock);
+
+    if (n_names > 0) {
+        r = cfs_txn_begin_replay(&txn);
+        if (r < 0) {
+            goto out;
+        }
+        rp.txn = txn;
+        /* At start-up the subsystems hold most of the rows: one pass over
+         * the tables beats a sorted index range. */
+        r = store_load(s, names, n_names, false, replay_step, &rp);
+        cfs_txn_commit(txn);
+        if (r == 0) {
+            r = rp.error;
+        }
+        replayer_finish(&rp);
+        if (r < 0) {
+            goto out;
+        }
+    }
+    r = report_absent_subsystems(s);
+out:
+    cfs_free(names);
+    cfs_entries_free(entries, n);
+    return r;
+}
+
+void store_replay_close(struct cfs_store *s)
+{
+    if (s->observing) {
+        cfs_set_observer(NULL);
+        s->observing = false;
+    }
+    pthread_mutex_lock(&s->p_lock);
+    for (size_t i = 0; i < s->n_replayed; i++) {
+        cfs_free(s->replayed[i]);
+    }
+    cfs_free(s->replayed);
+    s->replayed = NULL;
+    s->n_replayed = s->cap_replayed = 0;
+    plist_free(&s->problems);
+    pthread_mutex_unlock(&s->p_lock);
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * store.c - open and close: two connections to one WAL database (one that
+ * writes, one that reads while the other commits), the schema brought
+ * forward, the tree's revision counter restored, then replay.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store-internal.h"
+
+#define DEFAULT_BUSY_TIMEOUT_MS 5000
+#define DEFAULT_MAX_BATCH       1024
+
+static int read_state(struct cfs_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        s->wdb,
+        "SELECT revision, seq, history_floor FROM state WHERE id = 1",
+        -1,
+        &st,
+        NULL);
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    if (rc == SQLITE_ROW) {
+        s->revision = (uint64_t)sqlite3_column_int64(st, 0);
+        s->seq = (uint64_t)sqlite3_column_int64(st, 1);
+        s->floor = (uint64_t)sqlite3_column_int64(st, 2);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_CORRUPT; /* the state row is made with the schema */
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) {
+        return store_errno(rc);
+    }
+    s->j_revision = s->revision;
+    return store_errno(rc);
+}
+
+static int check_integrity(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL);
+    int r;
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    if (rc == SQLITE_ROW) {
+        const char *res = (const char *)sqlite3_column_text(st, 0);
+
+        r = res && strcmp(res, "ok") == 0 ? 0 : -EUCLEAN;
+    } else {
+        r = store_errno(rc);
+    }
+    sqlite3_finalize(st);
+    return r;
+}
+
+int cfs_store_open(const struct cfs_store_options *opts,
+                   struct cfs_store **ret_store)
+{
+    struct cfs_store *s = NULL;
+    int r;
+
+    if (!opts || !opts->path || !opts->path[0] || !ret_store ||
+        (opts->sync != CFS_STORE_SYNC_FULL &&
+         opts->sync != CFS_STORE_SYNC_NORMAL)) {
+        return -EINVAL;
+    }
+    s = cfs_zalloc(sizeof(*s));
+    if (!s) {
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&s->w_lock, NULL);
+    pthread_mutex_init(&s->r_lock, NULL);
+    pthread_mutex_init(&s->q_lock, NULL);
+    pthread_mutex_init(&s->p_lock, NULL);
+    pthread_cond_init(&s->q_cond, NULL);
+    s->sync = opts->sync;
+    s->history_limit = opts->history_limit;
+    s->busy_timeout_ms =
+        opts->busy_timeout_ms ? opts->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
+    s->max_batch = opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
+    s->path = cfs_strdup(opts->path);
+    if (!s->path) {
+        r = -ENOMEM;
+        goto fail;
+    }
+    if (opts->vfs) {
+        s->vfs = cfs_strdup(opts->vfs);
+        if (!s->vfs) {
+            r = -ENOMEM;
+            goto fail;
+        }
+    }
+
+    r = store_db_open(s, &s->wdb);
+    if (r == 0) {
+        r = store_migrate(s->wdb, store_migrations, store_n_migrations);
+    }
+    if (r == 0 && opts->integrity_check) {
+        r = check_integrity(s->wdb);
+    }
+    if (r == 0) {
+        r = read_state(s);
+    }
+    if (r == 0) {
+        r = store_prepare_write(s);
+    }
+    if (r == 0) {
+        r = store_db_open(s, &s->rdb);
+    }
+    if (r < 0) {
+        goto fail;
+    }
+    s->info_revision = s->revision;
+    s->info_floor = s->floor;
+    cfs_revision_set(s->revision);
+
+    if (!opts->no_replay) {
+        r = store_replay_open(s);
+        if (r < 0) {
+            goto fail;
+        }
+    }
+    *ret_store = s;
+    return 0;
+fail:
+    cfs_store_close(s);
+    return r;
+}
+
+void cfs_store_close(struct cfs_store *s)
+{
+    if (!s) {
+        return;
+    }
+    store_replay_close(s);
+    store_finalize_write(s);
+    if (s->wdb) {
+        /* Keep the query planner's statistics fresh for the next open. */
+        sqlite3_exec(s->wdb, "PRAGMA optimize", NULL, NULL, NULL);
+    }
+    sqlite3_close_v2(s->rdb);
+    sqlite3_close_v2(s->wdb);
+    pthread_cond_destroy(&s->q_cond);
+    pthread_mutex_destroy(&s->p_lock);
+    pthread_mutex_destroy(&s->q_lock);
+    pthread_mutex_destroy(&s->r_lock);
+    pthread_mutex_destroy(&s->w_lock);
+    cfs_free(s->vfs);
+    cfs_free(s->path);
+    cfs_free(s);
+}

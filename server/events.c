@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events.c - GET /api/v1/events: Server-Sent Events of committed changes.
+ *
+ * Every committed transaction is published here, in revision order (the
+ * revisions that stand are contiguous: a failed commit aborts everything
+ * sealed after it, so a publication that arrives early waits for the one
+ * before it). Recent events stay in a ring; a client resuming from older
+ * revisions is served from the store's journal, or told to start over
+ * (event "reset") when the journal was pruned. Clients hold no thread: a
+ * connection with nothing to send is suspended and resumed by the next
+ * publication or by the heartbeat thread, which also keeps idle
+ * connections alive with comment lines.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <configfs/store.h>
+
+#include "http-internal.h"
+
+#define RING_CAP    4096
+#define HOLD_CAP    256
+#define HEARTBEAT_S 15
+#define BACKLOG_MAX 10000
+
+struct ev {
+    uint64_t rev;
+    char *path;  /* for the prefix filter */
+    char *path2; /* rename: the destination */
+    char *frame; /* "id: N\nevent: OP\ndata: {...}\n\n" */
+};
+
+struct sse_client {
+    struct sse_client *next, *prev;
+    struct cfs_http_events *hub;
+    struct MHD_Connection *conn;
+    char *prefix;    /* NULL: everything */
+    uint64_t cursor; /* last revision sent */
+    char *out;       /* frames waiting to be copied out */
+    size_t out_len, out_pos;
+    bool suspended;
+    bool heartbeat;
+};
+
+struct cfs_http_events {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct ev ring[RING_CAP];
+    size_t head, count; /* oldest at head */
+    struct ev hold[HOLD_CAP];
+    size_t n_hold;
+    uint64_t last; /* last revision published */
+    struct sse_client *clients;
+    struct cfs_store *store;
+    pthread_t heart;
+    bool stop;
+};
+
+static void ev_done(struct ev *e)
+{
+    free(e->path);
+    free(e->path2);
+    free(e->frame);
+    memset(e, 0, sizeof(*e));
+}
+
+/* ---- frames ---------------------------------------------------------------
+ */
+
+static char *frame_for(uint64_t rev,
+                       size_t index,
+                       size_t count,
+                       enum cfs_op op,
+                       const char *path,
+                       const char *arg,
+                       size_t arg_len,
+                       bool write_only)
+{
+    json_t *d = json_object();
+    char *data, *frame = NULL;
+    size_t n;
+
+    json_object_set_new(d, "revision", json_integer((json_int_t)rev));
+    json_object_set_new(d, "index", json_integer((json_int_t)index));
+    json_object_set_new(d, "count", json_integer((json_int_t)count));
+    json_object_set_new(d, "op", json_string(cfs_op_name(op)));
+    if (op == CFS_OP_RENAME) {
+        json_object_set_new(d, "from", json_string(path));
+        json_object_set_new(d, "to", json_string(arg ? arg : ""));
+        json_object_set_new(d, "path", json_string(path));
+    } else {
+        json_object_set_new(d, "path", json_string(path));
+    }
+    if (op == CFS_OP_STORE && arg && !write_only) {
+        cfs_http_value_json(d, arg, arg_len);
+    } else if ((op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK) && arg) {
+        json_object_set_new(d, "target", json_string(arg));
+    }
+    data = json_dumps(d, JSON_COMPACT);
+    json_decref(d);
+    if (!data) {
+        return NULL;
+    }
+    n = strlen(data) + 64;
+    frame = malloc(n);
+    if (frame && index + 1 == count) {
+        /* only the revision's last record carries the id: a client that
+         * resumes from it never gets half a batch */
+        (void)snprintf(frame,
+                       n,
+                       "id: %llu\nevent: %s\ndata: %s\n\n",
+                       (unsigned long long)rev,
+                       cfs_op_name(op),
+                       data);
+    } else if (frame) {
+        (void)snprintf(
+            frame, n, "event: %s\ndata: %s\n\n", cfs_op_name(op), data);
+    }
+    free(data);
+    return frame;
+}
+
+static bool matches(const char *prefix, const char *path)
+{
+    size_t n;
+
+    if (!prefix || strcmp(prefix, "/") == 0) {
+        return true;
+    }
+    if (!path) {
+        return false;
+    }
+    n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int out_append(struct sse_client *c, const char *s)
+{
+    size_t n = strlen(s);
+    char *o = realloc(c->out, c->out_len + n + 1);
+
+    if (!o) {
+        return -ENOMEM;
+    }
+    memcpy(o + c->out_len, s, n + 1);
+    c->out = o;
+    c->out_len += n;
+    return 0;
+}
+
+/* ---- publishing ------------------------------------------------------------
+ */
+
+static void ring_push(struct cfs_http_events *h, struct ev *e)
+{
+    size_t slot;
+
+    if (h->count == RING_CAP) {
+        ev_done(&h->ring[h->head]);
+        h->head = (h->head + 1) % RING_CAP;
+        h->count--;
+    }
+    slot = (h->head + h->count) % RING_CAP;
+    h->ring[slot] = *e;
+    h->count++;
+    if (e->rev > h->last) {
+        h->last = e->rev;
+    }
+    memset(e, 0, sizeof(*e));
+}
+
+static void resume_all(struct cfs_http_events *h)
+{
+    for (struct sse_client *c = h->clients; c; c = c->next) {
+        if (c->suspended) {
+            c->suspended = false;
+            MHD_resume_connection(c->conn);
+        }
+    }
+}
+
+/* Move held events that are now next into the ring. @pre h->lock. */
+static void drain_hold(struct cfs_http_events *h)
+{
+    bool moved = true;
+
+    while (moved) {
+        moved = false;
+        for (size_t i = 0; i < h->n_hold; i++) {
+            if (h->hold[i].rev <= h->last + 1) {
+                ring_push(h, &h->hold[i]);
+                h->hold[i] = h->hold[--h->n_hold];
+                moved = true;
+                break;
+            }
+        }
+    }
+}
+
+struct cfs_http_evbatch {
+    size_t n;
+    struct ev evs[];
+};
+
+struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
+                                                 size_t n)
+{
+    struct cfs_http_evbatch *b;
+
+    if (n == 0) {
+        return NULL;
+    }
+    b = calloc(1, sizeof(*b) + n * sizeof(b->evs[0]));
+    if (!b) {
+        return NULL; /* the events are lost; the change is not */
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ev *e = &b->evs[b->n];
+
+        e->rev = ch[i].revision;
+        e->path = strdup(ch[i].path);
+        e->path2 =
+            ch[i].op == CFS_OP_RENAME && ch[i].arg ? strdup(ch[i].arg) : NULL;
+        e->frame = frame_for(ch[i].revision,
+                             i,
+                             n,
+                             ch[i].op,
+                             ch[i].path,
+                             ch[i].arg,
+                             ch[i].arg_len,
+                             ch[i].write_only);
+        if (!e->path || !e->frame) {
+            ev_done(e);
+            continue;
+        }
+        b->n++;
+    }
+    return b;
+}
+
+void cfs_http_events_discard(struct cfs_http_evbatch *b)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        ev_done(&b->evs[i]);
+    }
+    free(b);
+}
+
+void cfs_http_events_publish(struct cfs_http_events *h,
+                             struct cfs_http_evbatch *b)
+{
+    if (!h || !b) {
+        cfs_http_events_discard(b);
+        return;
+    }
+    pthread_mutex_lock(&h->lock);
+    for (size_t i = 0; i < b->n; i++) {
+        struct ev e = b->evs[i];
+
+        if (e.rev <= h->last + 1) {
+            ring_push(h, &e);
+        } else if (h->n_hold < HOLD_CAP) {
+            h->hold[h->n_hold++] = e; /* an earlier commit is still out */
+        } else {
+            ring_push(h, &e); /* never wait without bound */
+        }
+    }
+    drain_hold(h);
+    resume_all(h);
+    pthread_mutex_unlock(&h->lock);
+    free(b); /* its events moved into the ring */
+}
+
+/* ---- clients
+ * ----------------------------------------------------------------- */
+
+/* Fill @c->out with events after its cursor. @pre h->lock. */
+static void collect(struct cfs_http_events *h, struct sse_client *c)
+{
+    for (size_t i = 0; i < h->count; i++) {
+        struct ev *e = &h->ring[(h->head + i) % RING_CAP];
+
+        if (e->rev <= c->cursor) {
+            continue;
+        }
+        /* a batch's events share one revision: send all of them */
+        if (matches(c->prefix, e->path) || matches(c->prefix, e->path2)) {
+            if (out_append(c, e->frame) < 0) {
+                return;
+            }
+        }
+        if (i + 1 == h->count ||
+            h->ring[(h->head + i + 1) % RING_CAP].rev != e->rev) {
+            c->cursor = e->rev;
+        }
+    }
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct sse_client *c = cls;
+    struct cfs_http_events *h = c->hub;
+    size_t n;
+
+    (void)pos;
+    pthread_mutex_lock(&h->lock);
+    if (c->out_pos == c->out_len) {
+        c->out_pos = c->out_len = 0;
+        if (h->stop) {
+            pthread_mutex_unlock(&h->lock);
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        collect(h, c);
+        if (c->out_len == 0 && c->heartbeat) {
+            (void)out_append(c, ": heartbeat\n\n");
+        }
+        c->heartbeat = false;
+        if (c->out_len == 0) {
+            c->suspended = true;
+            MHD_suspend_connection(c->conn); /* resumed by publish/heart */
+            pthread_mutex_unlock(&h->lock);
+            return 0;
+        }
+    }
+    n = c->out_len - c->out_pos;
+    if (n > max) {
+        n = max;
+    }
+    memcpy(buf, c->out + c->out_pos, n);
+    c->out_pos += n;
+    pthread_mutex_unlock(&h->lock);
+    return (ssize_t)n;
+}
+
+static void client_free(void *cls)
+{
+    struct sse_client *c = cls;
+    struct cfs_http_events *h = c->hub;
+
+    pthread_mutex_lock(&h->lock);
+    if (c->prev) {
+        c->prev->next = c->next;
+    } else {
+        h->clients = c->next;
+    }
+    if (c->next) {
+        c->next->prev = c->prev;
+    }
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+    free(c->prefix);
+    free(c->out);
+    free(c);
+}
+
+/* Revisions after @since that the ring no longer has, from the journal.
+ * @return 0, or -ESTALE when they were pruned (the client must reset). */
+static int backlog(struct cfs_http_events *h,
+                   struct sse_client *c,
+                   uint64_t since,
+                   uint64_t first_in_ring)
+{
+    struct cfs_store_history_query q = {0};
+    struct cfs_store_history_entry *es = NULL;
+    struct cfs_store_info info;
+    size_t n = 0;
+
+    if (!h->store || cfs_store_info(h->store, &info) < 0 ||
+        info.history_floor > since || first_in_ring - since > BACKLOG_MAX) {
+        return -ESTALE;
+    }
+    q.before = first_in_ring;
+    q.limit = BACKLOG_MAX;
+    if (cfs_store_history(h->store, &q, &es, &n) < 0) {
+        return -ESTALE;
+    }
+    for (size_t i = n; i-- > 0;) { /* oldest first */
+        size_t first = i, last = i;
+
+        if (es[i].revision <= since) {
+            continue;
+        }
+        /* newest first: records of one revision are adjacent, in reverse */
+        while (first + 1 < n && es[first + 1].revision == es[i].revision) {
+            first++;
+        }
+        while (last > 0 && es[last - 1].revision == es[i].revision) {
+            last--;
+        }
+        if (matches(c->prefix, es[i].path) ||
+            (es[i].op == CFS_OP_RENAME && matches(c->prefix, es[i].arg))) {
+            char *f = frame_for(es[i].revision,
+                                first - i,
+                                first - last + 1,
+                                es[i].op,
+                                es[i].path,
+                                es[i].arg,
+                                es[i].arg_len,
+                                es[i].write_only);
+
+            if (f) {
+                (void)out_append(c, f);
+                free(f);
+            }
+        }
+        c->cursor = es[i].revision;
+    }
+    cfs_store_history_free(es, n);
+    return 0;
+}
+
+void cfs_http_handle_events(struct cfs_http_req *req)
+{
+    struct cfs_http_events *h = cfs_http_events_of(req);
+    const char *since_s = cfs_http_query(req, "since");
+    const char *last_id = cfs_http_header_in(req, "Last-Event-ID");
+    const char *path = cfs_http_query(req, "path");
+    struct MHD_Response *resp;
+    struct sse_client *c;
+    uint64_t since = 0;
+    bool resume = false;
+    char *end;
+
+    if (since_s || last_id) {
+        const char *s = since_s ? since_s : last_id;
+
+        errno = 0;
+        since = strtoull(s, &end, 10);
+        if (!*s || *end || errno || *s == '-') {
+            cfs_http_problem(req,
+                             MHD_HTTP_BAD_REQUEST,
+                             -EINVAL,
+                             NULL,
+                             "since and Last-Event-ID are revisions");
+            return;
+        }
+        resume = true;
+    }
+    if (path && path[0] != '/') {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         NULL,
+                         "path must be an absolute config path");
+        return;
+    }
+    c = calloc(1, sizeof(*c));
+    if (!c || (path && !(c->prefix = strdup(path)))) {
+        free(c);
+        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        return;
+    }
+    c->hub = h;
+    c->conn = req->conn;
+    pthread_mutex_lock(&h->lock);
+    c->cursor = resume ? since : h->last;
+    if (resume && since < h->last) {
+        uint64_t first = h->count ? h->ring[h->head].rev : h->last + 1;
+
+        if (since + 1 < first && backlog(h, c, since, first) < 0) {
+            char line[160];
+
+            /* what was asked for is gone: start over from now */
+            (void)snprintf(line,
+                           sizeof(line),
+                           "event: reset\ndata: {\"revision\":%llu,"
+                           "\"since\":%llu,\"reason\":\"pruned\"}\n\n",
+                           (unsigned long long)h->last,
+                           (unsigned long long)since);
+            c->out_len = 0;
+            (void)out_append(c, line);
+            c->cursor = h->last;
+        }
+    }
+    if (resume && since > h->last) {
+        char line[160];
+
+        /* a revision this tree never had: another database */
+        (void)snprintf(line,
+                       sizeof(line),
+                       "event: reset\ndata: {\"revision\":%llu,"
+                       "\"since\":%llu,\"reason\":\"future\"}\n\n",
+                       (unsigned long long)h->last,
+                       (unsigned long long)since);
+        (void)out_append(c, line);
+        c->cursor = h->last;
+    }
+    (void)out_append(c, ": connected\n\n");
+    c->next = h->clients;
+    if (h->clients) {
+        h->clients->prev = c;
+    }
+    h->clients = c;
+    pthread_mutex_unlock(&h->lock);
+
+    resp = MHD_create_response_from_callback(
+        MHD_SIZE_UNKNOWN, 4096, reader, c, client_free);
+    if (!resp) {
+        client_free(c);
+        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        return;
+    }
+    MHD_add_response_header(
+        resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    cfs_http_reply_response(req, MHD_HTTP_OK, resp);
+}
+
+/* ---- life cycle
+ * -------------------------------------------------------------- */
+
+static void *heart(void *arg)
+{
+    struct cfs_http_events *h = arg;
+    struct timespec ts;
+
+    pthread_mutex_lock(&h->lock);
+    while (!h->stop) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += HEARTBEAT_S;
+        if (pthread_cond_timedwait(&h->wake, &h->lock, &ts) == ETIMEDOUT) {
+            for (struct sse_client *c = h->clients; c; c = c->next) {
+                c->heartbeat = true; /* also finds clients that went away */
+            }
+            resume_all(h);
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret)
+{
+    struct cfs_http_events *h = calloc(1, sizeof(*h));
+    pthread_condattr_t ca;
+
+    if (!h) {
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_cond_init(&h->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    h->store = store;
+    h->last = cfs_revision();
+    if (pthread_create(&h->heart, NULL, heart, h) != 0) {
+        pthread_cond_destroy(&h->wake);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        return -EAGAIN;
+    }
+    *ret = h;
+    return 0;
+}
+
+void cfs_http_events_stop(struct cfs_http_events *h)
+{
+    if (!h) {
+        return;
+    }
+    pthread_mutex_lock(&h->lock);
+    h->stop = true;
+    resume_all(h); /* every stream ends; none may stay suspended */
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+    pthread_join(h->heart, NULL);
+}
+
+void cfs_http_events_free(struct cfs_http_events *h)
+{
+    if (!h) {
+        return;
+    }
+    for (size_t i = 0; i < h->count; i++) {
+        ev_done(&h->ring[(h->head + i) % RING_CAP]);
+    }
+    for (size_t i = 0; i < h->n_hold; i++) {
+        ev_done(&h->hold[i]);
+    }
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/*
+ * openapi.c - GET /api/v1/openapi.yaml: the HTTP contract, api/openapi.yaml,
+ * answered from the copy built into the binary (api/meson.build embeds it),
+ * so the served file is always the one this server was built with and no
+ * request reads the filesystem.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "http-internal.h"
+
+/* Generated from api/openapi.yaml by scripts/embed-file.py. */
+extern const unsigned char cfs_openapi_yaml[];
+extern const size_t cfs_openapi_yaml_len;
+
+void cfs_http_handle_openapi(struct cfs_http_req *req)
+{
+    if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+        cfs_http_problem(req,
+                         MHD_HTTP_METHOD_NOT_ALLOWED,
+                         -EOPNOTSUPP,
+                         NULL,
+                         "%s is not allowed here; allowed: GET, HEAD",
+                         req->method_name);
+        cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        return;
+    }
+    cfs_http_reply_text(req,
+                        MHD_HTTP_OK,
+                        "application/yaml",
+                        (const char *)cfs_openapi_yaml,
+                        cfs_openapi_yaml_len);
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-store-replay.c - the write path and replay against the real tree:
+ * committed transactions survive a restart exactly (values in write order,
+ * links, commit state), replay goes through the subsystem's callbacks at
+ * open and at a later registration, records the steps that now fail while
+ * keeping their data, leaves unregistered subsystems' data alone, and
+ * journals nothing of its own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <configfs/store.h>
+
+#include "store-test-util.h"
+#include "store-testsys.h"
+
+static struct cfs_store *open_store(const char *path)
+{
+    struct cfs_store_options o = {.path = path};
+    struct cfs_store *s = NULL;
+
+    assert_int_equal(cfs_store_open(&o, &s), 0);
+    return s;
+}
+
+/* A restart, with the subsystem registered before the store opens. */
+static void test_replay_roundtrip(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    struct cfs_store_export *before = NULL, *after = NULL;
+    uint64_t rev = 0;
+    long rows;
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    RUN(s,
+        "mkdir /s1/items/x",
+        "store /s1/items/x/b one",
+        "store /s1/items/x/a two",
+        "store /s1/items/x/secret pw");
+    RUN(s,
+        "mkdir /s1/items/y",
+        "symlink /s1/items/y/to-x /s1/items/x",
+        "store /s1/note hi");
+    RUN(s, "store /s1/items/x/b three");
+    {
+        static const char *const ops[] = {"mkdir /s1/items/z"};
+
+        assert_int_equal(store_test_run(s, &rev, ops, 1), 0);
+    }
+    assert_int_equal(rev, cfs_revision());
+    RUN(s, "rmdir /s1/items/z");
+    rev = cfs_revision();
+    assert_tree_matches_db(s, "/");
+    assert_int_equal(cfs_store_export_tree("/", &before), 0);
+    rows = journal_rows(t->path);
+
+    cfs_store_close(s);
+    tsys_unregister(sys);
+    assert_int_equal(tsys_items_alive(), 0);
+    cfs_revision_set(0);
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    assert_int_equal(cfs_revision(), rev);
+    assert_int_equal(cfs_store_export_tree("/", &after), 0);
+    assert_same_state(&before->root, &after->root);
+    /* write order survives: a was written after the first b, and b again */
+    expect_written("/s1/items/x/b", "three");
+    assert_string_equal(
+        after->root.children[0].children[0].children[0].values[0].name, "a");
+    /* replay journals nothing */
+    assert_int_equal(journal_rows(t->path), rows);
+    cfs_store_export_free(before);
+    cfs_store_export_free(after);
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
+/* A subsystem that registers after the store opened is replayed by the
+ * observer; committed items come back in live/ with links to them. */
+static void test_replay_observer_and_commit(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    struct cfs_store_problem *p = NULL;
+    size_t np = 0;
+    char *target = NULL;
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    RUN(s,
+        "mkdir /s1/commit/pending/c",
+        "store /s1/commit/pending/c/a v1",
+        "mkdir /s1/items/i",
+        "symlink /s1/items/i/to-c /s1/commit/pending/c");
+    RUN(s, "rename /s1/commit/pending/c /s1/commit/live/c");
+    assert_tree_matches_db(s, "/");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+
+    s = open_store(t->path);
+    /* stored data of a subsystem that is not registered: kept, reported */
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    assert_int_equal(np, 1);
+    assert_string_equal(p[0].path, "/s1");
+    assert_int_equal(p[0].op, CFS_STORE_STEP_SUBSYSTEM);
+    cfs_store_problems_free(p, np);
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    assert_int_equal(np, 0);
+    expect_written("/s1/commit/live/c/a", "v1");
+    assert_int_equal(cfs_readlink("/s1/items/i/to-c", &target), 0);
+    assert_string_equal(target, "/s1/commit/live/c");
+    cfs_free(target);
+    assert_tree_matches_db(s, "/");
+
+    /* Uncommit survives too. */
+    RUN(s, "rename /s1/commit/live/c /s1/commit/pending/c");
+    tsys_unregister(sys);
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    expect_written("/s1/commit/pending/c/a", "v1");
+    assert_tree_matches_db(s, "/");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
+/* Steps that fail now are reported with path and errno; their data stays
+ * and comes back once the subsystem accepts it again. */
+static void test_replay_problems_keep_data(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    struct cfs_store_problem *p = NULL;
+    struct cfs_store_export *e = NULL;
+    size_t np = 0;
+    bool saw_store = false, saw_mkdir = false;
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    RUN(s,
+        "mkdir /s1/items/ok",
+        "store /s1/items/ok/a bad-now",
+        "store /s1/items/ok/b fine");
+    RUN(s,
+        "mkdir /s1/items/nope",
+        "store /s1/items/nope/a x",
+        "store /s1/items/nope/b y");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+
+    tsys_default_refusals("bad", "nope");
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    assert_int_equal(np, 2);
+    for (size_t i = 0; i < np; i++) {
+        if (p[i].op == CFS_STORE_STEP_STORE) {
+            assert_string_equal(p[i].path, "/s1/items/ok/a");
+            assert_int_equal(p[i].error, -EINVAL);
+            saw_store = true;
+        } else {
+            assert_int_equal(p[i].op, CFS_STORE_STEP_MKDIR);
+            assert_string_equal(p[i].path, "/s1/items/nope");
+            assert_int_equal(p[i].error, -ENOSPC);
+            assert_int_equal(p[i].skipped, 2);
+            saw_mkdir = true;
+        }
+    }
+    assert_true(saw_store && saw_mkdir);
+    cfs_store_problems_free(p, np);
+    expect_written("/s1/items/ok/b", "fine");
+    /* the data is still stored */
+    assert_int_equal(cfs_store_export(s, "/s1/items/nope", &e), 0);
+    assert_int_equal(e->root.n_values, 2);
+    cfs_store_export_free(e);
+
+    /* A later registration that accepts it again replays it. */
+    tsys_default_refusals(NULL, NULL);
+    tsys_unregister(sys);
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    assert_int_equal(np, 0);
+    expect_written("/s1/items/ok/a", "bad-now");
+    expect_written("/s1/items/nope/b", "y");
+    assert_tree_matches_db(s, "/");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
+/* Commits to one subsystem leave another's stored data untouched while it
+ * is not registered. */
+static void test_replay_unregistered_untouched(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *a = NULL, *b = NULL;
+    struct cfs_store *s;
+    struct cfs_store_export *e1 = NULL, *e2 = NULL;
+
+    assert_int_equal(tsys_register("a", &a), 0);
+    assert_int_equal(tsys_register("b", &b), 0);
+    s = open_store(t->path);
+    RUN(s,
+        "mkdir /b/items/kept",
+        "store /b/items/kept/a 1",
+        "mkdir /a/items/x",
+        "symlink /a/items/x/to-b /b/items/kept");
+    assert_int_equal(cfs_store_export(s, "/b", &e1), 0);
+    cfs_store_close(s);
+    tsys_unregister(a);
+    tsys_unregister(b);
+
+    assert_int_equal(tsys_register("a", &a), 0);
+    s = open_store(t->path);
+    RUN(s, "mkdir /a/items/y", "store /a/items/y/a 2");
+    assert_int_equal(cfs_store_export(s, "/b", &e2), 0);
+    assert_same_state(&e1->root, &e2->root);
+    cfs_store_export_free(e2);
+    /* b arrives: its items come back, and so does a's link into it */
+    assert_int_equal(tsys_register("b", &b), 0);
+    expect_written("/b/items/kept/a", "1");
+    {
+        char *target = NULL;
+
+        assert_int_equal(cfs_readlink("/a/items/x/to-b", &target), 0);
+        assert_string_equal(target, "/b/items/kept");
+        cfs_free(target);
+    }
+    assert_tree_matches_db(s, "/");
+    cfs_store_export_free(e1);
+    cfs_store_close(s);
+    tsys_unregister(a);
+    tsys_unregister(b);
+}
+
+struct writer {
+    struct cfs_store *store;
+    int id;
+    int n;
+};
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+
+    for (int i = 0; i < w->n; i++) {
+        char path[64], value[32];
+        struct cfs_txn *txn = NULL;
+        int r = cfs_txn_begin(&txn);
+
+        if (r == 0 && i == 0) {
+            snprintf(path, sizeof(path), "/s1/items/w%d", w->id);
+            r = cfs_mkdir(txn, path);
+        }
+        if (r == 0) {
+            snprintf(path, sizeof(path), "/s1/items/w%d/a", w->id);
+            snprintf(value, sizeof(value), "%d", i);
+            r = cfs_store(txn, path, value, strlen(value));
+        }
+        if (r == 0) {
+            r = cfs_store_commit_txn(w->store, txn, NULL, NULL);
+        } else if (txn) {
+            cfs_txn_abort(txn);
+        }
+        if (r < 0) {
+            return (void *)(intptr_t)r;
+        }
+    }
+    return NULL;
+}
+
+/* Concurrent writers share commits and every acknowledged write is there. */
+static void test_replay_concurrent_writers(void **state)
+{
+    enum { THREADS = 16, WRITES = 40 };
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store_options o = {.path = t->path,
+                                  .sync = CFS_STORE_SYNC_NORMAL};
+    struct cfs_store *s = NULL;
+    struct writer w[THREADS];
+    pthread_t th[THREADS];
+    struct cfs_store_info info;
+
+    store_test_threaded(true);
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    assert_int_equal(cfs_store_open(&o, &s), 0);
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (struct writer){.store = s, .id = i, .n = WRITES};
+        assert_int_equal(pthread_create(&th[i], NULL, writer_main, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        void *ret = NULL;
+
+        pthread_join(th[i], &ret);
+        assert_null(ret);
+    }
+    assert_int_equal(cfs_store_info(s, &info), 0);
+    assert_int_equal(info.txns, THREADS * WRITES);
+    assert_true(info.commits <= info.txns);
+    assert_int_equal(info.revision, cfs_revision());
+    assert_tree_matches_db(s, "/");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+    store_test_threaded(false);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_replay_roundtrip, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_observer_and_commit, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_problems_keep_data, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_unregistered_untouched, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_concurrent_writers, tmpdb_setup, tmpdb_teardown),
+    };
+
+    return cmocka_run_group_tests(
+        tests, store_test_group_setup, store_test_group_teardown);
+}
