@@ -29,6 +29,7 @@ static char *log_path;         /* under path_lock */
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
+#define NOTICE_LEVEL_NAME "notice"
 
 int cfs_log_level_parse(const char *name, enum cfs_log_level *ret)
 {
@@ -195,7 +196,7 @@ static void put_kv(struct line *l, const char *key, const char *value)
     put_value(l, value);
 }
 
-static void begin(struct line *l, enum cfs_log_level level, const char *event)
+static void begin(struct line *l, const char *level, const char *event)
 {
     struct timespec ts;
     struct tm tm;
@@ -216,7 +217,7 @@ static void begin(struct line *l, enum cfs_log_level level, const char *event)
                    tm.tm_sec,
                    ts.tv_nsec / 1000);
     puts_(l, stamp);
-    put_kv(l, "level", level_names[level]);
+    put_kv(l, "level", level);
     put_kv(l, "event", event);
 }
 
@@ -259,7 +260,21 @@ void cfs_log(enum cfs_log_level level, const char *event, const char *fmt, ...)
     va_start(ap, fmt);
     (void)vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    begin(&l, level, event);
+    begin(&l, level_names[level], event);
+    put_kv(&l, "msg", msg);
+    emit(&l);
+}
+
+void cfs_log_notice(const char *event, const char *fmt, ...)
+{
+    struct line l;
+    char msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    begin(&l, NOTICE_LEVEL_NAME, event);
     put_kv(&l, "msg", msg);
     emit(&l);
 }
@@ -278,7 +293,7 @@ void cfs_log_access(const char *method,
     if (!cfs_log_enabled(level)) {
         return;
     }
-    begin(&l, level, "access");
+    begin(&l, level_names[level], "access");
     put_kv(&l, "method", method);
     put_kv(&l, "path", path);
     (void)snprintf(num, sizeof(num), "%d", status);

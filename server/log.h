@@ -46,6 +46,11 @@ void cfs_log_close(void);
 void cfs_log(enum cfs_log_level level, const char *event, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/** A line at level "notice", written whatever the level: where the server
+ *  listens and that it stops, which scripts and operators wait for. */
+void cfs_log_notice(const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /** The access-log line of one request, at info (error for a 5xx status).
  *  @path is logged as sent, with bytes outside printable ASCII escaped. */
 void cfs_log_access(const char *method,

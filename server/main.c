@@ -658,13 +658,12 @@ int main(int argc, char **argv)
         teardown();
         return 1;
     }
-    cfs_log(CFS_LOG_INFO,
-            "start",
-            "configfsd %s listening on %s://%s (port %u)",
-            CFS_VERSION,
-            tls_cert ? "https" : "http",
-            o.listen,
-            cfs_http_server_port(srv));
+    cfs_log_notice("start",
+                   "configfsd %s listening on %s://%s (port %u)",
+                   CFS_VERSION,
+                   tls_cert ? "https" : "http",
+                   o.listen,
+                   cfs_http_server_port(srv));
 
     /* One signal at a time, in the order they came: a SIGTERM right after
      * a SIGHUP is never lost to it. */
@@ -678,7 +677,7 @@ int main(int argc, char **argv)
                     strerror(-r));
         }
     }
-    cfs_log(CFS_LOG_INFO, "stop", "stopping");
+    cfs_log_notice("stop", "stopping");
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     cfs_log_close();
