@@ -367,17 +367,19 @@ static bool path_is(const char *url, const char *prefix)
     return strncmp(url, prefix, n) == 0 && (url[n] == '\0' || url[n] == '/');
 }
 
-/* The role a request needs. Everything under /api/ needs a token; the
- * health probes and the web UI's static files need none (they hold no
- * data, and a browser cannot send a bearer token when it navigates).
+/* The role a request needs. Everything under /api/ needs a token, but the
+ * OpenAPI file; the health probes and the web UI's files need none (they
+ * hold no data, and a browser cannot send a bearer token when it
+ * navigates).
  * Routing matches the same raw, undecoded URL, so an encoded variant of an
  * API path can never reach an API handler without this check. */
 static enum cfs_http_role role_needed(const struct cfs_http_req *req)
 {
     const char *url = req->url;
 
-    if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0) {
-        return CFS_ROLE_NONE;
+    if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
+        strcmp(url, "/api/v1/openapi.yaml") == 0) {
+        return CFS_ROLE_NONE; /* probes, and the public contract */
     }
     if (!path_is(url, "/api") && !path_is(url, "/metrics")) {
         return CFS_ROLE_NONE; /* static files */
