@@ -133,7 +133,7 @@ static int hash_parse(const char *s, uint8_t out[32])
         return -EINVAL;
     }
     s += strlen(HASH_PREFIX);
-    if (strlen(s) != 2 * SHA256_DIGEST_SIZE) {
+    if (strlen(s) != (size_t)2 * SHA256_DIGEST_SIZE) {
         return -EINVAL;
     }
     for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++) {
@@ -154,7 +154,10 @@ static int hash_parse(const char *s, uint8_t out[32])
 void cfs_http_tokens_free(struct cfs_http_tokens *tokens)
 {
     if (tokens) {
-        explicit_bzero(tokens->entries, tokens->n * sizeof(*tokens->entries));
+        if (tokens->entries) {
+            explicit_bzero(tokens->entries,
+                           tokens->n * sizeof(*tokens->entries));
+        }
         free(tokens->entries);
         free(tokens);
     }
@@ -315,7 +318,7 @@ out:
     }
     free(line);
     if (f) {
-        fclose(f);
+        (void)fclose(f); /* read only */
     }
     if (r < 0) {
         cfs_http_tokens_free(t);
@@ -487,27 +490,27 @@ int cfs_http_hash_token_main(int argc, char **argv)
     size_t len;
 
     if (argc != 3 || !name_ok(argv[1]) || role_parse(argv[2], &role) < 0) {
-        fprintf(stderr,
-                "Usage: configfsd hash-token NAME reader|writer|admin "
-                "< TOKEN_FILE\n"
-                "Read a token on standard input; print its line for the"
-                " --tokens file.\n"
-                "NAME is 1-64 of A-Z a-z 0-9 . _ @ -\n");
+        (void)fprintf(stderr,
+                      "Usage: configfsd hash-token NAME reader|writer|admin "
+                      "< TOKEN_FILE\n"
+                      "Read a token on standard input; print its line for the"
+                      " --tokens file.\n"
+                      "NAME is 1-64 of A-Z a-z 0-9 . _ @ -\n");
         return 2;
     }
     if (!fgets(buf, sizeof(buf), stdin)) {
-        fprintf(stderr, "configfsd: no token on standard input\n");
+        (void)fprintf(stderr, "configfsd: no token on standard input\n");
         return 2;
     }
     len = strcspn(buf, "\r\n");
     buf[len] = '\0';
     if (!token_ok(buf, len) || len < 16) {
         explicit_bzero(buf, sizeof(buf));
-        fprintf(stderr,
-                "configfsd: a token is 16-%d characters of A-Z a-z 0-9 "
-                "- . _ ~ + / (then = padding); for example the output of "
-                "`openssl rand -hex 32`\n",
-                CFS_TOKEN_MAX);
+        (void)fprintf(stderr,
+                      "configfsd: a token is 16-%d characters of A-Z a-z 0-9 "
+                      "- . _ ~ + / (then = padding); for example the output of "
+                      "`openssl rand -hex 32`\n",
+                      CFS_TOKEN_MAX);
         return 2;
     }
     cfs_http_token_hash(buf, len, hex);

@@ -258,6 +258,7 @@ void cfs_log(enum cfs_log_level level, const char *event, const char *fmt, ...)
         return;
     }
     va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     (void)vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     begin(&l, level_names[level], event);
@@ -272,6 +273,7 @@ void cfs_log_notice(const char *event, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     (void)vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     begin(&l, NOTICE_LEVEL_NAME, event);

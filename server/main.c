@@ -51,56 +51,57 @@ struct options {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: configfsd [OPTION]...\n"
-            "       configfsd hash-token NAME ROLE < TOKEN\n"
-            "Serve a configfs object model over HTTP.\n\n"
-            "  --listen HOST:PORT    address to serve on (CONFIGFSD_LISTEN;"
-            " default 127.0.0.1:8080)\n"
-            "  --db PATH             SQLite database (CONFIGFSD_DB; default"
-            " ./configfsd.db)\n"
-            "  --schema-dir DIR      declarative subsystems"
-            " (CONFIGFSD_SCHEMA_DIR; default schemas)\n"
-            "  --module PATH.so      load a client module; repeatable"
-            " (CONFIGFSD_MODULES, ':'-separated)\n"
-            "  --no-samples          do not register the four sample"
-            " subsystems (CONFIGFSD_NO_SAMPLES=1)\n"
-            "  --tokens FILE         bearer tokens and roles"
-            " (CONFIGFSD_TOKENS); lines of\n"
-            "                        NAME reader|writer|admin sha256:HEX, made"
-            " by\n"
-            "                        `configfsd hash-token NAME ROLE < TOKEN`\n"
-            "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT)\n"
-            "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY)\n"
-            "  --sync full|normal    SQLite synchronous mode"
-            " (CONFIGFSD_SYNC; default full)\n"
-            "  --threads N           HTTP worker threads (CONFIGFSD_THREADS;"
-            " default: one per core)\n"
-            "  --history-limit N     journal rows to keep"
-            " (CONFIGFSD_HISTORY_LIMIT; default: all)\n"
-            "  --body-limit BYTES    largest request body"
-            " (CONFIGFSD_BODY_LIMIT; default %d)\n"
-            "  --header-limit BYTES  memory of one connection: request line"
-            " and headers\n"
-            "                        (CONFIGFSD_HEADER_LIMIT; default %d)\n"
-            "  --max-connections N   concurrent connections"
-            " (CONFIGFSD_MAX_CONNECTIONS; default %d)\n"
-            "  --timeout SECONDS     close a connection silent this long"
-            " (CONFIGFSD_TIMEOUT;\n"
-            "                        default %d)\n"
-            "  --static-dir DIR      the web UI's files (CONFIGFSD_STATIC_DIR;"
-            " default\n"
-            "                        " CFS_STATIC_DIR ")\n"
-            "  --log-level LEVEL     error|warning|info|debug"
-            " (CONFIGFSD_LOG_LEVEL; default info)\n"
-            "  --log-file FILE       log there instead of stderr; SIGHUP"
-            " reopens it (CONFIGFSD_LOG_FILE)\n"
-            "  --help                this text\n"
-            "  --version             the version\n",
-            CFS_BODY_MAX,
-            CFS_HEADER_MAX,
-            CFS_CONN_MAX,
-            CFS_CONN_TIMEOUT);
+    (void)fprintf(
+        out,
+        "Usage: configfsd [OPTION]...\n"
+        "       configfsd hash-token NAME ROLE < TOKEN\n"
+        "Serve a configfs object model over HTTP.\n\n"
+        "  --listen HOST:PORT    address to serve on (CONFIGFSD_LISTEN;"
+        " default 127.0.0.1:8080)\n"
+        "  --db PATH             SQLite database (CONFIGFSD_DB; default"
+        " ./configfsd.db)\n"
+        "  --schema-dir DIR      declarative subsystems"
+        " (CONFIGFSD_SCHEMA_DIR; default schemas)\n"
+        "  --module PATH.so      load a client module; repeatable"
+        " (CONFIGFSD_MODULES, ':'-separated)\n"
+        "  --no-samples          do not register the four sample"
+        " subsystems (CONFIGFSD_NO_SAMPLES=1)\n"
+        "  --tokens FILE         bearer tokens and roles"
+        " (CONFIGFSD_TOKENS); lines of\n"
+        "                        NAME reader|writer|admin sha256:HEX, made"
+        " by\n"
+        "                        `configfsd hash-token NAME ROLE < TOKEN`\n"
+        "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT)\n"
+        "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY)\n"
+        "  --sync full|normal    SQLite synchronous mode"
+        " (CONFIGFSD_SYNC; default full)\n"
+        "  --threads N           HTTP worker threads (CONFIGFSD_THREADS;"
+        " default: one per core)\n"
+        "  --history-limit N     journal rows to keep"
+        " (CONFIGFSD_HISTORY_LIMIT; default: all)\n"
+        "  --body-limit BYTES    largest request body"
+        " (CONFIGFSD_BODY_LIMIT; default %zu)\n"
+        "  --header-limit BYTES  memory of one connection: request line"
+        " and headers\n"
+        "                        (CONFIGFSD_HEADER_LIMIT; default %zu)\n"
+        "  --max-connections N   concurrent connections"
+        " (CONFIGFSD_MAX_CONNECTIONS; default %d)\n"
+        "  --timeout SECONDS     close a connection silent this long"
+        " (CONFIGFSD_TIMEOUT;\n"
+        "                        default %d)\n"
+        "  --static-dir DIR      the web UI's files (CONFIGFSD_STATIC_DIR;"
+        " default\n"
+        "                        " CFS_STATIC_DIR ")\n"
+        "  --log-level LEVEL     error|warning|info|debug"
+        " (CONFIGFSD_LOG_LEVEL; default info)\n"
+        "  --log-file FILE       log there instead of stderr; SIGHUP"
+        " reopens it (CONFIGFSD_LOG_FILE)\n"
+        "  --help                this text\n"
+        "  --version             the version\n",
+        CFS_BODY_MAX,
+        CFS_HEADER_MAX,
+        CFS_CONN_MAX,
+        CFS_CONN_TIMEOUT);
 }
 
 static int parse_uint(const char *s, long max, long *ret)
@@ -224,7 +225,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case O_MODULE:
             if (o->n_modules == MAX_MODULES) {
-                fprintf(stderr, "configfsd: at most %d modules\n", MAX_MODULES);
+                (void)fprintf(
+                    stderr, "configfsd: at most %d modules\n", MAX_MODULES);
                 return 2;
             }
             o->modules[o->n_modules++] = optarg;
@@ -284,59 +286,64 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "configfsd: unexpected argument '%s'\n", argv[optind]);
+        (void)fprintf(
+            stderr, "configfsd: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
     if (threads) {
         if (parse_uint(threads, 256, &v) < 0 || v == 0) {
-            fprintf(stderr, "configfsd: --threads must be 1..256\n");
+            (void)fprintf(stderr, "configfsd: --threads must be 1..256\n");
             return 2;
         }
         o->threads = (unsigned int)v;
     }
     if (history) {
         if (parse_uint(history, 1L << 40, &v) < 0) {
-            fprintf(stderr, "configfsd: --history-limit must be a count\n");
+            (void)fprintf(stderr,
+                          "configfsd: --history-limit must be a count\n");
             return 2;
         }
         o->history_limit = v;
     }
     if (body_limit) {
         if (parse_uint(body_limit, 1L << 30, &v) < 0 || v < 4096) {
-            fprintf(stderr, "configfsd: --body-limit must be 4096..2^30\n");
+            (void)fprintf(stderr,
+                          "configfsd: --body-limit must be 4096..2^30\n");
             return 2;
         }
         o->body_limit = (size_t)v;
     }
     if (header_limit) {
         if (parse_uint(header_limit, 16L << 20, &v) < 0 || v < 8192) {
-            fprintf(stderr, "configfsd: --header-limit must be 8192..2^24\n");
+            (void)fprintf(stderr,
+                          "configfsd: --header-limit must be 8192..2^24\n");
             return 2;
         }
         o->header_limit = (size_t)v;
     }
     if (max_conn) {
         if (parse_uint(max_conn, 65536, &v) < 0 || v == 0) {
-            fprintf(stderr, "configfsd: --max-connections must be 1..65536\n");
+            (void)fprintf(stderr,
+                          "configfsd: --max-connections must be 1..65536\n");
             return 2;
         }
         o->max_connections = (unsigned int)v;
     }
     if (timeout) {
         if (parse_uint(timeout, 86400, &v) < 0 || v == 0) {
-            fprintf(stderr, "configfsd: --timeout must be 1..86400\n");
+            (void)fprintf(stderr, "configfsd: --timeout must be 1..86400\n");
             return 2;
         }
         o->timeout_s = (unsigned int)v;
     }
     if (strcmp(o->sync, "full") != 0 && strcmp(o->sync, "normal") != 0) {
-        fprintf(stderr, "configfsd: --sync is full or normal\n");
+        (void)fprintf(stderr, "configfsd: --sync is full or normal\n");
         return 2;
     }
     if (cfs_log_level_parse(o->log_level, &o->level) < 0) {
-        fprintf(stderr,
-                "configfsd: --log-level is error, warning, info or "
-                "debug\n");
+        (void)fprintf(stderr,
+                      "configfsd: --log-level is error, warning, info or "
+                      "debug\n");
         return 2;
     }
     return 0;
@@ -381,10 +388,11 @@ static int read_pem(const char *path, const char *flag, char **ret)
     }
 out:
     if (f) {
-        fclose(f);
+        (void)fclose(f);
     }
     if (why) {
-        fprintf(stderr, "configfsd: cannot use %s %s: %s\n", flag, path, why);
+        (void)fprintf(
+            stderr, "configfsd: cannot use %s %s: %s\n", flag, path, why);
         if (buf) {
             explicit_bzero(buf, len);
         }
@@ -536,30 +544,31 @@ int main(int argc, char **argv)
     if (o.log_file) {
         r = cfs_log_open_file(o.log_file);
         if (r < 0) {
-            fprintf(stderr,
-                    "configfsd: cannot open log file %s: %s\n",
-                    o.log_file,
-                    strerror(-r));
+            (void)fprintf(stderr,
+                          "configfsd: cannot open log file %s: %s\n",
+                          o.log_file,
+                          strerror(-r));
             return 1;
         }
     }
     if (!o.tls_cert != !o.tls_key) {
-        fprintf(stderr, "configfsd: --tls-cert and --tls-key go together\n");
+        (void)fprintf(stderr,
+                      "configfsd: --tls-cert and --tls-key go together\n");
         return 2;
     }
     r = cfs_http_listen_check(o.listen, o.tokens != NULL);
     if (r == -EPERM) {
-        fprintf(stderr,
-                "configfsd: refusing to listen on %s without --tokens; "
-                "bind a loopback address or give --tokens\n",
-                o.listen);
+        (void)fprintf(stderr,
+                      "configfsd: refusing to listen on %s without --tokens; "
+                      "bind a loopback address or give --tokens\n",
+                      o.listen);
         return 2;
     }
     if (r < 0) {
-        fprintf(stderr,
-                "configfsd: --listen wants IPV4:PORT or localhost:PORT, "
-                "not %s\n",
-                o.listen);
+        (void)fprintf(stderr,
+                      "configfsd: --listen wants IPV4:PORT or localhost:PORT, "
+                      "not %s\n",
+                      o.listen);
         return 2;
     }
     if (o.tokens) {
@@ -567,7 +576,7 @@ int main(int argc, char **argv)
 
         r = cfs_http_tokens_load(o.tokens, &tokens, why, sizeof(why));
         if (r < 0) {
-            fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
+            (void)fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
             return 1;
         }
     }
@@ -585,10 +594,10 @@ int main(int argc, char **argv)
     }
     if (!is_dir(o.static_dir)) {
         if (o.static_dir_given) {
-            fprintf(stderr,
-                    "configfsd: cannot use --static-dir %s: %s\n",
-                    o.static_dir,
-                    strerror(errno));
+            (void)fprintf(stderr,
+                          "configfsd: cannot use --static-dir %s: %s\n",
+                          o.static_dir,
+                          strerror(errno));
             teardown();
             return 1;
         }
@@ -601,7 +610,7 @@ int main(int argc, char **argv)
     /* Blocked before any thread exists (libmicrohttpd's, a module's), so
      * that every thread inherits the mask and only the sigwait() below
      * takes them. */
-    signal(SIGPIPE, SIG_IGN);
+    (void)signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);

@@ -149,9 +149,31 @@ fail:
     return r;
 }
 
-/* Open a regular file below @dirfd, following no symlink.
- * @return 0 with *ret_fd, *ret_st and *ret_name (borrowed from @segs), or
- * -ENOENT and friends. */
+/* @name in @dir, not following a symlink, with its stat in *st.
+ * O_NONBLOCK: opening a FIFO cannot hang a worker.
+ * @return the descriptor or a negative errno. */
+static int open_stat(int dir, const char *name, struct stat *st)
+{
+    int fd = openat(
+        dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int r;
+
+    memset(st, 0, sizeof(*st));
+    if (fd < 0) {
+        return -errno;
+    }
+    if (fstat(fd, st) < 0) {
+        r = -errno;
+        close(fd);
+        return r;
+    }
+    return fd;
+}
+
+/* Open a regular file below @dirfd, following no symlink; a directory
+ * stands for its index.html.
+ * @return 0 with *ret_fd, *ret_st and *ret_name (borrowed from @segs or
+ * static), or -ENOENT and friends. */
 static int open_beneath(int dirfd,
                         char **segs,
                         size_t n,
@@ -159,40 +181,35 @@ static int open_beneath(int dirfd,
                         struct stat *ret_st,
                         const char **ret_name)
 {
-    const int file_flags =
-        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     int cur = dirfd, fd;
     const char *name = segs[n - 1];
 
     for (size_t i = 0; i + 1 < n; i++) {
         int next =
             openat(cur, segs[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int err = errno;
 
         if (cur != dirfd) {
             close(cur);
         }
         if (next < 0) {
-            return -errno;
+            return -err;
         }
         cur = next;
     }
-    fd = openat(cur, name, file_flags); /* O_NONBLOCK: a FIFO cannot hang */
-    if (fd >= 0 && fstat(fd, ret_st) == 0 && S_ISDIR(ret_st->st_mode)) {
-        int index = openat(fd, "index.html", file_flags);
+    fd = open_stat(cur, name, ret_st);
+    if (fd >= 0 && S_ISDIR(ret_st->st_mode)) {
+        int index = open_stat(fd, "index.html", ret_st);
 
         close(fd);
         fd = index;
         name = "index.html";
-        if (fd >= 0 && fstat(fd, ret_st) < 0) {
-            close(fd);
-            fd = -1;
-        }
     }
     if (cur != dirfd) {
         close(cur);
     }
     if (fd < 0) {
-        return -errno;
+        return fd;
     }
     if (!S_ISREG(ret_st->st_mode)) {
         close(fd);
@@ -239,35 +256,20 @@ static void http_date(time_t t, char *buf, size_t size)
                    tm.tm_sec);
 }
 
+/* An IMF-fixdate; configfsd never calls setlocale(), so strptime() reads
+ * English day and month names. */
 static bool parse_http_date(const char *s, time_t *ret)
 {
-    char day[4], mon[4];
     struct tm tm;
-    int n = 0;
+    const char *end;
 
     memset(&tm, 0, sizeof(tm));
-    if (sscanf(s,
-               "%3[A-Za-z], %d %3s %d %d:%d:%d GMT%n",
-               day,
-               &tm.tm_mday,
-               mon,
-               &tm.tm_year,
-               &tm.tm_hour,
-               &tm.tm_min,
-               &tm.tm_sec,
-               &n) != 7 ||
-        s[n] != '\0') {
+    end = strptime(s, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end || *end != '\0') {
         return false;
     }
-    for (int m = 0; m < 12; m++) {
-        if (strcmp(mon, months[m]) == 0) {
-            tm.tm_mon = m;
-            tm.tm_year -= 1900;
-            *ret = timegm(&tm);
-            return *ret != (time_t)-1;
-        }
-    }
-    return false;
+    *ret = timegm(&tm);
+    return *ret != (time_t)-1;
 }
 
 /* If-None-Match: a list of entity tags or "*"; weak comparison (GET). */
@@ -341,6 +343,7 @@ void cfs_http_handle_static(struct cfs_http_req *req)
         page_headers(req);
         return;
     }
+    memset(&st, 0, sizeof(st));
     r = dirfd < 0 ? -ENOENT : split_url(req->url, segs, &n);
     if (r == 0) {
         r = open_beneath(dirfd, segs, n, &fd, &st, &name);

@@ -74,7 +74,7 @@ int harness_restart_with(const struct cfs_http_options *opts)
  * the server with @opts. */
 static int start(const char *db, const struct cfs_http_options *opts)
 {
-    signal(SIGPIPE, SIG_IGN); /* raw sockets the server has closed */
+    (void)signal(SIGPIPE, SIG_IGN); /* raw sockets the server has closed */
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         return -EIO;
     }
@@ -315,11 +315,11 @@ void http(struct http_resp *r,
     int rc = http_try(r, method, path, body, body_len, headers);
 
     if (rc != CURLE_OK) {
-        fprintf(stderr,
-                "%s %s: %s\n",
-                method,
-                path,
-                curl_easy_strerror((CURLcode)rc));
+        (void)fprintf(stderr,
+                      "%s %s: %s\n",
+                      method,
+                      path,
+                      curl_easy_strerror((CURLcode)rc));
     }
     assert_int_equal(rc, CURLE_OK);
 }
@@ -368,7 +368,7 @@ void expect_problem(const struct http_resp *r, long status, const char *err)
     char *ct = http_header(r, "Content-Type");
 
     if (r->status != status) {
-        fprintf(
+        (void)fprintf(
             stderr, "expected %ld, got %ld: %s\n", status, r->status, r->body);
     }
     assert_int_equal(r->status, status);
@@ -495,7 +495,9 @@ long raw_status(int fd, int timeout_ms)
     bool eof;
     ssize_t n =
         read_until(fd, buf, sizeof(buf), timeout_ms, have_status_line, &eof);
-    int major, minor, status;
+    const char *sp;
+    char *end;
+    long status = 0;
 
     if (n < 0) {
         return -1;
@@ -503,8 +505,12 @@ long raw_status(int fd, int timeout_ms)
     if (n == 0) {
         return 0;
     }
-    if (sscanf(buf, "HTTP/%d.%d %d", &major, &minor, &status) != 3) {
-        fprintf(stderr, "not an HTTP response: %.40s\n", buf);
+    sp = strncmp(buf, "HTTP/", 5) == 0 ? strchr(buf, ' ') : NULL;
+    if (sp) {
+        status = strtol(sp + 1, &end, 10);
+    }
+    if (!sp || end != sp + 4 || status < 100 || status > 599) {
+        (void)fprintf(stderr, "not an HTTP response: %.40s\n", buf);
         return 0;
     }
     return status;
@@ -586,7 +592,7 @@ char *harness_read_file(const char *path)
         }
     }
     buf[len] = '\0';
-    fclose(f);
+    (void)fclose(f);
     return buf;
 }
 
@@ -645,7 +651,7 @@ static int wait_bounded(pid_t pid, int timeout_ms)
         if (elapsed_ms(&t0) > timeout_ms) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            fprintf(stderr, "configfsd did not exit in time: killed\n");
+            (void)fprintf(stderr, "configfsd did not exit in time: killed\n");
             break;
         }
         usleep(10 * 1000);
@@ -761,9 +767,10 @@ int harness_spawn(const char *const *args,
     while (elapsed_ms(&t0) < 10000) {
         char *text = harness_read_file(ret->log);
         const char *p = text ? strstr(text, "(port ") : NULL;
-        unsigned int port;
+        char *end = NULL;
+        unsigned long port = p ? strtoul(p + 6, &end, 10) : 0;
 
-        if (p && sscanf(p, "(port %u)", &port) == 1) {
+        if (p && *end == ')' && port > 0 && port <= 65535) {
             ret->port = (uint16_t)port;
             free(text);
             return 0;
@@ -793,7 +800,8 @@ int harness_reap(struct harness_proc *p)
     if (status != 0 && p->err) {
         char *text = harness_read_file(p->err);
 
-        fprintf(stderr, "configfsd exited %d:\n%s", status, text ? text : "");
+        (void)fprintf(
+            stderr, "configfsd exited %d:\n%s", status, text ? text : "");
         free(text);
     }
     harness_rmtree(p->dir);

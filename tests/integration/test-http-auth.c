@@ -197,7 +197,7 @@ static void test_auth_tokens_file_errors(void **state)
         assert_int_equal(cfs_http_tokens_load(path, &t, err, sizeof(err)),
                          bad[i].err);
         if (!strstr(err, bad[i].says)) {
-            fprintf(stderr, "case %zu: '%s'\n", i, err);
+            (void)fprintf(stderr, "case %zu: '%s'\n", i, err);
         }
         assert_non_null(strstr(err, bad[i].says));
         assert_non_null(strstr(err, path));
@@ -221,7 +221,7 @@ static void check(const struct http_resp *r, enum want want, const char *what)
 {
     if ((want == WANT_2XX && (r->status < 200 || r->status > 299)) ||
         (want == WANT_ALLOWED && (r->status == 401 || r->status == 403))) {
-        fprintf(stderr, "%s: got %ld %s\n", what, r->status, r->body);
+        (void)fprintf(stderr, "%s: got %ld %s\n", what, r->status, r->body);
     }
     switch (want) {
     case WANT_2XX:
@@ -355,15 +355,15 @@ static void test_auth_header_forms(void **state)
         hdrs[0] = forms[i].header;
         http(&r, "GET", "/api/v1/config/", NULL, 0, hdrs);
         if (r.status != forms[i].status) {
-            fprintf(stderr, "'%s': %ld\n", forms[i].header, r.status);
+            (void)fprintf(stderr, "'%s': %ld\n", forms[i].header, r.status);
         }
         assert_int_equal(r.status, forms[i].status);
         http_resp_done(&r);
     }
     longer = malloc(8200);
     assert_non_null(longer);
-    strcpy(longer, "Authorization: Bearer ");
-    memset(longer + strlen(longer), 'a', 8000);
+    (void)snprintf(longer, 8200, "Authorization: Bearer ");
+    memset(longer + 22, 'a', 8000);
     longer[22 + 8000] = '\0';
     hdrs[0] = longer;
     http(&r, "GET", "/api/v1/config/", NULL, 0, hdrs);
@@ -376,7 +376,7 @@ static void test_auth_header_forms(void **state)
  * from a client without a token is 401, not 413. */
 static void test_auth_refused_body_dropped(void **state)
 {
-    size_t len = 2 * 1024 * 1024;
+    size_t len = (size_t)2 * 1024 * 1024;
     char *body = malloc(len);
     const char *hdrs[] = {"Authorization: Bearer " READER_TOKEN, NULL};
     struct http_resp r;

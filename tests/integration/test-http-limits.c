@@ -85,7 +85,7 @@ static void test_limits_chunked_body(void **state)
     static const char head[] = "PUT /api/v1/config/01-childless/storeme "
                                "HTTP/1.1\r\nHost: x\r\n"
                                "Transfer-Encoding: chunked\r\n\r\n";
-    size_t chunk = 64 * 1024;
+    size_t chunk = (size_t)64 * 1024;
     char *data = malloc(chunk);
     char size_line[32];
     int fd = raw_connect();
@@ -122,7 +122,7 @@ static void test_limits_headers(void **state)
     len = (size_t)sprintf(buf, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ");
     memset(buf + len, 'h', big);
     len += big;
-    memcpy(buf + len, "\r\n\r\n", 4);
+    memcpy(buf + len, "\r\n\r\n", 5); /* and a NUL, not sent */
     fd = raw_connect();
     raw_send(fd, buf, len + 4);
     assert_int_equal(raw_status(fd, 5000), 431);
@@ -135,7 +135,7 @@ static void test_limits_headers(void **state)
         len +=
             (size_t)sprintf(buf + len, "X-H%06zu: 0123456789abcdef\r\n", len);
     }
-    memcpy(buf + len, "\r\n", 2);
+    memcpy(buf + len, "\r\n", 3);
     fd = raw_connect();
     raw_send(fd, buf, len + 2);
     assert_int_equal(raw_status(fd, 5000), 431);
@@ -228,8 +228,8 @@ static void test_limits_slow_clients_dropped(void **state)
         close(fds[i]);
     }
     /* dropped by the timeout, not at once */
-    assert_true(now_ms() - t0 >= (SLOW_TIMEOUT_S - 1) * 1000);
-    assert_true(now_ms() - t0 <= (SLOW_TIMEOUT_S + 4) * 1000);
+    assert_true(now_ms() - t0 >= (SLOW_TIMEOUT_S - 1) * 1000L);
+    assert_true(now_ms() - t0 <= (SLOW_TIMEOUT_S + 4) * 1000L);
     expect_healthy();
     assert_int_equal(harness_restart_with(&group_opts), 0);
 }
@@ -252,7 +252,7 @@ static void test_limits_max_connections(void **state)
     t0 = now_ms();
     expect_healthy();
     assert_true(now_ms() - t0 >= 1000);
-    assert_true(now_ms() - t0 <= (TIMEOUT_S + 4) * 1000);
+    assert_true(now_ms() - t0 <= (TIMEOUT_S + 4) * 1000L);
     for (int i = 0; i < 4; i++) {
         close(fds[i]);
     }
@@ -324,7 +324,7 @@ static void test_limits_configfsd_flags(void **state)
     http_resp_done(&r);
     len = (size_t)sprintf(hdr, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ");
     memset(hdr + len, 'h', 17000);
-    memcpy(hdr + len + 17000, "\r\n\r\n", 4);
+    memcpy(hdr + len + 17000, "\r\n\r\n", 5);
     fd = raw_connect(); /* --header-limit 16384 */
     raw_send(fd, hdr, len + 17004);
     assert_int_equal(raw_status(fd, 5000), 431);

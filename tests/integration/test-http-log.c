@@ -66,7 +66,7 @@ static char *wait_for(const char *file, const char *needle)
         free(text);
         usleep(10 * 1000);
     }
-    fprintf(stderr, "%s never had '%s'\n", file, needle);
+    (void)fprintf(stderr, "%s never had '%s'\n", file, needle);
     fail();
     return NULL;
 }

@@ -243,7 +243,7 @@ static void test_malformed_corpus(void **state)
         long status = exchange(corpus[i].data, corpus[i].len);
 
         if (!acceptable(status, corpus[i].want)) {
-            fprintf(stderr, "%s: %ld\n", corpus[i].name, status);
+            (void)fprintf(stderr, "%s: %ld\n", corpus[i].name, status);
         }
         assert_true(acceptable(status, corpus[i].want));
         expect_healthy();
@@ -305,14 +305,14 @@ static void test_malformed_oversized(void **state)
     expect_healthy();
 
     len = (size_t)sprintf(buf, "GET /healthz HTTP/1.1\r\n" HOST "X-A: ");
-    memset(buf + len, 'a', 64 * 1024);
-    len += 64 * 1024;
+    memset(buf + len, 'a', (size_t)64 * 1024);
+    len += (size_t)64 * 1024;
     len += (size_t)sprintf(buf + len, "\r\n\r\n");
     assert_true(acceptable(exchange(buf, len), WANT_4XX));
     expect_healthy();
 
     memset(buf, 0, 4096);
-    memcpy(buf + 4096, "\r\n\r\n", 4);
+    memcpy(buf + 4096, "\r\n\r\n", 5);
     assert_true(acceptable(exchange(buf, 4100), WANT_4XX_OR_CLOSE));
     expect_healthy();
     free(buf);
@@ -331,7 +331,7 @@ static size_t mutate(const char *seed, unsigned int *rng, char *buf, size_t cap)
     size_t len = strlen(seed);
     int edits = 1 + (int)(rand_r(rng) % 4);
 
-    memcpy(buf, seed, len);
+    memcpy(buf, seed, len + 1);
     for (int e = 0; e < edits && len > 2 && len < cap - 1; e++) {
         size_t at = (size_t)rand_r(rng) % len;
         char byte = (char)(rand_r(rng) % 256);
@@ -386,12 +386,12 @@ static void test_malformed_mutations(void **state)
 
             close(fds[i]);
             if (status >= 500 && status != 505) {
-                fprintf(stderr,
-                        "mutation %d: %ld for '%.*s'\n",
-                        b * BATCH + i,
-                        status,
-                        (int)lens[i],
-                        bufs[i]);
+                (void)fprintf(stderr,
+                              "mutation %d: %ld for '%.*s'\n",
+                              b * BATCH + i,
+                              status,
+                              (int)lens[i],
+                              bufs[i]);
             }
             assert_true(status < 500 || status == 505);
         }

@@ -155,7 +155,7 @@ expect_header(const struct http_resp *r, const char *name, const char *value)
     char *v = http_header(r, name);
 
     if (!v || strcmp(v, value) != 0) {
-        fprintf(stderr, "%s: '%s', not '%s'\n", name, v ? v : "", value);
+        (void)fprintf(stderr, "%s: '%s', not '%s'\n", name, v ? v : "", value);
     }
     assert_non_null(v);
     assert_string_equal(v, value);
@@ -191,7 +191,7 @@ static void test_static_mime_types(void **state)
         content_of(i, body, sizeof(body));
         http(&r, "GET", url, NULL, 0, NULL);
         if (r.status != 200) {
-            fprintf(stderr, "%s: %ld\n", url, r.status);
+            (void)fprintf(stderr, "%s: %ld\n", url, r.status);
         }
         assert_int_equal(r.status, 200);
         expect_header(&r, "Content-Type", files[i].type);
@@ -366,7 +366,7 @@ static void test_static_no_escape(void **state)
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
         http(&r, "GET", paths[i], NULL, 0, NULL);
         if (r.status != 404) {
-            fprintf(stderr, "%s: %ld %s\n", paths[i], r.status, r.body);
+            (void)fprintf(stderr, "%s: %ld %s\n", paths[i], r.status, r.body);
         }
         expect_problem(&r, 404, "ENOENT");
         assert_null(strstr(r.body, SECRET));

@@ -42,7 +42,7 @@ static int make_pair(const char *name, char **ret_cert, char **ret_key)
     r = system(cmd);
     free(cmd);
     if (r != 0) {
-        fprintf(stderr, "openssl failed (scripts/deps.sh installs it)\n");
+        (void)fprintf(stderr, "openssl failed (scripts/deps.sh installs it)\n");
         return -1;
     }
     return 0;

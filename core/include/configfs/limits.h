@@ -26,10 +26,10 @@
  * defaults of a configfsd flag, named beside them.
  */
 /* Request body in bytes (--body-limit); over it: 413 EFBIG. */
-#define CFS_BODY_MAX (1024 * 1024)
+#define CFS_BODY_MAX ((size_t)1024 * 1024)
 /* Memory of one connection in bytes: request line, headers and buffers
  * (--header-limit); a request line or headers over it: 414 or 431. */
-#define CFS_HEADER_MAX (64 * 1024)
+#define CFS_HEADER_MAX ((size_t)64 * 1024)
 /* Operations in one batch. */
 #define CFS_BATCH_MAX 1000
 /* Concurrent connections (--max-connections); beyond them new ones wait
@@ -40,8 +40,8 @@
 #define CFS_CONN_TIMEOUT 30
 /* Bytes of one bearer token, and of a --tokens file. */
 #define CFS_TOKEN_MAX      512
-#define CFS_TOKEN_FILE_MAX (1024 * 1024)
+#define CFS_TOKEN_FILE_MAX ((size_t)1024 * 1024)
 /* Bytes of a --tls-cert or --tls-key file. */
-#define CFS_TLS_FILE_MAX (1024 * 1024)
+#define CFS_TLS_FILE_MAX ((size_t)1024 * 1024)
 
 #endif /* CONFIGFS_LIMITS_H */
