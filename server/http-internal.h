@@ -49,8 +49,13 @@ struct cfs_http_req {
     const char *principal; /* token name, or "anonymous" */
     int denied;            /* 401 or 403 decided from the headers, or 0 */
     bool denied_invalid;   /* 401: a token was sent, and is not valid */
-    enum cfs_http_role denied_need; /* 403: the role it needs */
-    char *decoded[8];               /* decoded query values */
+    enum cfs_http_role denied_need;  /* 403: the role it needs */
+    char *decoded[8];                /* decoded query values */
+    struct cfs_store_ticket *ticket; /* a commit the answer waits for */
+    struct cfs_http_evbatch *evs;    /* its events */
+    uint64_t commit_start;
+    bool ready;                  /* the commit is done: answer */
+    struct cfs_http_req *c_next; /* on the commit queue */
     size_t n_decoded;
 };
 

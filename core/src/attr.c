@@ -25,6 +25,7 @@ struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin)
 
 int cfs_wval_reserve(struct cfs_dirent *d)
 {
+    struct cfs_wval *old;
     struct cfs_wval *w;
     size_t cap;
 
@@ -32,12 +33,20 @@ int cfs_wval_reserve(struct cfs_dirent *d)
         return 0;
     }
     cap = d->cap_wvals ? d->cap_wvals * 2 : 2;
-    w = cfs_realloc(d->wvals, cap * sizeof(*w));
+    w = cfs_malloc(cap * sizeof(*w));
     if (!w) {
         return -ENOMEM;
     }
+    /* readers (stat, readdir) may be walking the old array */
+    cfs_tree_wrlock();
+    if (d->n_wvals) {
+        memcpy(w, d->wvals, d->n_wvals * sizeof(*w));
+    }
+    old = d->wvals;
     d->wvals = w;
     d->cap_wvals = cap;
+    cfs_tree_unlock();
+    cfs_free(old);
     return 0;
 }
 

@@ -231,7 +231,8 @@ void cfs_frag_kill(struct cfs_frag *frag);
  */
 
 struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin);
-/* Make room for one more written value. */
+/* Make room for one more written value. @pre the mutation lock, not the
+ * tree lock (the array is swapped under it). */
 int cfs_wval_reserve(struct cfs_dirent *d);
 /* Set a value; consumes @data (len bytes + NUL, from cfs_malloc).
  * @pre cfs_wval_reserve() succeeded; tree lock exclusive. */

@@ -215,68 +215,117 @@ static void abort_in_turn(struct cfs_store *s,
     pthread_mutex_unlock(&s->q_lock);
 }
 
-int cfs_store_commit_txn(struct cfs_store *s,
-                         struct cfs_txn *txn,
-                         const char *principal,
-                         uint64_t *ret_revision)
+struct cfs_store_ticket {
+    struct store_req req;
+    struct cfs_store *store;
+    uint64_t revision;
+};
+
+int cfs_store_submit(struct cfs_store *s,
+                     struct cfs_txn *txn,
+                     const char *principal,
+                     struct cfs_store_ticket **ret_ticket)
 {
-    struct store_req req = {.txn = txn};
-    uint64_t revision = cfs_txn_revision(txn);
+    struct cfs_store_ticket *t;
+    struct store_req *req;
+    size_t n = 0;
+
+    *ret_ticket = NULL;
+    (void)cfs_txn_changes(txn, &n);
+    if (n == 0) {
+        cfs_txn_commit(txn);
+        return 0;
+    }
+    t = cfs_zalloc(sizeof(*t));
+    if (!t) {
+        cfs_txn_abort(txn);
+        return -ENOMEM;
+    }
+    t->store = s;
+    t->revision = cfs_txn_revision(txn);
+    req = &t->req;
+    req->txn = txn;
+    req->set.changes = cfs_txn_changes(txn, &req->set.n);
+    req->set.principal = principal;
+    pthread_cond_init(&req->cond, NULL);
+
+    pthread_mutex_lock(&s->q_lock);
+    if (s->f_head) {
+        /* a failed commit is being undone: this one goes with it */
+        int r;
+
+        req->state = REQ_FAILED;
+        req->err = s->f_tail->err;
+        q_append(&s->f_head, &s->f_tail, req);
+        abort_in_turn(s, req);
+        r = req->err;
+        pthread_cond_destroy(&req->cond);
+        cfs_free(t);
+        return r;
+    }
+    req->state = REQ_QUEUED;
+    q_append(&s->q_head, &s->q_tail, req);
+    s->n_pending++;
+    if (!s->leader) {
+        /* Nothing being written: the waiter commits, in its thread. */
+        s->leader = true;
+        req->lead = true;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    cfs_txn_seal(txn); /* in the thread that holds the mutation lock */
+    *ret_ticket = t;
+    return 0;
+}
+
+int cfs_store_wait(struct cfs_store_ticket *t, uint64_t *ret_revision)
+{
+    struct cfs_store *s;
+    struct store_req *req;
     int r = 0;
 
-    req.set.changes = cfs_txn_changes(txn, &req.set.n);
-    req.set.principal = principal;
-    if (req.set.n == 0) {
-        cfs_txn_commit(txn);
+    if (!t) {
         if (ret_revision) {
             *ret_revision = 0;
         }
         return 0;
     }
-    pthread_cond_init(&req.cond, NULL);
-
+    s = t->store;
+    req = &t->req;
     pthread_mutex_lock(&s->q_lock);
-    if (s->f_head) {
-        req.state = REQ_FAILED;
-        req.err = s->f_tail->err;
-        q_append(&s->f_head, &s->f_tail, &req);
-        abort_in_turn(s, &req);
-        r = req.err;
-        goto out;
-    }
-    req.state = REQ_QUEUED;
-    q_append(&s->q_head, &s->q_tail, &req);
-    s->n_pending++;
-    if (!s->leader) {
-        /* Nothing being written: commit inline, in this thread. */
-        s->leader = true;
-        req.lead = true;
-    }
-    pthread_mutex_unlock(&s->q_lock);
-
-    cfs_txn_seal(txn);
-
-    pthread_mutex_lock(&s->q_lock);
-    while (req.state == REQ_QUEUED) {
-        if (req.lead) {
-            lead(s, &req);
+    while (req->state == REQ_QUEUED) {
+        if (req->lead) {
+            lead(s, req);
         } else {
-            pthread_cond_wait(&req.cond, &s->q_lock);
+            pthread_cond_wait(&req->cond, &s->q_lock);
         }
     }
-    if (req.state == REQ_FAILED) {
-        abort_in_turn(s, &req);
-        r = req.err;
-        goto out;
+    if (req->state == REQ_FAILED) {
+        abort_in_turn(s, req);
+        r = req->err;
+    } else {
+        pthread_mutex_unlock(&s->q_lock);
+        cfs_txn_commit(req->txn);
+        if (ret_revision) {
+            *ret_revision = t->revision;
+        }
     }
-    pthread_mutex_unlock(&s->q_lock);
-    cfs_txn_commit(txn);
-    if (ret_revision) {
-        *ret_revision = revision;
-    }
-out:
-    pthread_cond_destroy(&req.cond);
+    pthread_cond_destroy(&req->cond);
+    cfs_free(t);
     return r;
+}
+
+int cfs_store_commit_txn(struct cfs_store *s,
+                         struct cfs_txn *txn,
+                         const char *principal,
+                         uint64_t *ret_revision)
+{
+    struct cfs_store_ticket *t = NULL;
+    int r = cfs_store_submit(s, txn, principal, &t);
+
+    if (r < 0) {
+        return r;
+    }
+    return cfs_store_wait(t, ret_revision);
 }
 
 void store_drain(struct cfs_store *s)

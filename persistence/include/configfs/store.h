@@ -105,6 +105,25 @@ CFS_EXPORT int cfs_store_commit_txn(struct cfs_store *store,
                                     const char *principal,
                                     uint64_t *ret_revision);
 
+/**
+ * cfs_store_commit_txn() in two halves, for front ends that must not block
+ * the thread that holds the transaction (an event loop): submit queues the
+ * records in revision order and seals @txn (releasing the mutation lock, so
+ * call it in the thread that began @txn); wait, in any thread, blocks until
+ * the shared commit is done and commits or aborts @txn. Every ticket must
+ * be waited for, exactly once.
+ * @return submit: 0 with *ret_ticket (NULL if @txn had no change: it is
+ * then committed), or the errno of a commit failing meanwhile (@txn was
+ * aborted). wait: as cfs_store_commit_txn(); NULL waits for nothing.
+ */
+struct cfs_store_ticket;
+CFS_EXPORT int cfs_store_submit(struct cfs_store *store,
+                                struct cfs_txn *txn,
+                                const char *principal,
+                                struct cfs_store_ticket **ret_ticket);
+CFS_EXPORT int cfs_store_wait(struct cfs_store_ticket *ticket,
+                              uint64_t *ret_revision);
+
 /* One transaction's change records, as cfs_txn_changes() returns them. */
 struct cfs_store_changeset {
     const struct cfs_change *changes; /* borrowed; oldest first */
