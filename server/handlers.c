@@ -878,8 +878,10 @@ void cfs_http_handle_config(struct cfs_http_req *req, const char *rest)
         r = cfs_stat(path, &e);
         if (r < 0) {
             op_problem(req, r, "mkdir in", path);
-        } else if (e.kind == CFS_KIND_ATTR || e.kind == CFS_KIND_BIN_ATTR ||
-                   e.kind == CFS_KIND_LINK) {
+            break; /* e is not set */
+        }
+        if (e.kind == CFS_KIND_ATTR || e.kind == CFS_KIND_BIN_ATTR ||
+            e.kind == CFS_KIND_LINK) {
             not_allowed(req, e.kind);
         } else {
             post_mkdir(req, path);

@@ -46,7 +46,10 @@ struct cfs_http_req {
     size_t resp_len;   /* bytes of the answered body */
     const char *route; /* a route label for metrics */
     struct MHD_Response *resp;
-    const char *principal;           /* token name, or "anonymous" */
+    const char *principal; /* token name, or "anonymous" */
+    int denied;            /* 401 or 403 decided from the headers, or 0 */
+    bool denied_invalid;   /* 401: a token was sent, and is not valid */
+    enum cfs_http_role denied_need;  /* 403: the role it needs */
     char *decoded[8];                /* decoded query values */
     struct cfs_store_ticket *ticket; /* a commit the answer waits for */
     struct cfs_http_evbatch *evs;    /* its events */
@@ -134,6 +137,21 @@ int cfs_http_config_path(const char *raw, char **ret_path);
 
 /* If-Match against @revision: true when absent, "*" or equal. */
 bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
+
+/* ---- authorization (auth.c) --------------------------------------------- */
+
+/* On a request's first call, from its headers: sets req->principal, and
+ * req->denied when the request needs a role its token does not have. */
+void cfs_http_authorize(struct cfs_http_req *req);
+/* The 401 (with WWW-Authenticate) or 403 of a denied request. */
+void cfs_http_auth_deny(struct cfs_http_req *req);
+
+/* ---- static files (static.c) -------------------------------------------- */
+
+/* GET/HEAD of a file of --static-dir; anything outside /api/. */
+void cfs_http_handle_static(struct cfs_http_req *req);
+/* The --static-dir folder (O_PATH), or -1 when there is none. */
+int cfs_http_static_fd(const struct cfs_http_req *req);
 
 /* ---- handlers ----------------------------------------------------------- */
 

@@ -10,11 +10,15 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +27,7 @@
 #include <configfs/store.h>
 
 #include "http-internal.h"
+#include "log.h"
 
 /* Commit threads at start; more are made so that every queued commit has
  * a thread to wait for it (the store hands a batch's lead to the oldest
@@ -47,6 +52,8 @@ struct cfs_http_server {
     size_t c_queued; /* requests on the queue */
     struct cfs_http_options opts;
     uint16_t port;
+    atomic_bool running; /* MHD_start_daemon() has returned */
+    int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
 };
 
 static uint64_t now_us(void)
@@ -486,9 +493,39 @@ static void handle_health(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+/* A config path deeper than CFS_DEPTH_MAX (counting the item a POST would
+ * make) is refused before it reaches the tree: 400 ENAMETOOLONG. */
+static bool too_deep(struct cfs_http_req *req, const char *rest)
+{
+    unsigned int depth = req->method == CFS_M_POST ? 1 : 0;
+
+    for (const char *p = rest; *p;) {
+        size_t n = strcspn(p, "/");
+
+        depth += n > 0;
+        p += n;
+        p += strspn(p, "/");
+    }
+    if (depth <= CFS_DEPTH_MAX) {
+        return false;
+    }
+    cfs_http_problem(req,
+                     MHD_HTTP_BAD_REQUEST,
+                     -ENAMETOOLONG,
+                     "Invalid path",
+                     "a config path has at most %d levels",
+                     CFS_DEPTH_MAX);
+    return true;
+}
+
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req)
 {
     return &req->srv->opts;
+}
+
+int cfs_http_static_fd(const struct cfs_http_req *req)
+{
+    return req->srv->static_fd;
 }
 
 static void dispatch(struct cfs_http_req *req)
@@ -502,6 +539,9 @@ static void dispatch(struct cfs_http_req *req)
     }
     if (starts_with(url, "/api/v1/config/", &rest)) {
         req->route = "config";
+        if (too_deep(req, rest)) {
+            return;
+        }
         cfs_http_handle_config(req, rest);
     } else if (starts_with(url, "/api/v1/schema/", &rest)) {
         req->route = "schema";
@@ -575,10 +615,15 @@ static void dispatch(struct cfs_http_req *req)
         } else {
             handle_health(req);
         }
-    } else {
+    } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         req->route = "other";
         cfs_http_problem(
             req, MHD_HTTP_NOT_FOUND, -ENOENT, NULL, "no such resource");
+    } else {
+        /* The web UI. auth.c lets everything outside /api/ through without
+         * a token: no route holding data may live out here. */
+        req->route = "static";
+        cfs_http_handle_static(req);
     }
 }
 
@@ -605,6 +650,80 @@ static enum cfs_http_method method_of(const char *m)
     return CFS_M_OTHER;
 }
 
+/* ---- request framing --------------------------------------------------------
+ */
+
+struct framing {
+    unsigned int hosts, lengths, encodings;
+    bool bad_name, bad_encoding;
+};
+
+static enum MHD_Result count_header(void *cls,
+                                    enum MHD_ValueKind kind,
+                                    const char *key,
+                                    const char *value)
+{
+    struct framing *f = cls;
+
+    (void)kind;
+    if (key[strcspn(key, " \t")] != '\0') {
+        f->bad_name = true; /* "Transfer-Encoding : chunked" */
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->hosts++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        f->lengths++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->encodings++;
+        f->bad_encoding |= !value || strcasecmp(value, "chunked") != 0;
+    }
+    return MHD_YES;
+}
+
+/* What libmicrohttpd lets through but RFC 9112 says a server must refuse,
+ * because a proxy in front might frame the message differently (request
+ * smuggling): several Host or Content-Length fields, Content-Length with
+ * Transfer-Encoding, a coding other than chunked, whitespace in a field
+ * name. @return the reason, or NULL when the request is well framed. */
+static const char *misframed(struct MHD_Connection *conn)
+{
+    struct framing f = {0, 0, 0, false, false};
+
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
+    if (f.bad_name) {
+        return "a header field name holds whitespace";
+    }
+    if (f.hosts > 1) {
+        return "more than one Host field";
+    }
+    if (f.lengths > 1) {
+        return "more than one Content-Length field";
+    }
+    if (f.encodings && f.lengths) {
+        return "both Content-Length and Transfer-Encoding";
+    }
+    if (f.encodings > 1 || f.bad_encoding) {
+        return "a Transfer-Encoding other than chunked";
+    }
+    return NULL;
+}
+
+/* Answer at once, before any body, and close: nothing after a misframed
+ * request can be trusted to start a new one. */
+static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
+                                        const char *why)
+{
+    enum MHD_Result ret;
+
+    cfs_http_problem(
+        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
+    cfs_http_header(req, MHD_HTTP_HEADER_CONNECTION, "close");
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    ret = MHD_queue_response(req->conn, (unsigned int)req->status, req->resp);
+    MHD_destroy_response(req->resp);
+    req->resp = NULL;
+    return ret;
+}
+
 static enum MHD_Result access_handler(void *cls,
                                       struct MHD_Connection *conn,
                                       const char *url,
@@ -617,6 +736,7 @@ static enum MHD_Result access_handler(void *cls,
     struct cfs_http_server *srv = cls;
     struct cfs_http_req *req = *req_cls;
     enum MHD_Result ret;
+    const char *why;
 
     (void)version;
     if (!req) {
@@ -632,11 +752,23 @@ static enum MHD_Result access_handler(void *cls,
         req->url = strdup(url);
         req->principal = "anonymous";
         *req_cls = req;
-        return req->url ? MHD_YES : MHD_NO;
+        if (!req->url) {
+            return MHD_NO;
+        }
+        why = misframed(conn);
+        if (why) {
+            return refuse_misframed(req, why);
+        }
+        cfs_http_authorize(req);
+        return MHD_YES;
     }
     if (*upload_data_size) {
         size_t n = *upload_data_size;
 
+        if (req->denied) {
+            *upload_data_size = 0; /* not kept: it will be refused */
+            return MHD_YES;
+        }
         if (!req->body_too_big && req->body_len + n <= srv->opts.body_limit) {
             char *b = realloc(req->body, req->body_len + n + 1);
 
@@ -656,7 +788,9 @@ static enum MHD_Result access_handler(void *cls,
     if (req->ready) {
         goto queue; /* back from a durable commit: answer */
     }
-    if (req->body_too_big) {
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
         cfs_http_problem(req,
                          MHD_HTTP_CONTENT_TOO_LARGE,
                          -EFBIG,
@@ -688,6 +822,8 @@ queue:
         cfs_http_problem(
             req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
     }
+    /* Every body is what its Content-Type says, never sniffed into HTML. */
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
     ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
@@ -714,13 +850,12 @@ static void request_completed(void *cls,
                                  now_us() - req->start_us);
     }
     if (!srv->opts.quiet && req->status) {
-        fprintf(stderr,
-                "access %s %s %d %zu %lluus\n",
-                req->method_name,
-                req->url ? req->url : "-",
-                req->status,
-                req->resp_len,
-                (unsigned long long)(now_us() - req->start_us));
+        cfs_log_access(req->method_name,
+                       req->url,
+                       req->status,
+                       req->resp_len,
+                       now_us() - req->start_us,
+                       req->principal);
     }
     if (req->resp) {
         MHD_destroy_response(req->resp);
@@ -743,8 +878,32 @@ static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
     return strlen(s);
 }
 
+/* libmicrohttpd's own messages. While starting they say why start-up fails
+ * (a port in use, a key GnuTLS refuses); once serving they are about single
+ * connections, which a client controls, so they are only debug. */
+__attribute__((format(printf, 2, 0))) static void
+mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    struct cfs_http_server *srv = cls;
+    char msg[1024];
+    size_t n;
+
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) {
+        msg[--n] = '\0';
+    }
+    cfs_log(atomic_load(&srv->running) ? CFS_LOG_DEBUG : CFS_LOG_ERROR,
+            "mhd",
+            "%s",
+            msg);
+}
+
 /* ---- life cycle -------------------------------------------------------------
  */
+
+/* TLS 1.2 and 1.3 only, GnuTLS's NORMAL choice of ciphers within them. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 static int parse_listen(const char *listen, struct sockaddr_in *sa)
 {
@@ -774,6 +933,20 @@ static int parse_listen(const char *listen, struct sockaddr_in *sa)
     return 0;
 }
 
+int cfs_http_listen_check(const char *listen, bool have_tokens)
+{
+    struct sockaddr_in sa;
+    int r = parse_listen(listen, &sa);
+
+    if (r < 0) {
+        return r;
+    }
+    if ((ntohl(sa.sin_addr.s_addr) >> 24) == 127 || have_tokens) {
+        return 0;
+    }
+    return -EPERM;
+}
+
 int cfs_http_server_start(const struct cfs_http_options *opts,
                           struct cfs_http_server **ret_srv)
 {
@@ -781,6 +954,14 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+                         MHD_ALLOW_SUSPEND_RESUME;
+    struct MHD_OptionItem tls[4] = {
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     int r;
 
     if (!srv) {
@@ -791,21 +972,49 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         srv->opts.listen = "127.0.0.1:8080";
     }
     if (!srv->opts.body_limit) {
-        srv->opts.body_limit = 1024 * 1024;
+        srv->opts.body_limit = CFS_BODY_MAX;
+    }
+    if (!srv->opts.header_limit) {
+        srv->opts.header_limit = CFS_HEADER_MAX;
     }
     if (!srv->opts.threads) {
         srv->opts.threads = ncpu > 0 ? (unsigned int)ncpu : 2;
     }
     if (!srv->opts.max_connections) {
-        srv->opts.max_connections = 1024;
+        srv->opts.max_connections = CFS_CONN_MAX;
     }
     if (!srv->opts.timeout_s) {
-        srv->opts.timeout_s = 30;
+        srv->opts.timeout_s = CFS_CONN_TIMEOUT;
+    }
+    r = cfs_http_listen_check(srv->opts.listen, srv->opts.tokens != NULL);
+    if (r == 0) {
+        r = parse_listen(srv->opts.listen, &sa);
+    }
+    if (r == 0 && !srv->opts.tls_cert_pem != !srv->opts.tls_key_pem) {
+        r = -EINVAL;
+    }
+    if (r == 0 && srv->opts.tls_cert_pem) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            r = -ENOTSUP;
+        } else {
+            flags |= MHD_USE_TLS;
+            tls[0] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)srv->opts.tls_cert_pem};
+            tls[1] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)srv->opts.tls_key_pem};
+            tls[2] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
+        }
+    }
+    srv->static_fd = -1;
+    if (r == 0 && srv->opts.static_dir) {
+        srv->static_fd =
+            open(srv->opts.static_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        r = srv->static_fd < 0 ? -errno : 0;
     }
     pthread_mutex_init(&srv->c_lock, NULL);
     pthread_cond_init(&srv->c_cond, NULL);
     pthread_cond_init(&srv->c_done, NULL);
-    r = parse_listen(srv->opts.listen, &sa);
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
@@ -824,16 +1033,21 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     }
     pthread_mutex_unlock(&srv->c_lock);
     if (r < 0) {
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
         return r;
     }
     srv->daemon =
-        MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-                             MHD_ALLOW_SUSPEND_RESUME,
+        MHD_start_daemon(flags,
                          0,
                          NULL,
                          NULL,
                          access_handler,
+                         srv,
+                         MHD_OPTION_EXTERNAL_LOGGER, /* first, or MHD warns */
+                         mhd_logger,
                          srv,
                          MHD_OPTION_SOCK_ADDR,
                          (struct sockaddr *)&sa,
@@ -850,15 +1064,23 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          MHD_OPTION_CONNECTION_TIMEOUT,
                          (unsigned int)srv->opts.timeout_s,
                          MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                         (size_t)64 * 1024,
+                         srv->opts.header_limit,
+                         MHD_OPTION_STRICT_FOR_CLIENT,
+                         1, /* HTTP/1.1 needs Host; no spaces in URLs */
+                         MHD_OPTION_ARRAY,
+                         tls,
                          MHD_OPTION_END);
     if (!srv->daemon) {
         commit_stop(srv);
         cfs_http_events_stop(srv->events);
         cfs_http_events_free(srv->events);
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
-        return -EADDRINUSE;
+        return -EIO; /* mhd_logger() has said why */
     }
+    atomic_store(&srv->running, true);
     info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = info ? info->port : 0;
     *ret_srv = srv;
@@ -877,6 +1099,9 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         cfs_http_events_stop(srv->events); /* streams end */
         MHD_stop_daemon(srv->daemon);
         cfs_http_events_free(srv->events);
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
         free(srv);
     }
 }

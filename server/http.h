@@ -11,30 +11,92 @@
 #include <stdint.h>
 
 struct cfs_http_server;
+struct cfs_http_tokens;
 struct cfs_schema_set;
 struct cfs_store;
 
+/* What a bearer token allows, each role including the ones before it:
+ * reader GET/HEAD, writer every mutation, admin export and import. */
+enum cfs_http_role {
+    CFS_ROLE_NONE = 0,
+    CFS_ROLE_READER,
+    CFS_ROLE_WRITER,
+    CFS_ROLE_ADMIN,
+};
+
+/* Zero members take the defaults of <configfs/limits.h>. */
 struct cfs_http_options {
-    const char *listen;   /* "HOST:PORT"; port 0 picks one */
-    unsigned int threads; /* worker threads; 0: one per core */
-    size_t body_limit;    /* bytes; 0: 1 MiB */
-    unsigned int max_connections;
-    unsigned int timeout_s;         /* idle connection timeout */
-    const char *static_dir;         /* web/static, or NULL */
-    bool quiet;                     /* no access log */
+    const char *listen;           /* "HOST:PORT"; port 0 picks one */
+    unsigned int threads;         /* worker threads; 0: one per core */
+    size_t body_limit;            /* bytes; 0: CFS_BODY_MAX */
+    size_t header_limit;          /* bytes per connection; 0: CFS_HEADER_MAX */
+    unsigned int max_connections; /* 0: CFS_CONN_MAX */
+    unsigned int timeout_s;       /* idle seconds; 0: CFS_CONN_TIMEOUT */
+    const char *static_dir;       /* web UI files; NULL: none */
+    bool quiet;                   /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
     struct cfs_store *store; /* durable commits, history, export; borrowed */
+    /* Bearer tokens; NULL: no authentication, loopback only. Borrowed:
+     * must outlive the server. */
+    const struct cfs_http_tokens *tokens;
+    /* TLS: certificate chain and private key as PEM text, both or neither;
+     * borrowed, read only during cfs_http_server_start(). */
+    const char *tls_cert_pem;
+    const char *tls_key_pem;
 };
 
 /** Start serving. Ownership: *ret_srv is new; stop with
- *  cfs_http_server_free(). @return 0 or negative errno. */
+ *  cfs_http_server_free(). @return 0, or -EPERM (beyond loopback without
+ *  tokens), -EINVAL (bad listen address, or only half of the TLS pair),
+ *  -ENOTSUP (TLS asked of a libmicrohttpd without it), -EIO (the daemon
+ *  did not start: a port in use, a certificate or key GnuTLS refuses ...;
+ *  libmicrohttpd's reason is in the log), -ENOMEM. */
 int cfs_http_server_start(const struct cfs_http_options *opts,
                           struct cfs_http_server **ret_srv);
+
+/** Whether @listen ("HOST:PORT") may be served: anything beyond loopback
+ *  (127.0.0.0/8) needs tokens. @return 0, -EPERM, or -EINVAL when it does
+ *  not parse. cfs_http_server_start() checks it too. */
+int cfs_http_listen_check(const char *listen, bool have_tokens);
 
 /** The port it listens on (useful with port 0). */
 uint16_t cfs_http_server_port(const struct cfs_http_server *srv);
 
 /** Stop accepting, finish requests in flight, free. NULL-safe. */
 void cfs_http_server_free(struct cfs_http_server *srv);
+
+/* ---- tokens (auth.c) ------------------------------------------------------
+ */
+
+/** Load a --tokens file: lines "NAME ROLE sha256:HEX", '#' comments.
+ *  @err receives "FILE:LINE: reason" on failure (may be NULL).
+ *  @return 0 and *ret_tokens (new; cfs_http_tokens_free()), or -ENOENT,
+ *  -EACCES ... when the file cannot be read, -EINVAL when a line is wrong
+ *  or there is no token, -EFBIG over CFS_TOKEN_FILE_MAX, -ENOMEM. */
+int cfs_http_tokens_load(const char *path,
+                         struct cfs_http_tokens **ret_tokens,
+                         char *err,
+                         size_t err_size);
+/** NULL-safe. Wipes the hashes. */
+void cfs_http_tokens_free(struct cfs_http_tokens *tokens);
+size_t cfs_http_tokens_count(const struct cfs_http_tokens *tokens);
+
+/** The role of a presented token, compared with every entry in constant
+ *  time; CFS_ROLE_NONE when unknown or not a valid bearer token.
+ *  *ret_name (may be NULL) is borrowed from @tokens. */
+enum cfs_http_role cfs_http_tokens_find(const struct cfs_http_tokens *tokens,
+                                        const char *token,
+                                        size_t len,
+                                        const char **ret_name);
+
+/** SHA-256 of @token as 64 lowercase hex digits and a NUL. */
+void cfs_http_token_hash(const char *token, size_t len, char hex[65]);
+
+/** "reader", "writer", "admin" ("none" otherwise); static. */
+const char *cfs_http_role_name(enum cfs_http_role role);
+
+/** `configfsd hash-token NAME ROLE`: a token on stdin, its tokens-file
+ *  line on stdout. @argv[0] is "hash-token". @return the exit status. */
+int cfs_http_hash_token_main(int argc, char **argv);
 
 #endif /* CFS_HTTP_H */

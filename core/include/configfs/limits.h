@@ -21,10 +21,27 @@
 /* Binary attributes without cb_max_size: a hard cap all the same. */
 #define CFS_BIN_MAX ((size_t)16 * 1024 * 1024)
 
-/* The server's request limits. */
-#define CFS_BODY_MAX     (1024 * 1024) /* request body */
-#define CFS_BATCH_MAX    1000          /* operations in one batch */
-#define CFS_CONN_MAX     1024          /* concurrent connections */
-#define CFS_CONN_TIMEOUT 30            /* seconds a connection may idle */
+/*
+ * The server's request limits. Those an operator may need to change are
+ * defaults of a configfsd flag, named beside them.
+ */
+/* Request body in bytes (--body-limit); over it: 413 EFBIG. */
+#define CFS_BODY_MAX ((size_t)1024 * 1024)
+/* Memory of one connection in bytes: request line, headers and buffers
+ * (--header-limit); a request line or headers over it: 414 or 431. */
+#define CFS_HEADER_MAX ((size_t)64 * 1024)
+/* Operations in one batch. */
+#define CFS_BATCH_MAX 1000
+/* Concurrent connections (--max-connections); beyond them new ones wait
+ * in the listen backlog until one closes. */
+#define CFS_CONN_MAX 1024
+/* Seconds a connection may stay silent, inside a request or between two
+ * (--timeout); then it is closed. */
+#define CFS_CONN_TIMEOUT 30
+/* Bytes of one bearer token, and of a --tokens file. */
+#define CFS_TOKEN_MAX      512
+#define CFS_TOKEN_FILE_MAX ((size_t)1024 * 1024)
+/* Bytes of a --tls-cert or --tls-key file. */
+#define CFS_TLS_FILE_MAX ((size_t)1024 * 1024)
 
 #endif /* CONFIGFS_LIMITS_H */

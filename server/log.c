@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * log.c - see log.h. Lines are logfmt: keys are fixed words, values are
+ * quoted when they hold a space, '=', '"' or '\', and every byte outside
+ * printable ASCII is written as \xNN, so that nothing a client sends (a
+ * path, a method) can forge a line or smuggle terminal escapes.
+ *
+ * The file descriptor number never changes once a file is open: a reopen
+ * dup3()s the new file onto it, so writers need no lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define LINE_MAX_BYTES 4096
+
+static atomic_int log_level = CFS_LOG_INFO;
+static atomic_int log_fd = -1; /* -1: stderr */
+static char *log_path;         /* under path_lock */
+static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const level_names[] = {"error", "warning", "info", "debug"};
+#define NOTICE_LEVEL_NAME "notice"
+
+int cfs_log_level_parse(const char *name, enum cfs_log_level *ret)
+{
+    for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+        if (strcmp(name, level_names[i]) == 0) {
+            *ret = (enum cfs_log_level)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+void cfs_log_set_level(enum cfs_log_level level)
+{
+    atomic_store(&log_level, (int)level);
+}
+
+bool cfs_log_enabled(enum cfs_log_level level)
+{
+    return (int)level <= atomic_load(&log_level);
+}
+
+static int open_log(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+    return fd < 0 ? -errno : fd;
+}
+
+int cfs_log_open_file(const char *path)
+{
+    char *copy = strdup(path);
+    int fd, old;
+
+    if (!copy) {
+        return -ENOMEM;
+    }
+    fd = open_log(path);
+    if (fd < 0) {
+        free(copy);
+        return fd;
+    }
+    pthread_mutex_lock(&path_lock);
+    free(log_path);
+    log_path = copy;
+    old = atomic_exchange(&log_fd, fd);
+    pthread_mutex_unlock(&path_lock);
+    if (old >= 0) {
+        close(old);
+    }
+    return 0;
+}
+
+int cfs_log_reopen(void)
+{
+    int r = 0;
+
+    pthread_mutex_lock(&path_lock);
+    if (log_path) {
+        int fd = open_log(log_path);
+
+        if (fd < 0) {
+            r = fd;
+        } else {
+            if (dup3(fd, atomic_load(&log_fd), O_CLOEXEC) < 0) {
+                r = -errno;
+            }
+            close(fd);
+        }
+    }
+    pthread_mutex_unlock(&path_lock);
+    return r;
+}
+
+void cfs_log_close(void)
+{
+    int old;
+
+    pthread_mutex_lock(&path_lock);
+    free(log_path);
+    log_path = NULL;
+    old = atomic_exchange(&log_fd, -1);
+    pthread_mutex_unlock(&path_lock);
+    if (old >= 0) {
+        close(old);
+    }
+}
+
+/* ---- building a line ------------------------------------------------------
+ */
+
+struct line {
+    char buf[LINE_MAX_BYTES];
+    size_t len;
+    bool truncated;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+    size_t room = sizeof(l->buf) - 1 - l->len; /* keep one for '\n' */
+
+    if (n > room) {
+        n = room;
+        l->truncated = true;
+    }
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void puts_(struct line *l, const char *s)
+{
+    put(l, s, strlen(s));
+}
+
+static bool needs_quotes(const char *v)
+{
+    if (!*v) {
+        return true;
+    }
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || *p == '=' || *p == '"' || *p == '\\') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A value, quoted and escaped where needed. NULL is logged as "-". */
+static void put_value(struct line *l, const char *v)
+{
+    static const char hex[] = "0123456789abcdef";
+    bool quote;
+
+    if (!v) {
+        v = "-";
+    }
+    quote = needs_quotes(v);
+    if (quote) {
+        put(l, "\"", 1);
+    }
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char esc[2] = {'\\', (char)*p};
+
+            put(l, esc, 2);
+        } else if (*p < ' ' || *p >= 0x7f) {
+            char esc[4] = {'\\', 'x', hex[*p >> 4], hex[*p & 15]};
+
+            put(l, esc, 4);
+        } else {
+            put(l, (const char *)p, 1);
+        }
+    }
+    if (quote) {
+        put(l, "\"", 1);
+    }
+}
+
+static void put_kv(struct line *l, const char *key, const char *value)
+{
+    put(l, " ", 1);
+    puts_(l, key);
+    put(l, "=", 1);
+    put_value(l, value);
+}
+
+static void begin(struct line *l, const char *level, const char *event)
+{
+    struct timespec ts;
+    struct tm tm;
+    char stamp[96];
+
+    l->len = 0;
+    l->truncated = false;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    (void)snprintf(stamp,
+                   sizeof(stamp),
+                   "ts=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+                   tm.tm_year + 1900,
+                   tm.tm_mon + 1,
+                   tm.tm_mday,
+                   tm.tm_hour,
+                   tm.tm_min,
+                   tm.tm_sec,
+                   ts.tv_nsec / 1000);
+    puts_(l, stamp);
+    put_kv(l, "level", level);
+    put_kv(l, "event", event);
+}
+
+static void emit(struct line *l)
+{
+    int fd = atomic_load(&log_fd);
+    size_t off = 0;
+
+    if (l->truncated) {
+        l->len = sizeof(l->buf) - 5;
+        memcpy(l->buf + l->len, " ...", 4);
+        l->len += 4;
+    }
+    l->buf[l->len++] = '\n';
+    if (fd < 0) {
+        fd = STDERR_FILENO;
+    }
+    while (off < l->len) {
+        ssize_t n = write(fd, l->buf + off, l->len - off);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return; /* nowhere left to say so */
+        }
+        off += (size_t)n;
+    }
+}
+
+void cfs_log(enum cfs_log_level level, const char *event, const char *fmt, ...)
+{
+    struct line l;
+    char msg[2048];
+    va_list ap;
+
+    if (!cfs_log_enabled(level)) {
+        return;
+    }
+    va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    begin(&l, level_names[level], event);
+    put_kv(&l, "msg", msg);
+    emit(&l);
+}
+
+void cfs_log_notice(const char *event, const char *fmt, ...)
+{
+    struct line l;
+    char msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    begin(&l, NOTICE_LEVEL_NAME, event);
+    put_kv(&l, "msg", msg);
+    emit(&l);
+}
+
+void cfs_log_access(const char *method,
+                    const char *path,
+                    int status,
+                    size_t bytes,
+                    uint64_t micros,
+                    const char *principal)
+{
+    enum cfs_log_level level = status >= 500 ? CFS_LOG_ERROR : CFS_LOG_INFO;
+    struct line l;
+    char num[32];
+
+    if (!cfs_log_enabled(level)) {
+        return;
+    }
+    begin(&l, level_names[level], "access");
+    put_kv(&l, "method", method);
+    put_kv(&l, "path", path);
+    (void)snprintf(num, sizeof(num), "%d", status);
+    put_kv(&l, "status", num);
+    (void)snprintf(num, sizeof(num), "%zu", bytes);
+    put_kv(&l, "bytes", num);
+    (void)snprintf(num, sizeof(num), "%llu", (unsigned long long)micros);
+    put_kv(&l, "us", num);
+    put_kv(&l, "principal", principal);
+    emit(&l);
+}
