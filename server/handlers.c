@@ -117,6 +117,35 @@ json_t *cfs_http_json_body(struct cfs_http_req *req)
     return body;
 }
 
+/* Refuse a body with a member not in @allowed (NULL-terminated): 400.
+ * @return true when every member is known. */
+static bool known_members(struct cfs_http_req *req,
+                          json_t *body,
+                          const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(body, key, v)
+    {
+        size_t i = 0;
+
+        while (allowed[i] && strcmp(key, allowed[i]) != 0) {
+            i++;
+        }
+        if (!allowed[i]) {
+            cfs_http_problem(req,
+                             MHD_HTTP_BAD_REQUEST,
+                             -EINVAL,
+                             NULL,
+                             "unknown member \"%s\"",
+                             key);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A problem for an errno from the object model (DESIGN section 9). */
 static void op_problem(struct cfs_http_req *req,
                        int err,
@@ -448,17 +477,9 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     }
     jname = json_object_get(body, "name");
     jattrs = json_object_get(body, "attributes");
-    json_object_foreach(body, key, value)
-    {
-        if (strcmp(key, "name") != 0 && strcmp(key, "attributes") != 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "unknown member \"%s\"",
-                             key);
-            goto out;
-        }
+    if (!known_members(
+            req, body, (const char *const[]){"name", "attributes", NULL})) {
+        goto out;
     }
     if (!json_is_string(jname)) {
         cfs_http_problem(req,
@@ -725,8 +746,6 @@ static void put_store(struct cfs_http_req *req,
 static void put(struct cfs_http_req *req, const char *path)
 {
     json_t *body, *target, *value;
-    const char *key;
-    json_t *v;
 
     if (strcmp(path, "/") == 0) {
         not_allowed(req, CFS_KIND_ROOT);
@@ -742,19 +761,12 @@ static void put(struct cfs_http_req *req, const char *path)
     }
     target = json_object_get(body, "target");
     value = json_object_get(body, "value");
-    json_object_foreach(body, key, v)
-    {
-        if (strcmp(key, "target") != 0 && strcmp(key, "value") != 0 &&
-            strcmp(key, "encoding") != 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "unknown member \"%s\"",
-                             key);
-            json_decref(body);
-            return;
-        }
+    if (!known_members(
+            req,
+            body,
+            (const char *const[]){"target", "value", "encoding", NULL})) {
+        json_decref(body);
+        return;
     }
     if ((target && value) || (!target && !value)) {
         cfs_http_problem(req,
@@ -1049,17 +1061,9 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
     }
     ops = json_object_get(body, "ops");
     ifrev = json_object_get(body, "if_revision");
-    json_object_foreach(body, key, v)
-    {
-        if (strcmp(key, "ops") != 0 && strcmp(key, "if_revision") != 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "unknown member \"%s\"",
-                             key);
-            goto out;
-        }
+    if (!known_members(
+            req, body, (const char *const[]){"ops", "if_revision", NULL})) {
+        goto out;
     }
     if (!json_is_array(ops) || (ifrev && !json_is_integer(ifrev))) {
         cfs_http_problem(req,

@@ -69,8 +69,8 @@ static enum MHD_Result handler(void *cls,
         sqlite3_reset(put);
         pthread_mutex_unlock(&lock);
     }
-    resp = MHD_create_response_from_buffer(sizeof(ok) - 1, (void *)ok,
-                                           MHD_RESPMEM_PERSISTENT);
+    resp = MHD_create_response_from_buffer(
+        sizeof(ok) - 1, (void *)ok, MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(resp, "Content-Type", "text/plain");
     r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
@@ -107,9 +107,12 @@ int main(int argc, char **argv)
                          "CREATE TABLE IF NOT EXISTS v(id INTEGER PRIMARY KEY,"
                          " value TEXT);"
                          "INSERT OR IGNORE INTO v VALUES (1, '');",
-                         NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(db, "UPDATE v SET value = ?1 WHERE id = 1", -1,
-                               &put, NULL) != SQLITE_OK) {
+                         NULL,
+                         NULL,
+                         NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(
+                db, "UPDATE v SET value = ?1 WHERE id = 1", -1, &put, NULL) !=
+                SQLITE_OK) {
             fprintf(stderr, "bare-server: %s\n", sqlite3_errmsg(db));
             return 1;
         }
@@ -118,9 +121,17 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, (uint16_t)atoi(argv[1]),
-                         NULL, NULL, handler, NULL, MHD_OPTION_THREAD_POOL_SIZE,
-                         threads, MHD_OPTION_NOTIFY_COMPLETED, done, NULL,
+    d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD,
+                         (uint16_t)atoi(argv[1]),
+                         NULL,
+                         NULL,
+                         handler,
+                         NULL,
+                         MHD_OPTION_THREAD_POOL_SIZE,
+                         threads,
+                         MHD_OPTION_NOTIFY_COMPLETED,
+                         done,
+                         NULL,
                          MHD_OPTION_END);
     if (!d) {
         return 1;

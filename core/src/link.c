@@ -201,7 +201,7 @@ int cfs_link_restore(struct cfs_txn *txn,
     if (r < 0) {
         return r;
     }
-        dir = dres.dir;
+    dir = dres.dir;
     t = tres.dir;
     if (!dir || !t) {
         return -ENOENT;
