@@ -1576,6 +1576,16 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     if (parent->flags & CFS_DF_ROOT) {
         return -EPERM; /* MK2, F2 */
     }
+    {
+        size_t depth = 1; /* of the new directory, below the root */
+
+        for (const struct cfs_dirent *p = parent; p->parent; p = p->parent) {
+            depth++;
+        }
+        if (depth > CFS_DEPTH_MAX) {
+            return -ENAMETOOLONG; /* limits.h: a tree no deeper than that */
+        }
+    }
     if (cfs_dir_lookup(parent, name, len) ||
         cfs_attr_lookup(parent, name, len, &idx)) {
         return -EEXIST; /* MK1 */

@@ -108,6 +108,32 @@ static void test_mkdir_make_group_wins(void **state)
     rec_assert_trace("make_group(sub,x)");
 }
 
+/* limits.h: no directory deeper than CFS_DEPTH_MAX below the root; the
+ * refusal calls nothing. */
+static void test_mkdir_depth_limit(void **state)
+{
+    struct rec_type *t = rec_type_new("nest");
+    char path[CFS_DEPTH_MAX * 3 + 16] = "/nest";
+
+    (void)state;
+    t->make = REC_MAKE_GROUP;
+    t->child = t;
+    rec_register("nest", t);
+    for (int depth = 2; depth <= CFS_DEPTH_MAX; depth++) {
+        strcat(path, "/d");
+        assert_ok(cfs_mkdir(NULL, path));
+    }
+    rec_clear();
+    strcat(path, "/d");
+    assert_rc(cfs_mkdir(NULL, path), -ENAMETOOLONG);
+    assert_int_equal(rec_count(), 0);
+    /* bottom-up, as rm -r cannot (RM14) */
+    for (int depth = CFS_DEPTH_MAX; depth >= 2; depth--) {
+        path[strlen(path) - 2] = '\0';
+        assert_ok(cfs_rmdir(NULL, path));
+    }
+}
+
 /* MK4: mkdir in a directory made by make_item is EPERM, before make_*. */
 static void test_mkdir_in_item_eperm(void **state)
 {
@@ -549,6 +575,7 @@ int main(void)
         REC_TEST(test_mkdir_links_into_parent),
         REC_TEST(test_mkdir_make_group_wins),
         REC_TEST(test_mkdir_in_item_eperm),
+        REC_TEST(test_mkdir_depth_limit),
         REC_TEST(test_mkdir_without_make_eperm),
         REC_TEST(test_mkdir_make_error_passed_through),
         REC_TEST(test_mkdir_untyped_item_einval),
