@@ -547,12 +547,7 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     rev = cfs_txn_revision(txn); /* 0: a no-op import adds no revision */
     r = cfs_http_commit(req, txn);
     if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the import could not be stored and was undone");
-        goto out;
+        goto out; /* answered by cfs_http_commit() */
     }
     doc = json_object();
     json_object_set_new(doc, "mode", json_string(mode ? mode : "merge"));

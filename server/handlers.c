@@ -19,24 +19,6 @@
 /* ---- small helpers
  * ------------------------------------------------------------ */
 
-static char *join(const char *dir, const char *name)
-{
-    size_t dl = strlen(dir);
-    size_t nl = strlen(name);
-    char *p;
-
-    if (dl == 1) {
-        dl = 0;
-    }
-    p = malloc(dl + nl + 2);
-    if (p) {
-        memcpy(p, dir, dl);
-        p[dl] = '/';
-        memcpy(p + dl + 1, name, nl + 1);
-    }
-    return p;
-}
-
 /* /api/v1/config + the path, each segment percent-encoded. */
 static char *config_url(const char *path)
 {
@@ -507,7 +489,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
                          "control bytes, and not \".\" or \"..\"");
         goto out;
     }
-    child = join(path, json_string_value(jname));
+    child = cfs_http_join(path, json_string_value(jname));
     r = child ? cfs_txn_begin(&txn) : -ENOMEM;
     if (r < 0) {
         op_problem(req, r, "mkdir", path);
@@ -534,7 +516,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         const char *why = NULL;
         size_t len = 0;
         char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
-        char *apath = join(child, key);
+        char *apath = cfs_http_join(child, key);
 
         r = bytes && apath ? cfs_store(txn, apath, bytes, len) : -EINVAL;
         free(bytes);
@@ -559,12 +541,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     r = cfs_http_commit(req, txn);
     txn = NULL;
     if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
-        goto out;
+        goto out; /* answered by cfs_http_commit() */
     }
     r = cfs_http_node_json(child, 0, true, &node);
     if (r < 0) {
@@ -638,13 +615,7 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
     }
     rev = cfs_txn_revision(txn);
     r = cfs_http_commit(req, txn);
-    if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
-    } else {
+    if (r == 0) { /* else cfs_http_commit() answered */
         json_t *l = json_object();
         char *url = config_url(path);
         char *t = NULL;
@@ -721,12 +692,10 @@ static void put_store(struct cfs_http_req *req,
     rev = cfs_txn_revision(txn);
     r = cfs_http_commit(req, txn);
     if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
-    } else if (!e.readable) {
+        cfs_entry_done(&e); /* cfs_http_commit() answered */
+        return;
+    }
+    if (!e.readable) {
         cfs_http_reply_empty(req, MHD_HTTP_NO_CONTENT);
         cfs_http_etag(req, rev);
     } else {
@@ -848,13 +817,7 @@ static void del(struct cfs_http_req *req, const char *path)
     }
     rev = cfs_txn_revision(txn);
     r = cfs_http_commit(req, txn);
-    if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
-    } else {
+    if (r == 0) { /* else cfs_http_commit() answered */
         cfs_http_reply_empty(req, MHD_HTTP_NO_CONTENT);
         cfs_http_etag(req, rev);
     }
@@ -1005,12 +968,7 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
     rev = cfs_txn_revision(txn);
     r = cfs_http_commit(req, txn);
     if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
-        goto out;
+        goto out; /* answered by cfs_http_commit() */
     }
     r = cfs_http_node_json(to, 0, true, &node);
     if (r < 0) {
@@ -1238,12 +1196,7 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
     }
     r = cfs_http_commit(req, txn);
     if (r < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the batch could not be stored and was undone");
-        goto out;
+        goto out; /* answered by cfs_http_commit() */
     }
     {
         json_t *doc = json_object();

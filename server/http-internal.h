@@ -108,6 +108,8 @@ const char *cfs_http_errno_name(int err);
  * @depth: levels of children rendered as full nodes; @values: call show().
  * @return 0 and *ret (new reference) or a negative errno. */
 int cfs_http_node_json(const char *path, int depth, bool values, json_t **ret);
+/* @path + "/" + @name, the root being "/" (new, malloc'd; NULL). */
+char *cfs_http_join(const char *path, const char *name);
 /* A value as JSON: a string if it is UTF-8, else base64 with "encoding". */
 void cfs_http_value_json(json_t *obj, const char *data, size_t len);
 
@@ -203,8 +205,10 @@ void cfs_http_reply_response(struct cfs_http_req *req,
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);
 
 /* Commit a transaction durably (through the store when there is one) and
- * publish it. Consumes @txn. @return 0 or negative errno (the change was
- * undone). */
+ * publish it. Consumes @txn. @return 0 (the handler goes on to build the
+ * answer, sent once the change is durable, or replaced by a 503 if it
+ * cannot be), or a negative errno: the change was undone and the request
+ * is answered already. */
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn);
 
 #endif /* CFS_HTTP_INTERNAL_H */

@@ -317,6 +317,16 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
 /* ---- commit ----------------------------------------------------------------
  */
 
+/* A commit that failed: the change was undone; the answer says so. */
+static void commit_failed(struct cfs_http_req *req, int err)
+{
+    cfs_http_problem(req,
+                     MHD_HTTP_SERVICE_UNAVAILABLE,
+                     err,
+                     NULL,
+                     "the change could not be stored and was undone");
+}
+
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
 {
     size_t n = 0;
@@ -338,6 +348,7 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     if (r < 0) {
         cfs_http_metrics_commit(now_us() - req->commit_start, false);
         cfs_http_events_discard(evs);
+        commit_failed(req, r);
         return r;
     }
     if (!t) {
@@ -395,11 +406,7 @@ static void commit_finish(struct cfs_http_server *srv, struct cfs_http_req *req)
         cfs_http_events_publish(srv->events, req->evs);
     } else {
         cfs_http_events_discard(req->evs);
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         r,
-                         NULL,
-                         "the change could not be stored and was undone");
+        commit_failed(req, r);
     }
     req->evs = NULL;
     req->ready = true;

@@ -53,7 +53,8 @@ void cfs_http_value_json(json_t *obj, const char *data, size_t len)
     free(b);
 }
 
-static char *child_path(const char *path, const char *name)
+/* @path + "/" + @name (the root is "/"), malloc'd, or NULL. */
+char *cfs_http_join(const char *path, const char *name)
 {
     size_t pl = strlen(path);
     size_t nl = strlen(name);
@@ -86,7 +87,7 @@ attr_json(const char *path, const struct cfs_entry *e, bool values)
         a, "binary", json_boolean(e->kind == CFS_KIND_BIN_ATTR));
     json_object_set_new(a, "revision", json_integer((json_int_t)e->revision));
     if (values && e->readable) {
-        char *p = child_path(path, e->name);
+        char *p = cfs_http_join(path, e->name);
         char *buf = NULL;
         size_t len = 0;
         int r = p ? cfs_show(p, &buf, &len) : -ENOMEM;
@@ -174,7 +175,7 @@ static int node_json(const char *path,
             json_object_set_new(l, "target", json_string(e->target));
             json_array_append_new(links, l);
         } else {
-            char *cp = child_path(path, e->name);
+            char *cp = cfs_http_join(path, e->name);
             json_t *c = NULL;
 
             if (!cp) {

@@ -693,39 +693,29 @@ int cfs_stat(const char *path, struct cfs_entry *ret_entry)
     return r;
 }
 
-static bool bit_hidden(const struct cfs_dirent *d, unsigned int bit)
-{
-    return d->hidden && (d->hidden[bit / 8] & (1u << (bit % 8)));
-}
-
 static int
 list_dir(struct cfs_dirent *d, struct cfs_entry **ret_entries, size_t *ret_n)
 {
     const struct config_item_type *t = d->item ? d->item->ci_type : NULL;
-    unsigned int na = 0, nb = 0;
+    unsigned int na = cfs_n_attrs(t);
+    unsigned int nb = cfs_n_bin_attrs(t);
     struct cfs_entry *es;
     size_t n = 0, cap;
     int r = 0;
 
-    while (t && t->ct_attrs && t->ct_attrs[na]) {
-        na++;
-    }
-    while (t && t->ct_bin_attrs && t->ct_bin_attrs[nb]) {
-        nb++;
-    }
     cap = na + nb + d->hcount;
     es = cfs_zalloc((cap ? cap : 1) * sizeof(*es));
     if (!es) {
         return -ENOMEM;
     }
     for (unsigned int i = 0; r == 0 && i < na; i++) {
-        if (!bit_hidden(d, i)) {
+        if (!cfs_attr_hidden(d, i)) {
             r = fill_attr(d, i, false, &es[n]);
             n += r == 0;
         }
     }
     for (unsigned int i = 0; r == 0 && i < nb; i++) {
-        if (!bit_hidden(d, na + i)) {
+        if (!cfs_attr_hidden(d, na + i)) {
             r = fill_attr(d, i, true, &es[n]);
             n += r == 0;
         }

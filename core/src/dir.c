@@ -323,7 +323,7 @@ static const struct config_item_type *dir_type(const struct cfs_dirent *d)
     return d->item ? d->item->ci_type : NULL;
 }
 
-static unsigned int n_attrs(const struct config_item_type *t)
+unsigned int cfs_n_attrs(const struct config_item_type *t)
 {
     unsigned int n = 0;
 
@@ -335,7 +335,7 @@ static unsigned int n_attrs(const struct config_item_type *t)
     return n;
 }
 
-static unsigned int n_bin_attrs(const struct config_item_type *t)
+unsigned int cfs_n_bin_attrs(const struct config_item_type *t)
 {
     unsigned int n = 0;
 
@@ -347,7 +347,7 @@ static unsigned int n_bin_attrs(const struct config_item_type *t)
     return n;
 }
 
-static bool attr_hidden(const struct cfs_dirent *d, unsigned int bit)
+bool cfs_attr_hidden(const struct cfs_dirent *d, unsigned int bit)
 {
     return d->hidden && (d->hidden[bit / 8] & (1u << (bit % 8)));
 }
@@ -369,13 +369,13 @@ int cfs_attr_lookup(struct cfs_dirent *dir,
                     unsigned int *ret_idx)
 {
     const struct config_item_type *t = dir_type(dir);
-    unsigned int na = n_attrs(t);
-    unsigned int nb = n_bin_attrs(t);
+    unsigned int na = cfs_n_attrs(t);
+    unsigned int nb = cfs_n_bin_attrs(t);
 
     for (unsigned int i = 0; i < na; i++) {
         const char *an = t->ct_attrs[i]->ca_name;
 
-        if (!attr_hidden(dir, i) && strlen(an) == len &&
+        if (!cfs_attr_hidden(dir, i) && strlen(an) == len &&
             memcmp(an, name, len) == 0) {
             *ret_idx = i;
             return 1;
@@ -384,7 +384,7 @@ int cfs_attr_lookup(struct cfs_dirent *dir,
     for (unsigned int i = 0; i < nb; i++) {
         const char *an = t->ct_bin_attrs[i]->cb_attr.ca_name;
 
-        if (!attr_hidden(dir, na + i) && strlen(an) == len &&
+        if (!cfs_attr_hidden(dir, na + i) && strlen(an) == len &&
             memcmp(an, name, len) == 0) {
             *ret_idx = i;
             return 2;
@@ -764,8 +764,8 @@ static void unwind_pairs(struct cfs_dirent *d, struct config_group *group)
  * other as in the kernel. */
 static int check_attr_names(const struct config_item_type *t)
 {
-    unsigned int na = n_attrs(t);
-    unsigned int nb = n_bin_attrs(t);
+    unsigned int na = cfs_n_attrs(t);
+    unsigned int nb = cfs_n_bin_attrs(t);
 
     for (unsigned int i = 0; i < na + nb; i++) {
         const char *a = i < na ? t->ct_attrs[i]->ca_name
@@ -791,8 +791,8 @@ static int dirent_visibility(struct cfs_dirent *d)
 {
     const struct config_item_type *t = dir_type(d);
     const struct configfs_group_operations *g = t->ct_group_ops;
-    unsigned int na = n_attrs(t);
-    unsigned int nb = n_bin_attrs(t);
+    unsigned int na = cfs_n_attrs(t);
+    unsigned int nb = cfs_n_bin_attrs(t);
 
     if (!g || (!g->is_visible && !g->is_bin_visible) || na + nb == 0) {
         return 0;

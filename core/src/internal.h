@@ -206,6 +206,12 @@ int cfs_attr_lookup(struct cfs_dirent *dir,
 bool cfs_dirent_ready(const struct cfs_dirent *d);
 int cfs_dirent_path(const struct cfs_dirent *d, char **ret_path);
 
+/* Attributes of a type (0 for none), and whether is_visible hid one
+ * (bit: text index, or text count + binary index). */
+unsigned int cfs_n_attrs(const struct config_item_type *t);
+unsigned int cfs_n_bin_attrs(const struct config_item_type *t);
+bool cfs_attr_hidden(const struct cfs_dirent *d, unsigned int bit);
+
 struct configfs_attribute *cfs_dir_attr(struct cfs_dirent *d, unsigned idx);
 struct configfs_bin_attribute *cfs_dir_bin_attr(struct cfs_dirent *d,
                                                 unsigned idx);
@@ -362,8 +368,7 @@ void cfs_link_take(struct cfs_dirent *link);
 void cfs_link_free(struct cfs_dirent *link);
 /* Undo an unlink without allocating: allow_link, then put the kept link
  * back where it was. */
-int cfs_link_restore(struct cfs_txn *txn,
-                     struct cfs_dirent *link,
+int cfs_link_restore(struct cfs_dirent *link,
                      const char *path,
                      const char *target,
                      const char *before);

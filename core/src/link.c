@@ -176,8 +176,7 @@ void cfs_link_remove(struct cfs_dirent *link)
     cfs_link_free(link);
 }
 
-int cfs_link_restore(struct cfs_txn *txn,
-                     struct cfs_dirent *link,
+int cfs_link_restore(struct cfs_dirent *link,
                      const char *path,
                      const char *target,
                      const char *before)
@@ -228,7 +227,6 @@ int cfs_link_restore(struct cfs_txn *txn,
         cfs_child_move_before(dir, link, before);
     }
     cfs_tree_unlock();
-    (void)txn;
     return 0;
 }
 

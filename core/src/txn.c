@@ -432,13 +432,13 @@ static int undo_store(struct cfs_txn *txn, struct cfs_change *ch)
     return r;
 }
 
-static int undo_unlink(struct cfs_txn *txn, struct cfs_change *ch)
+static int undo_unlink(struct cfs_change *ch)
 {
     int r = -ENOMEM;
 
     for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
         r = cfs_link_restore(
-            txn, ch->priv->link, ch->path, ch->arg, ch->priv->before);
+            ch->priv->link, ch->path, ch->arg, ch->priv->before);
     }
     if (r == 0) {
         ch->priv->link = NULL; /* back in the tree */
@@ -473,7 +473,7 @@ static int undo_one(struct cfs_txn *txn, struct cfs_change *ch)
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
     case CFS_OP_UNLINK:
-        r = undo_unlink(txn, ch);
+        r = undo_unlink(ch);
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
     case CFS_OP_RENAME:
