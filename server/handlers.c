@@ -381,7 +381,8 @@ static void get_node(struct cfs_http_req *req, const char *path)
 {
     struct cfs_entry e;
     const char *values;
-    json_t *node = NULL;
+    char *text = NULL;
+    size_t text_len = 0;
     int depth;
     int r = cfs_stat(path, &e);
 
@@ -425,13 +426,17 @@ static void get_node(struct cfs_http_req *req, const char *path)
                              "values must be 0 or 1");
             break;
         }
-        r = cfs_http_node_json(
-            path, depth, !values || strcmp(values, "1") == 0, &node);
+        r = cfs_http_node_text(path,
+                               &e,
+                               depth,
+                               !values || strcmp(values, "1") == 0,
+                               &text,
+                               &text_len);
         if (r < 0) {
             op_problem(req, r, "readdir", path);
             break;
         }
-        cfs_http_reply_json(req, MHD_HTTP_OK, node);
+        cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
         cfs_http_etag(req, e.revision);
         break;
     }
@@ -450,7 +455,8 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     struct cfs_entry parent;
     char *child = NULL;
     char *url = NULL;
-    json_t *node = NULL;
+    char *text = NULL;
+    size_t text_len = 0;
     uint64_t rev;
     int r;
 
@@ -543,12 +549,12 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     if (r < 0) {
         goto out; /* answered by cfs_http_commit() */
     }
-    r = cfs_http_node_json(child, 0, true, &node);
+    r = cfs_http_node_text(child, NULL, 0, true, &text, &text_len);
     if (r < 0) {
         op_problem(req, r, "stat", child); /* removed meanwhile */
         goto out;
     }
-    cfs_http_reply_json(req, MHD_HTTP_CREATED, node);
+    cfs_http_reply_json_text(req, MHD_HTTP_CREATED, text, text_len);
     url = config_url(child);
     if (url) {
         cfs_http_header(req, MHD_HTTP_HEADER_LOCATION, url);
@@ -927,7 +933,8 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
     char *from = NULL, *to = NULL;
     struct cfs_txn *txn = NULL;
     struct cfs_entry e;
-    json_t *node = NULL;
+    char *text = NULL;
+    size_t text_len = 0;
     uint64_t rev;
     int r;
 
@@ -970,12 +977,12 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
     if (r < 0) {
         goto out; /* answered by cfs_http_commit() */
     }
-    r = cfs_http_node_json(to, 0, true, &node);
+    r = cfs_http_node_text(to, NULL, 0, true, &text, &text_len);
     if (r < 0) {
         op_problem(req, r, "stat", to);
         goto out;
     }
-    cfs_http_reply_json(req, MHD_HTTP_OK, node);
+    cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
     if (rev) {
         cfs_http_etag(req, rev);
     }

@@ -68,6 +68,11 @@ void cfs_http_reply_json_as(struct cfs_http_req *req,
                             int status,
                             json_t *body,
                             const char *content_type);
+/* JSON already rendered; takes @text (malloc'd). */
+void cfs_http_reply_json_text(struct cfs_http_req *req,
+                              int status,
+                              char *text,
+                              size_t len);
 void cfs_http_reply_text(struct cfs_http_req *req,
                          int status,
                          const char *content_type,
@@ -104,10 +109,16 @@ const char *cfs_http_errno_name(int err);
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* The node JSON of DESIGN section 4 for a group/item/subsystem/root.
+/* The node JSON of DESIGN section 4 for a group/item/subsystem/root, as
+ * compact JSON text. @self: the node's cfs_stat(), or NULL to stat it here.
  * @depth: levels of children rendered as full nodes; @values: call show().
- * @return 0 and *ret (new reference) or a negative errno. */
-int cfs_http_node_json(const char *path, int depth, bool values, json_t **ret);
+ * @return 0 and *ret_text (malloc'd) or a negative errno. */
+int cfs_http_node_text(const char *path,
+                       const struct cfs_entry *self,
+                       int depth,
+                       bool values,
+                       char **ret_text,
+                       size_t *ret_len);
 /* @path + "/" + @name, the root being "/" (new, malloc'd; NULL). */
 char *cfs_http_join(const char *path, const char *name);
 /* A value as JSON: a string if it is UTF-8, else base64 with "encoding". */

@@ -106,6 +106,19 @@ void cfs_http_reply_json_as(struct cfs_http_req *req,
     set_response(req, status, resp, len);
 }
 
+void cfs_http_reply_json_text(struct cfs_http_req *req,
+                              int status,
+                              char *text,
+                              size_t len)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+
+    MHD_add_response_header(
+        resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    set_response(req, status, resp, len);
+}
+
 void cfs_http_reply_text(struct cfs_http_req *req,
                          int status,
                          const char *content_type,

@@ -225,12 +225,13 @@ int cfs_call_show(struct config_item *item,
 {
     const struct configfs_item_operations *iops =
         item->ci_type ? item->ci_type->ct_item_ops : NULL;
-    char *page = cfs_zalloc(CONFIGFS_PAGE_SIZE + 1);
+    /* A zeroed page like the kernel's, on the stack: show() is the hot
+     * path of every GET, and only the bytes it reports are kept. */
+    char page[CONFIGFS_PAGE_SIZE];
+    char *buf;
     ssize_t n;
 
-    if (!page) {
-        return -ENOMEM;
-    }
+    memset(page, 0, sizeof(page));
     if (attr->show) {
         n = attr->show(item, page);
     } else if (iops && iops->show_attribute) {
@@ -239,15 +240,16 @@ int cfs_call_show(struct config_item *item,
         n = -EACCES;
     }
     if (n < 0) {
-        cfs_free(page);
         return (int)n; /* RD5 */
     }
     if (n > CONFIGFS_PAGE_SIZE) {
-        cfs_free(page);
         return -EIO; /* RD5 */
     }
-    page[n] = '\0';
-    *ret_buf = page;
+    buf = cfs_memdup(page, (size_t)n);
+    if (!buf) {
+        return -ENOMEM;
+    }
+    *ret_buf = buf;
     *ret_len = (size_t)n;
     return 0;
 }

@@ -294,7 +294,7 @@ int http_try(struct http_resp *r,
     curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
     if (rc == CURLE_OK && ct && strstr(ct, "json") &&
         strcmp(method, "HEAD") != 0) {
-        r->json = json_loadb(r->body, r->len, 0, NULL);
+        r->json = json_loadb(r->body, r->len, JSON_ALLOW_NUL, NULL);
         assert_non_null(r->json); /* a JSON content type carries JSON */
     }
     curl_slist_free_all(hl);

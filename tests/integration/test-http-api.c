@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <configfs/configfs.h>
+
 #include "harness.h"
 
 static const char *jstr(json_t *o, const char *key)
@@ -286,6 +288,117 @@ static void test_api_link_shapes(void **state)
     http_resp_done(&r);
 }
 
+/* ---- rawecho: an attribute that shows back the bytes stored in it ---- */
+
+static char raw_page[4096];
+static size_t raw_len;
+
+static ssize_t rawecho_raw_show(struct config_item *item, char *page)
+{
+    (void)item;
+    memcpy(page, raw_page, raw_len);
+    return (ssize_t)raw_len;
+}
+
+static ssize_t
+rawecho_raw_store(struct config_item *item, const char *page, size_t count)
+{
+    (void)item;
+    memcpy(raw_page, page, count);
+    raw_len = count;
+    return (ssize_t)count;
+}
+
+CONFIGFS_ATTR(rawecho_, raw);
+
+static struct configfs_attribute *rawecho_attrs[] = {
+    &rawecho_attr_raw,
+    NULL,
+};
+
+static const struct config_item_type rawecho_type = {
+    .ct_name = "rawecho",
+    .ct_attrs = rawecho_attrs,
+};
+
+static struct configfs_subsystem rawecho_subsys = {
+    .su_group = {.cg_item = {.ci_namebuf = "rawecho",
+                             .ci_type = &rawecho_type}},
+};
+
+/* A value in the node JSON (GET of the item) is the same JSON as in the
+ * attribute's own JSON answer: escapes, non-ASCII, NUL, and base64 with
+ * "encoding" for bytes that are not UTF-8 (overlong forms, surrogates,
+ * truncated sequences, code points beyond U+10FFFF). */
+static void test_api_node_values_encoded(void **state)
+{
+    static const char *const json_accept[] = {"Accept: application/json", NULL};
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *want; /* "value", @len bytes; NULL: base64 expected */
+    } cases[] = {
+        {"plain", 5, "plain"},
+        {"q\"b\\s/", 6, "q\"b\\s/"},
+        {"\b\f\n\r\t\x01\x1f\x7f", 8, "\b\f\n\r\t\x01\x1f\x7f"},
+        {"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+         9,
+         "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},
+        {"a\0b", 3, "a\0b"},
+        {"\xff", 1, NULL},
+        {"\xc0\x80", 2, NULL},
+        {"\xed\xa0\x80", 3, NULL},
+        {"\xe2\x82", 2, NULL},
+        {"\xf4\x90\x80\x80", 4, NULL},
+        {"", 0, ""},
+    };
+    struct http_resp r, a;
+    json_t *node, *aj;
+
+    (void)state;
+    config_group_init(&rawecho_subsys.su_group);
+    assert_int_equal(configfs_register_subsystem(&rawecho_subsys), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *attr, *v;
+
+        http(&r,
+             "PUT",
+             "/api/v1/config/rawecho/raw",
+             cases[i].bytes,
+             cases[i].len,
+             NULL);
+        assert_int_equal(r.status, 200);
+        http_resp_done(&r);
+
+        http(&r, "GET", "/api/v1/config/rawecho", NULL, 0, NULL);
+        assert_int_equal(r.status, 200);
+        node = r.json; /* the writer's output parses */
+        assert_non_null(node);
+        attr = json_array_get(json_object_get(node, "attributes"), 0);
+        assert_string_equal(jstr(attr, "name"), "raw");
+        http(&a, "GET", "/api/v1/config/rawecho/raw", NULL, 0, json_accept);
+        assert_int_equal(a.status, 200);
+        aj = a.json;
+        assert_non_null(aj);
+        v = json_object_get(attr, "value");
+        assert_true(json_equal(v, json_object_get(aj, "value")));
+        assert_string_equal(
+            jstr(attr, "encoding") ? jstr(attr, "encoding") : "none",
+            jstr(aj, "encoding") ? jstr(aj, "encoding") : "none");
+        if (cases[i].want) {
+            assert_null(json_object_get(attr, "encoding"));
+            assert_int_equal(json_string_length(v), cases[i].len);
+            assert_memory_equal(
+                json_string_value(v), cases[i].want, cases[i].len);
+        } else {
+            assert_string_equal(jstr(attr, "encoding"), "base64");
+        }
+        http_resp_done(&a);
+        http_resp_done(&r);
+    }
+    configfs_unregister_subsystem(&rawecho_subsys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_api_node_shapes),
         cmocka_unit_test(test_api_attribute_shapes),
         cmocka_unit_test(test_api_link_shapes),
+        cmocka_unit_test(test_api_node_values_encoded),
     };
 
     return cmocka_run_group_tests_name(
