@@ -313,31 +313,21 @@ static void precondition_failed(struct cfs_http_req *req, uint64_t revision)
 /* ---- GET
  * ---------------------------------------------------------------------- */
 
-static json_t *attr_doc(const char *path,
-                        const struct cfs_entry *e,
-                        const char *buf,
-                        size_t len)
+/* Answer with the attribute JSON of DESIGN section 4. */
+static void reply_attr(struct cfs_http_req *req,
+                       const char *path,
+                       const struct cfs_entry *e,
+                       const char *buf,
+                       size_t len)
 {
-    json_t *a = json_object();
-    char mode[8];
+    char *text = NULL;
+    size_t text_len = 0;
 
-    json_object_set_new(a, "name", json_string(e->name));
-    json_object_set_new(a, "path", json_string(path));
-    json_object_set_new(a, "kind", json_string("attribute"));
-    (void)snprintf(mode, sizeof(mode), "%04o", e->mode);
-    json_object_set_new(a, "mode", json_string(mode));
-    json_object_set_new(a, "readable", json_boolean(e->readable));
-    json_object_set_new(a, "writable", json_boolean(e->writable));
-    json_object_set_new(
-        a, "binary", json_boolean(e->kind == CFS_KIND_BIN_ATTR));
-    json_object_set_new(a, "revision", json_integer((json_int_t)e->revision));
-    if (buf) {
-        if (e->kind == CFS_KIND_ATTR && len > 0 && buf[len - 1] == '\n') {
-            len--;
-        }
-        cfs_http_value_json(a, buf, len);
+    if (cfs_http_attr_text(path, e, buf, len, &text, &text_len) < 0) {
+        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        return;
     }
-    return a;
+    cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
 }
 
 static void
@@ -363,7 +353,7 @@ get_attr(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
         return;
     }
     if (wants_json(req)) {
-        cfs_http_reply_json(req, MHD_HTTP_OK, attr_doc(path, e, buf, len));
+        reply_attr(req, path, e, buf, len);
     } else {
         cfs_http_reply_text(req,
                             MHD_HTTP_OK,
@@ -710,8 +700,7 @@ static void put_store(struct cfs_http_req *req,
 
         e.revision = rev;
         r = cfs_show(path, &buf, &blen);
-        cfs_http_reply_json(
-            req, MHD_HTTP_OK, attr_doc(path, &e, r == 0 ? buf : NULL, blen));
+        reply_attr(req, path, &e, r == 0 ? buf : NULL, blen);
         cfs_free(buf);
         cfs_http_etag(req, rev);
     }

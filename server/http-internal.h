@@ -49,13 +49,16 @@ struct cfs_http_req {
     const char *principal; /* token name, or "anonymous" */
     int denied;            /* 401 or 403 decided from the headers, or 0 */
     bool denied_invalid;   /* 401: a token was sent, and is not valid */
-    enum cfs_http_role denied_need;  /* 403: the role it needs */
-    char *decoded[8];                /* decoded query values */
-    struct cfs_store_ticket *ticket; /* a commit the answer waits for */
-    struct cfs_http_evbatch *evs;    /* its events */
+    enum cfs_http_role denied_need; /* 403: the role it needs */
+    char *decoded[8];               /* decoded query values */
+    /* A commit the answer waits for (http.c; under the server's c_lock
+     * once submitted). */
+    struct cfs_http_evbatch *evs; /* its events */
     uint64_t commit_start;
-    bool ready;                  /* the commit is done: answer */
-    struct cfs_http_req *c_next; /* on the commit queue */
+    int commit_err;  /* its result */
+    bool committing; /* submitted; the answer waits */
+    bool ready;      /* the commit is done: answer */
+    bool suspended;  /* the connection sleeps until then */
     size_t n_decoded;
 };
 
@@ -117,6 +120,15 @@ int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
                        bool values,
+                       char **ret_text,
+                       size_t *ret_len);
+/* The attribute JSON of DESIGN section 4 (with "value" when @buf, a
+ * show() result), as compact JSON text. @return 0 and *ret_text
+ * (malloc'd) or -ENOMEM. */
+int cfs_http_attr_text(const char *path,
+                       const struct cfs_entry *e,
+                       const char *buf,
+                       size_t len,
                        char **ret_text,
                        size_t *ret_len);
 /* @path + "/" + @name, the root being "/" (new, malloc'd; NULL). */

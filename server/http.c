@@ -29,27 +29,16 @@
 #include "http-internal.h"
 #include "log.h"
 
-/* Commit threads at start; more are made so that every queued commit has
- * a thread to wait for it (the store hands a batch's lead to the oldest
- * waiting commit, so none may wait without a thread), up to one per
- * connection. */
-#define COMMIT_THREADS 8
-
 struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_events *events;
-    /* Requests waiting for their durable commit, and the threads that wait
-     * for them (as many as writers that can share one commit). */
+    /* Requests whose answer waits for their durable commit: the store's
+     * commit thread calls commit_done() for each, which resumes it. */
     pthread_mutex_t c_lock;
-    pthread_cond_t c_cond; /* work for the commit threads, or stop */
-    pthread_cond_t c_done; /* c_inflight reached 0 */
-    struct cfs_http_req *c_head, *c_tail;
-    size_t c_inflight;
-    bool c_stop;
-    pthread_t *c_threads; /* max_connections of them at most */
-    size_t n_c_threads;
-    size_t c_idle;   /* threads waiting for work */
-    size_t c_queued; /* requests on the queue */
+    pthread_cond_t c_done; /* a commit is done and someone waits for it */
+    size_t c_inflight;     /* submitted, not yet called back */
+    size_t c_waiters;      /* threads in commit_wait() */
+    bool c_stop;           /* stopping: no more suspending */
     struct cfs_http_options opts;
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
@@ -340,128 +329,103 @@ static void commit_failed(struct cfs_http_req *req, int err)
                      "the change could not be stored and was undone");
 }
 
+/* The store's commit thread: @req's change is durable (@err 0) or was
+ * undone. Only the commit fields of @req are touched here; the answer is
+ * finished by the worker, when the connection runs again. */
+static void commit_done(void *ctx, int err, uint64_t revision)
+{
+    struct cfs_http_req *req = ctx;
+    struct cfs_http_server *srv = req->srv;
+
+    (void)revision;
+    cfs_http_metrics_commit(now_us() - req->commit_start, err == 0);
+    if (err == 0) {
+        cfs_http_events_publish(srv->events, req->evs);
+    } else {
+        cfs_http_events_discard(req->evs);
+    }
+    req->evs = NULL;
+    pthread_mutex_lock(&srv->c_lock);
+    req->commit_err = err;
+    req->ready = true;
+    if (req->suspended) {
+        req->suspended = false;
+        MHD_resume_connection(req->conn); /* the handler runs again */
+    }
+    srv->c_inflight--;
+    if (srv->c_waiters || srv->c_inflight == 0) {
+        pthread_cond_broadcast(&srv->c_done);
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+}
+
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
 {
+    struct cfs_http_server *srv = req->srv;
     size_t n = 0;
     const struct cfs_change *ch = cfs_txn_changes(txn, &n);
     struct cfs_http_evbatch *evs = cfs_http_events_prepare(ch, n);
-    struct cfs_store_ticket *t = NULL;
     int r;
 
-    if (!req->srv->opts.store) {
+    if (!srv->opts.store) {
         cfs_txn_commit(txn); /* a tree in memory only */
-        cfs_http_events_publish(req->srv->events, evs);
+        cfs_http_events_publish(srv->events, evs);
         return 0;
     }
     /* Queue the records in revision order and let go of the tree; the
      * answer the handler now builds is sent once they are durable (or
      * replaced by a 503 if they cannot be, and then undone). */
     req->commit_start = now_us();
-    r = cfs_store_submit(req->srv->opts.store, txn, req->principal, &t);
+    req->evs = evs;
+    req->committing = true;
+    pthread_mutex_lock(&srv->c_lock);
+    srv->c_inflight++;
+    pthread_mutex_unlock(&srv->c_lock);
+    r = cfs_store_submit_async(
+        srv->opts.store, txn, req->principal, commit_done, req);
+    if (r == 0) {
+        return 0;
+    }
+    /* not queued: no call back will come */
+    req->committing = false;
+    pthread_mutex_lock(&srv->c_lock);
+    if (--srv->c_inflight == 0) {
+        pthread_cond_broadcast(&srv->c_done);
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+    cfs_http_events_discard(evs); /* failed, or nothing changed */
+    req->evs = NULL;
     if (r < 0) {
         cfs_http_metrics_commit(now_us() - req->commit_start, false);
-        cfs_http_events_discard(evs);
         commit_failed(req, r);
         return r;
     }
-    if (!t) {
-        cfs_http_events_discard(evs); /* nothing changed */
-        return 0;
-    }
-    req->ticket = t;
-    req->evs = evs;
     return 0;
 }
 
-static void *commit_thread(void *arg);
-
-/* Suspend the connection and hand its commit to the commit threads;
- * false when they are stopping (the caller then waits itself). */
-static bool commit_enqueue(struct cfs_http_server *srv,
-                           struct cfs_http_req *req)
+/* After the handler: true if the answer must wait for the commit (the
+ * connection is then suspended until commit_done() resumes it). While the
+ * server stops, the worker waits here instead. */
+static bool commit_wait(struct cfs_http_server *srv, struct cfs_http_req *req)
 {
     pthread_mutex_lock(&srv->c_lock);
-    while (!srv->c_stop && srv->c_idle < srv->c_queued + 1 &&
-           srv->n_c_threads < srv->opts.max_connections &&
-           pthread_create(
-               &srv->c_threads[srv->n_c_threads], NULL, commit_thread, srv) ==
-               0) {
-        srv->n_c_threads++;
-        srv->c_idle++; /* it will be, as soon as it runs */
-    }
-    if (srv->c_stop || srv->c_idle < srv->c_queued + 1) {
+    if (!req->ready && !srv->c_stop) {
+        MHD_suspend_connection(req->conn);
+        req->suspended = true;
         pthread_mutex_unlock(&srv->c_lock);
-        return false; /* no thread to wait for it: the caller will */
+        return true;
     }
-    MHD_suspend_connection(req->conn); /* before any thread can resume it */
-    req->c_next = NULL;
-    if (srv->c_tail) {
-        srv->c_tail->c_next = req;
-    } else {
-        srv->c_head = req;
+    srv->c_waiters++;
+    while (!req->ready) {
+        pthread_cond_wait(&srv->c_done, &srv->c_lock);
     }
-    srv->c_tail = req;
-    srv->c_queued++;
-    srv->c_inflight++;
-    pthread_cond_signal(&srv->c_cond); /* one thread per request */
+    srv->c_waiters--;
     pthread_mutex_unlock(&srv->c_lock);
-    return true;
+    return false;
 }
 
-/* Wait for @req's commit; its answer stands, or becomes a 503. */
-static void commit_finish(struct cfs_http_server *srv, struct cfs_http_req *req)
-{
-    int r = cfs_store_wait(req->ticket, NULL);
-
-    req->ticket = NULL;
-    cfs_http_metrics_commit(now_us() - req->commit_start, r == 0);
-    if (r == 0) {
-        cfs_http_events_publish(srv->events, req->evs);
-    } else {
-        cfs_http_events_discard(req->evs);
-        commit_failed(req, r);
-    }
-    req->evs = NULL;
-    req->ready = true;
-}
-
-static void *commit_thread(void *arg)
-{
-    struct cfs_http_server *srv = arg;
-
-    pthread_mutex_lock(&srv->c_lock);
-    for (;;) {
-        struct cfs_http_req *req;
-
-        while (!srv->c_head && !srv->c_stop) {
-            pthread_cond_wait(&srv->c_cond, &srv->c_lock);
-        }
-        if (!srv->c_head) {
-            break;
-        }
-        srv->c_idle--;
-        srv->c_queued--;
-        req = srv->c_head;
-        srv->c_head = req->c_next;
-        if (!srv->c_head) {
-            srv->c_tail = NULL;
-        }
-        pthread_mutex_unlock(&srv->c_lock);
-
-        commit_finish(srv, req);
-        MHD_resume_connection(req->conn); /* the handler runs again */
-
-        pthread_mutex_lock(&srv->c_lock);
-        srv->c_idle++;
-        if (--srv->c_inflight == 0) {
-            pthread_cond_broadcast(&srv->c_done);
-        }
-    }
-    pthread_mutex_unlock(&srv->c_lock);
-    return NULL;
-}
-
-/* Let every waiting commit finish and answer, then end the threads. */
+/* Let every waiting commit finish and answer; later ones are waited for
+ * by their worker. */
 static void commit_stop(struct cfs_http_server *srv)
 {
     pthread_mutex_lock(&srv->c_lock);
@@ -469,14 +433,7 @@ static void commit_stop(struct cfs_http_server *srv)
         pthread_cond_wait(&srv->c_done, &srv->c_lock);
     }
     srv->c_stop = true;
-    pthread_cond_broadcast(&srv->c_cond);
     pthread_mutex_unlock(&srv->c_lock);
-    for (size_t i = 0; i < srv->n_c_threads; i++) {
-        pthread_join(srv->c_threads[i], NULL);
-    }
-    srv->n_c_threads = 0;
-    free(srv->c_threads);
-    srv->c_threads = NULL;
 }
 
 /* ---- routing ----------------------------------------------------------------
@@ -806,7 +763,7 @@ static enum MHD_Result access_handler(void *cls,
         return MHD_YES;
     }
     if (req->ready) {
-        goto queue; /* back from a durable commit: answer */
+        goto committed; /* back from a durable commit: answer */
     }
     if (req->denied) {
         cfs_http_auth_deny(req);
@@ -829,15 +786,18 @@ static enum MHD_Result access_handler(void *cls,
     } else {
         dispatch(req);
     }
-    if (req->ticket) {
+    if (req->committing) {
         /* The answer waits for the disk, this thread does not: the
-         * connection sleeps until a commit thread resumes it. */
-        if (commit_enqueue(srv, req)) {
+         * connection sleeps until the commit is done. */
+        if (commit_wait(srv, req)) {
             return MHD_YES;
         }
-        commit_finish(srv, req); /* stopping: wait here */
+    committed:
+        req->committing = false;
+        if (req->commit_err) {
+            commit_failed(req, req->commit_err);
+        }
     }
-queue:
     if (!req->resp) {
         cfs_http_problem(
             req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
@@ -1033,25 +993,10 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         r = srv->static_fd < 0 ? -errno : 0;
     }
     pthread_mutex_init(&srv->c_lock, NULL);
-    pthread_cond_init(&srv->c_cond, NULL);
     pthread_cond_init(&srv->c_done, NULL);
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
-    if (r == 0 && srv->opts.store) {
-        srv->c_threads =
-            calloc(srv->opts.max_connections, sizeof(*srv->c_threads));
-        r = srv->c_threads ? 0 : -ENOMEM;
-    }
-    pthread_mutex_lock(&srv->c_lock);
-    while (r == 0 && srv->opts.store && srv->n_c_threads < COMMIT_THREADS &&
-           pthread_create(
-               &srv->c_threads[srv->n_c_threads], NULL, commit_thread, srv) ==
-               0) {
-        srv->n_c_threads++;
-        srv->c_idle++;
-    }
-    pthread_mutex_unlock(&srv->c_lock);
     if (r < 0) {
         if (srv->static_fd >= 0) {
             close(srv->static_fd);

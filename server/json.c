@@ -310,13 +310,10 @@ static void jw_mode(struct jw *w, unsigned mode)
     jw_str(w, m);
 }
 
-static void attr_json(struct jw *w,
-                      const char *path,
-                      const struct cfs_entry *e,
-                      bool values)
+/* An attribute's fields after "name" (and "path", "kind"), up to its
+ * revision. */
+static void attr_fields(struct jw *w, const struct cfs_entry *e)
 {
-    JW_LIT(w, "{\"name\":");
-    jw_str(w, e->name);
     JW_LIT(w, ",\"mode\":");
     jw_mode(w, e->mode);
     JW_LIT(w, ",\"readable\":");
@@ -327,6 +324,26 @@ static void attr_json(struct jw *w,
     jw_bool(w, e->kind == CFS_KIND_BIN_ATTR);
     JW_LIT(w, ",\"revision\":");
     jw_u64(w, e->revision);
+}
+
+/* A value as "value": trailing newline of a text attribute's show() off. */
+static void
+jw_shown(struct jw *w, const struct cfs_entry *e, const char *buf, size_t len)
+{
+    if (e->kind == CFS_KIND_ATTR && len > 0 && buf[len - 1] == '\n') {
+        len--; /* one trailing newline of show() */
+    }
+    jw_value(w, buf, len);
+}
+
+static void attr_json(struct jw *w,
+                      const char *path,
+                      const struct cfs_entry *e,
+                      bool values)
+{
+    JW_LIT(w, "{\"name\":");
+    jw_str(w, e->name);
+    attr_fields(w, e);
     if (values && e->readable) {
         char *p = cfs_http_join(path, e->name);
         char *buf = NULL;
@@ -334,10 +351,7 @@ static void attr_json(struct jw *w,
         int r = p ? cfs_show(p, &buf, &len) : -ENOMEM;
 
         if (r == 0) {
-            if (e->kind == CFS_KIND_ATTR && len > 0 && buf[len - 1] == '\n') {
-                len--; /* one trailing newline of show() */
-            }
-            jw_value(w, buf, len);
+            jw_shown(w, e, buf, len);
             cfs_free(buf);
         } else {
             JW_LIT(w, ",\"error\":");
@@ -462,6 +476,40 @@ static int node_json(struct jw *w,
     return r;
 }
 
+static int jw_finish(struct jw *w, char **ret_text, size_t *ret_len)
+{
+    if (w->oom || !w->buf) {
+        free(w->buf);
+        return -ENOMEM;
+    }
+    w->buf[w->len] = '\0';
+    *ret_text = w->buf;
+    *ret_len = w->len;
+    return 0;
+}
+
+int cfs_http_attr_text(const char *path,
+                       const struct cfs_entry *e,
+                       const char *buf,
+                       size_t len,
+                       char **ret_text,
+                       size_t *ret_len)
+{
+    struct jw w = {0};
+
+    JW_LIT(&w, "{\"name\":");
+    jw_str(&w, e->name);
+    JW_LIT(&w, ",\"path\":");
+    jw_str(&w, path);
+    JW_LIT(&w, ",\"kind\":\"attribute\"");
+    attr_fields(&w, e);
+    if (buf) {
+        jw_shown(&w, e, buf, len);
+    }
+    JW_LIT(&w, "}");
+    return jw_finish(&w, ret_text, ret_len);
+}
+
 int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
@@ -484,15 +532,9 @@ int cfs_http_node_text(const char *path,
     if (self == &st) {
         cfs_entry_done(&st);
     }
-    if (r == 0 && w.oom) {
-        r = -ENOMEM;
-    }
     if (r < 0) {
         free(w.buf);
         return r;
     }
-    w.buf[w.len] = '\0';
-    *ret_text = w.buf;
-    *ret_len = w.len;
-    return 0;
+    return jw_finish(&w, ret_text, ret_len);
 }

@@ -156,6 +156,7 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     json_t *problems;
+    struct cfs_store_info info;
 
     if (!f) {
         cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
@@ -209,6 +210,24 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
         "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
         "configfsd_commit_failures_total %llu\n",
         (unsigned long long)atomic_load(&commit_failures));
+    if (cfs_http_opts(req)->store &&
+        cfs_store_info(cfs_http_opts(req)->store, &info) == 0) {
+        (void)fprintf(
+            f,
+            "# HELP configfsd_store_transactions_total Changes made durable "
+            "since start.\n# TYPE configfsd_store_transactions_total "
+            "counter\nconfigfsd_store_transactions_total %llu\n"
+            "# HELP configfsd_store_commits_total Database commits (one "
+            "commit holds the changes waiting together).\n# TYPE "
+            "configfsd_store_commits_total counter\n"
+            "configfsd_store_commits_total %llu\n"
+            "# HELP configfsd_store_pending Changes waiting to be made "
+            "durable.\n# TYPE configfsd_store_pending gauge\n"
+            "configfsd_store_pending %llu\n",
+            (unsigned long long)info.txns,
+            (unsigned long long)info.commits,
+            (unsigned long long)info.pending);
+    }
     (void)fprintf(f,
                   "# HELP configfsd_revision The last revision.\n# TYPE "
                   "configfsd_revision gauge\nconfigfsd_revision %llu\n",

@@ -19,6 +19,13 @@
  * may abort. A transaction that arrives while the list is not empty may
  * have been built on top of the failed ones; it fails as well, and being
  * the newest (and still holding the mutation lock) it aborts at once.
+ *
+ * Asynchronous requests (cfs_store_submit_async) have no thread of their
+ * own: wherever the protocol above wakes a request's thread (to lead, or to
+ * abort), an asynchronous one wakes the store's commit thread instead,
+ * which leads, aborts, and calls back the requests settled, in queue order.
+ * Under load that thread leads batch after batch without sleeping, so a
+ * commit costs no context switch per request.
  */
 #include <errno.h>
 #include <string.h>
@@ -44,7 +51,16 @@ struct store_req {
     int err;
     pthread_cond_t cond; /* its owner waits here, alone */
     struct store_req *next, *prev;
+    cfs_store_done_fn done; /* asynchronous: called back, no owner waits */
+    void *ctx;
+    struct store_req *d_next; /* on the list of settled ones to call back */
 };
+
+/* Wake whoever acts for @req: its owner, or the commit thread. @pre q_lock */
+static void wake(struct cfs_store *s, struct store_req *req)
+{
+    pthread_cond_signal(req->done ? &s->a_cond : &req->cond);
+}
 
 /* @pre q_lock */
 static void q_append(struct store_req **head,
@@ -137,12 +153,26 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
 
     pthread_mutex_lock(&s->q_lock);
     if (r == 0) {
+        bool async = false;
+
         for (req = first; req; req = next) {
             next = req->next;
             req->state = REQ_DONE;
-            if (req != me) {
+            if (req->done) {
+                req->d_next = NULL;
+                if (s->d_tail) {
+                    s->d_tail->d_next = req;
+                } else {
+                    s->d_head = req;
+                }
+                s->d_tail = req;
+                async = true;
+            } else if (req != me) {
                 pthread_cond_signal(&req->cond);
             }
+        }
+        if (async && !me->done) {
+            pthread_cond_signal(&s->a_cond); /* to call them back */
         }
         s->n_txns += n;
         s->n_pending -= n;
@@ -169,7 +199,7 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
         }
         s->q_head = s->q_tail = NULL;
         if (s->f_tail != me) {
-            pthread_cond_signal(&s->f_tail->cond);
+            wake(s, s->f_tail);
         }
     }
     if (s->q_head) {
@@ -178,7 +208,7 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
          * faster: the batch only gets smaller. */
         s->q_head->lead = true;
         if (s->q_head != me) {
-            pthread_cond_signal(&s->q_head->cond);
+            wake(s, s->q_head);
         }
     } else {
         s->leader = false;
@@ -186,17 +216,14 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
     }
 }
 
-/* Abort a failed transaction once it is the newest failed one, then wake
- * the next newest. @pre q_lock held; returns with it released. */
-static void abort_in_turn(struct cfs_store *s,
-                          struct store_req *req) CFS_STORE_NO_TSA
+/* Abort @req, the newest failed transaction, then wake the next newest.
+ * @pre q_lock held; returns with it released. */
+static void abort_newest(struct cfs_store *s,
+                         struct store_req *req) CFS_STORE_NO_TSA
 {
     char *path = NULL;
     int r;
 
-    while (s->f_tail != req) {
-        pthread_cond_wait(&req->cond, &s->q_lock);
-    }
     pthread_mutex_unlock(&s->q_lock);
     if (req->set.n > 0) {
         path = cfs_strdup(req->set.changes[0].path);
@@ -211,11 +238,22 @@ static void abort_in_turn(struct cfs_store *s,
     pthread_mutex_lock(&s->q_lock);
     q_remove(&s->f_head, &s->f_tail, req);
     if (s->f_tail) {
-        pthread_cond_signal(&s->f_tail->cond);
+        wake(s, s->f_tail);
     } else {
         pthread_cond_broadcast(&s->q_cond); /* store_drain() */
     }
     pthread_mutex_unlock(&s->q_lock);
+}
+
+/* Abort a failed transaction once it is the newest failed one, then wake
+ * the next newest. @pre q_lock held; returns with it released. */
+static void abort_in_turn(struct cfs_store *s,
+                          struct store_req *req) CFS_STORE_NO_TSA
+{
+    while (s->f_tail != req) {
+        pthread_cond_wait(&req->cond, &s->q_lock);
+    }
+    abort_newest(s, req);
 }
 
 struct cfs_store_ticket {
@@ -224,10 +262,15 @@ struct cfs_store_ticket {
     uint64_t revision;
 };
 
-int cfs_store_submit(struct cfs_store *s,
-                     struct cfs_txn *txn,
-                     const char *principal,
-                     struct cfs_store_ticket **ret_ticket)
+/* Queue @txn with a new ticket (asynchronous if @done). @return 0 and
+ * *ret_ticket (NULL if @txn had no change: committed), or a negative
+ * errno with @txn aborted. */
+static int submit(struct cfs_store *s,
+                  struct cfs_txn *txn,
+                  const char *principal,
+                  cfs_store_done_fn done,
+                  void *ctx,
+                  struct cfs_store_ticket **ret_ticket) CFS_STORE_NO_TSA
 {
     struct cfs_store_ticket *t;
     struct store_req *req;
@@ -250,6 +293,8 @@ int cfs_store_submit(struct cfs_store *s,
     req->txn = txn;
     req->set.changes = cfs_txn_changes(txn, &req->set.n);
     req->set.principal = principal;
+    req->done = done;
+    req->ctx = ctx;
     pthread_cond_init(&req->cond, NULL);
 
     pthread_mutex_lock(&s->q_lock);
@@ -257,6 +302,7 @@ int cfs_store_submit(struct cfs_store *s,
         /* a failed commit is being undone: this one goes with it */
         int r;
 
+        req->done = NULL; /* answered by the return value */
         req->state = REQ_FAILED;
         req->err = s->f_tail->err;
         q_append(&s->f_head, &s->f_tail, req);
@@ -269,15 +315,127 @@ int cfs_store_submit(struct cfs_store *s,
     req->state = REQ_QUEUED;
     q_append(&s->q_head, &s->q_tail, req);
     s->n_pending++;
+    if (done) {
+        s->n_async++;
+    }
     if (!s->leader) {
-        /* Nothing being written: the waiter commits, in its thread. */
+        /* Nothing being written: the waiter commits, in its thread (or
+         * the commit thread, for an asynchronous request). */
         s->leader = true;
         req->lead = true;
+        if (done) {
+            pthread_cond_signal(&s->a_cond);
+        }
     }
+    /* Sealed in the thread that holds the mutation lock, and before any
+     * other thread can settle @txn (and commit or free it). */
+    cfs_txn_seal(txn);
     pthread_mutex_unlock(&s->q_lock);
-    cfs_txn_seal(txn); /* in the thread that holds the mutation lock */
     *ret_ticket = t;
     return 0;
+}
+
+int cfs_store_submit(struct cfs_store *s,
+                     struct cfs_txn *txn,
+                     const char *principal,
+                     struct cfs_store_ticket **ret_ticket)
+{
+    return submit(s, txn, principal, NULL, NULL, ret_ticket);
+}
+
+/* Call back a settled asynchronous request and free it. @pre no lock. */
+static void call_back(struct cfs_store *s, struct store_req *req, int err)
+{
+    struct cfs_store_ticket *t = (struct cfs_store_ticket *)req;
+
+    if (err == 0) {
+        cfs_txn_commit(req->txn);
+    }
+    req->done(req->ctx, err, err == 0 ? t->revision : 0);
+    pthread_cond_destroy(&req->cond);
+    cfs_free(t);
+    pthread_mutex_lock(&s->q_lock);
+    if (--s->n_async == 0) {
+        pthread_cond_broadcast(&s->a_cond); /* cfs_store_close() */
+    }
+    pthread_mutex_unlock(&s->q_lock);
+}
+
+/* The commit thread: acts for the asynchronous requests. */
+static void *commit_thread(void *arg) CFS_STORE_NO_TSA
+{
+    struct cfs_store *s = arg;
+
+    pthread_mutex_lock(&s->q_lock);
+    for (;;) {
+        struct store_req *req = s->d_head;
+
+        if (req) {
+            /* Answer the settled ones before writing the next batch. */
+            s->d_head = s->d_tail = NULL;
+            pthread_mutex_unlock(&s->q_lock);
+            while (req) {
+                struct store_req *next = req->d_next;
+
+                call_back(s, req, 0);
+                req = next;
+            }
+            pthread_mutex_lock(&s->q_lock);
+        } else if (s->f_tail && s->f_tail->done) {
+            int err;
+
+            req = s->f_tail;
+            err = req->err;
+            abort_newest(s, req); /* unlocks */
+            call_back(s, req, err);
+            pthread_mutex_lock(&s->q_lock);
+        } else if (s->q_head && s->q_head->lead && s->q_head->done) {
+            lead(s, s->q_head);
+        } else if (s->a_stop && s->n_async == 0) {
+            break;
+        } else {
+            pthread_cond_wait(&s->a_cond, &s->q_lock);
+        }
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    return NULL;
+}
+
+int cfs_store_submit_async(struct cfs_store *s,
+                           struct cfs_txn *txn,
+                           const char *principal,
+                           cfs_store_done_fn done,
+                           void *ctx)
+{
+    struct cfs_store_ticket *t = NULL;
+    int r = 0;
+
+    pthread_mutex_lock(&s->q_lock);
+    if (!s->a_started) {
+        r = -pthread_create(&s->a_thread, NULL, commit_thread, s);
+        s->a_started = r == 0;
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    if (r < 0) {
+        cfs_txn_abort(txn);
+        return r;
+    }
+    r = submit(s, txn, principal, done, ctx, &t);
+    return r < 0 ? r : t ? 0 : 1;
+}
+
+void store_stop_async(struct cfs_store *s)
+{
+    bool started;
+
+    pthread_mutex_lock(&s->q_lock);
+    s->a_stop = true;
+    started = s->a_started;
+    pthread_cond_broadcast(&s->a_cond);
+    pthread_mutex_unlock(&s->q_lock);
+    if (started) {
+        pthread_join(s->a_thread, NULL); /* after the last call back */
+    }
 }
 
 int cfs_store_wait(struct cfs_store_ticket *t, uint64_t *ret_revision)

@@ -117,6 +117,13 @@ struct cfs_store {
     struct store_req *q_head, *q_tail; /* queued, not yet written */
     struct store_req *f_head, *f_tail; /* failed, not yet aborted */
     bool leader;                       /* a thread is writing a batch */
+    /* Asynchronous submissions (cfs_store_submit_async): one thread leads
+     * their batches, aborts them when a commit fails and calls them back. */
+    pthread_cond_t a_cond; /* work for that thread */
+    pthread_t a_thread;
+    bool a_started, a_stop;
+    size_t n_async;                    /* submitted, not yet called back */
+    struct store_req *d_head, *d_tail; /* durable, to call back */
 
     /* For cfs_store_info(), under q_lock. */
     uint64_t n_txns, n_commits, n_failures, n_pending;
@@ -187,6 +194,9 @@ int store_write_sets(struct cfs_store *store,
 /** Wait until nothing is queued or being written (returns at once while
  *  failed transactions wait to be aborted). @pre no q_lock. */
 void store_drain(struct cfs_store *store);
+/* End the commit thread of asynchronous submissions once every one of
+ * them was called back. @pre no lock. */
+void store_stop_async(struct cfs_store *store);
 
 /* ---- load.c
  * ------------------------------------------------------------------ */

@@ -70,6 +70,8 @@ int harness_restart_with(const struct cfs_http_options *opts)
     return cfs_http_server_start(&o, &srv);
 }
 
+const char *harness_store_vfs;
+
 /* The store at @db (NULL: none), the samples and the shipped schemas, then
  * the server with @opts. */
 static int start(const char *db, const struct cfs_http_options *opts)
@@ -79,7 +81,7 @@ static int start(const char *db, const struct cfs_http_options *opts)
         return -EIO;
     }
     if (db) {
-        struct cfs_store_options so = {.path = db};
+        struct cfs_store_options so = {.path = db, .vfs = harness_store_vfs};
 
         if (cfs_store_open(&so, &store) < 0) {
             return -EIO;

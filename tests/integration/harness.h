@@ -32,6 +32,9 @@ struct http_resp {
 int harness_start(void **state);
 /* The same with a store at @db (NULL: none); stop with harness_stop(). */
 int harness_start_db(const char *db);
+/* The SQLite VFS harness_start_db() opens the store with (NULL: the
+ * default). */
+extern const char *harness_store_vfs;
 int harness_stop(void **state);
 
 /* Start with these options (tokens, TLS, limits, static files ...); the

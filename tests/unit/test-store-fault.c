@@ -301,6 +301,168 @@ static void test_fault_queue_fails_newest_first(void **state)
     store_test_threaded(false);
 }
 
+/* ---- asynchronous submissions (cfs_store_submit_async) ---- */
+
+struct calls {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int n;
+    int err[64];
+    uint64_t rev[64];
+};
+
+static void on_done(void *ctx, int err, uint64_t revision)
+{
+    struct calls *c = ctx;
+
+    pthread_mutex_lock(&c->lock);
+    c->err[c->n] = err;
+    c->rev[c->n] = revision;
+    c->n++;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void calls_wait(struct calls *c, int n)
+{
+    pthread_mutex_lock(&c->lock);
+    while (c->n < n) {
+        pthread_cond_wait(&c->cond, &c->lock);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* One store in its own transaction, submitted without waiting.
+ * @return what cfs_store_submit_async() returned. */
+static int submit_store(struct env *e,
+                        const char *path,
+                        const char *value,
+                        struct calls *c,
+                        uint64_t *ret_rev)
+{
+    struct cfs_txn *txn = NULL;
+
+    assert_int_equal(cfs_txn_begin(&txn), 0);
+    assert_int_equal(cfs_store(txn, path, value, strlen(value)), 0);
+    *ret_rev = cfs_txn_revision(txn);
+    return cfs_store_submit_async(e->s, txn, "async", on_done, c);
+}
+
+/* Every submission is called back once, in revision order, after its
+ * change is durable; one that changes nothing is not queued; close waits
+ * for the callbacks still due. */
+static void test_async_order(void **state)
+{
+    enum { N = 40 };
+    struct env *e = *state;
+    struct calls c = {.n = 0};
+    uint64_t want[N];
+    struct cfs_txn *txn = NULL;
+    struct cfs_store_info info;
+
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.cond, NULL);
+    store_test_threaded(true);
+    env_open(e);
+    RUN(e->s, "mkdir /s1/items/x");
+    for (int i = 0; i < N; i++) {
+        char v[16];
+
+        snprintf(v, sizeof(v), "v%d", i);
+        assert_int_equal(submit_store(e, "/s1/items/x/a", v, &c, &want[i]), 0);
+    }
+    calls_wait(&c, N);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(c.err[i], 0);
+        assert_int_equal(c.rev[i], want[i]);
+    }
+    expect_written("/s1/items/x/a", "v39");
+    assert_int_equal(cfs_store_info(e->s, &info), 0);
+    assert_int_equal(info.pending, 0);
+    assert_int_equal(info.revision, want[N - 1]);
+
+    assert_int_equal(cfs_txn_begin(&txn), 0); /* nothing to store */
+    assert_int_equal(cfs_store_submit_async(e->s, txn, NULL, on_done, &c), 1);
+
+    /* Closing with callbacks due: each one runs before close returns. */
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(submit_store(e, "/s1/items/x/b", "w", &c, &want[i]),
+                         0);
+    }
+    env_close(e);
+    assert_int_equal(c.n, N + 8);
+    for (int i = N; i < N + 8; i++) {
+        assert_int_equal(c.err[i], 0);
+    }
+    env_open(e);
+    expect_written("/s1/items/x/b", "w");
+    assert_tree_matches_db(e->s, "/");
+    RUN(e->s, "rmdir /s1/items/x");
+    env_close(e);
+    store_test_threaded(false);
+    pthread_cond_destroy(&c.cond);
+    pthread_mutex_destroy(&c.lock);
+}
+
+/* Asynchronous submissions queued behind a failing commit, between
+ * waiting ones: all fail with it, are undone newest first, and are called
+ * back with the error and no revision. */
+static void test_async_fails_newest_first(void **state)
+{
+    enum { N = 4 };
+    struct env *e = *state;
+    struct dependent lead = {.s = e->s}, dep[N];
+    pthread_t lt, th[N];
+    struct calls c = {.n = 0};
+    struct cfs_store_info info;
+    struct cfs_entry entry;
+    uint64_t rev;
+
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_cond_init(&c.cond, NULL);
+    store_test_threaded(true);
+    env_open(e);
+    lead.s = e->s;
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    pthread_create(&lt, NULL, leader_main, &lead);
+    do {
+        sleep_ms(1); /* until the mkdir is in the tree */
+    } while (cfs_stat("/s1/items/shared", &entry) < 0);
+    cfs_entry_done(&entry);
+    for (int i = 0; i < N; i++) {
+        int pending = 1 + 2 * i;
+
+        /* a waiting writer, then an asynchronous one, alternately */
+        dep[i] = (struct dependent){.s = e->s, .id = i};
+        pthread_create(&th[i], NULL, dependent_main, &dep[i]);
+        do {
+            sleep_ms(1);
+            assert_int_equal(cfs_store_info(e->s, &info), 0);
+        } while (info.pending < (uint64_t)pending + 1);
+        assert_int_equal(
+            submit_store(e, "/s1/items/shared/c", "async", &c, &rev), 0);
+    }
+    fault_vfs_release();
+    calls_wait(&c, N);
+    pthread_join(lt, NULL);
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(dep[i].ret, -EIO);
+        assert_int_equal(c.err[i], -EIO);
+        assert_int_equal(c.rev[i], 0);
+    }
+    assert_int_equal(lead.ret, -EIO);
+    assert_int_equal(fault_vfs_hits(), 1);
+    assert_int_equal(cfs_store_info(e->s, &info), 0);
+    assert_int_equal(info.pending, 0);
+    expect_absent("/s1/items/shared");
+    expect_consistent(e);
+    env_close(e);
+    store_test_threaded(false);
+    pthread_cond_destroy(&c.cond);
+    pthread_mutex_destroy(&c.lock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +476,10 @@ int main(void)
             test_fault_eagain, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(
             test_fault_queue_fails_newest_first, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_async_order, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_async_fails_newest_first, env_setup, env_teardown),
     };
 
     return cmocka_run_group_tests(

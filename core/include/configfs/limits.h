@@ -28,8 +28,10 @@
 /* Request body in bytes (--body-limit); over it: 413 EFBIG. */
 #define CFS_BODY_MAX ((size_t)1024 * 1024)
 /* Memory of one connection in bytes: request line, headers and buffers
- * (--header-limit); a request line or headers over it: 414 or 431. */
-#define CFS_HEADER_MAX ((size_t)64 * 1024)
+ * (--header-limit); a request line or headers over it: 414 or 431.
+ * libmicrohttpd's own default; it zeroes this memory before each request
+ * on a connection, so a larger value costs every request. */
+#define CFS_HEADER_MAX ((size_t)32 * 1024)
 /* Operations in one batch. */
 #define CFS_BATCH_MAX 1000
 /* Concurrent connections (--max-connections); beyond them new ones wait

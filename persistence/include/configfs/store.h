@@ -124,6 +124,28 @@ CFS_EXPORT int cfs_store_submit(struct cfs_store *store,
 CFS_EXPORT int cfs_store_wait(struct cfs_store_ticket *ticket,
                               uint64_t *ret_revision);
 
+/**
+ * cfs_store_commit_txn() without a waiting thread, for event loops with
+ * many requests in flight: submit queues the records in revision order and
+ * seals @txn (call it in the thread that began @txn); the store's own
+ * commit thread (started on first use, ended by cfs_store_close()) writes
+ * the batch, commits or aborts @txn, and then calls @done(@ctx, err,
+ * revision) -- err 0 when durable, or the errno of the failed commit, the
+ * change having been undone. Callbacks run in revision order, in that
+ * thread, with no lock of the store held; they must not block for long and
+ * must not call into the store or begin a transaction.
+ * @return 0: queued, @done will be called exactly once; 1: @txn had no
+ * change and was committed, @done is not called; a negative errno (a
+ * commit failing meanwhile, -ENOMEM, -EAGAIN when the thread cannot be
+ * started): @txn was aborted, @done is not called.
+ */
+typedef void (*cfs_store_done_fn)(void *ctx, int err, uint64_t revision);
+CFS_EXPORT int cfs_store_submit_async(struct cfs_store *store,
+                                      struct cfs_txn *txn,
+                                      const char *principal,
+                                      cfs_store_done_fn done,
+                                      void *ctx);
+
 /* One transaction's change records, as cfs_txn_changes() returns them. */
 struct cfs_store_changeset {
     const struct cfs_change *changes; /* borrowed; oldest first */
