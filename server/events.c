@@ -22,6 +22,7 @@
 #include <configfs/store.h>
 
 #include "http-internal.h"
+#include "jsonw.h"
 
 #define RING_CAP    4096
 #define HOLD_CAP    256
@@ -81,48 +82,43 @@ static char *frame_for(uint64_t rev,
                        size_t arg_len,
                        bool write_only)
 {
-    json_t *d = json_object();
-    char *data, *frame = NULL;
-    size_t n;
+    struct jw w = {0};
+    char *frame = NULL;
+    size_t len;
 
-    json_object_set_new(d, "revision", json_integer((json_int_t)rev));
-    json_object_set_new(d, "index", json_integer((json_int_t)index));
-    json_object_set_new(d, "count", json_integer((json_int_t)count));
-    json_object_set_new(d, "op", json_string(cfs_op_name(op)));
+    /* only the revision's last record carries the id: a client that
+     * resumes from it never gets half a batch */
+    if (index + 1 == count) {
+        JW_LIT(&w, "id: ");
+        jw_u64(&w, rev);
+        JW_LIT(&w, "\n");
+    }
+    JW_LIT(&w, "event: ");
+    jw_raw(&w, cfs_op_name(op), strlen(cfs_op_name(op)));
+    JW_LIT(&w, "\ndata: {\"revision\":");
+    jw_u64(&w, rev);
+    JW_LIT(&w, ",\"index\":");
+    jw_u64(&w, index);
+    JW_LIT(&w, ",\"count\":");
+    jw_u64(&w, count);
+    JW_LIT(&w, ",\"op\":");
+    jw_str(&w, cfs_op_name(op));
     if (op == CFS_OP_RENAME) {
-        json_object_set_new(d, "from", json_string(path));
-        json_object_set_new(d, "to", json_string(arg ? arg : ""));
-        json_object_set_new(d, "path", json_string(path));
-    } else {
-        json_object_set_new(d, "path", json_string(path));
+        JW_LIT(&w, ",\"from\":");
+        jw_str(&w, path);
+        JW_LIT(&w, ",\"to\":");
+        jw_str(&w, arg ? arg : "");
     }
+    JW_LIT(&w, ",\"path\":");
+    jw_str(&w, path);
     if (op == CFS_OP_STORE && arg && !write_only) {
-        cfs_http_value_json(d, arg, arg_len);
+        jw_value(&w, arg, arg_len);
     } else if ((op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK) && arg) {
-        json_object_set_new(d, "target", json_string(arg));
+        JW_LIT(&w, ",\"target\":");
+        jw_str(&w, arg);
     }
-    data = json_dumps(d, JSON_COMPACT);
-    json_decref(d);
-    if (!data) {
-        return NULL;
-    }
-    n = strlen(data) + 64;
-    frame = malloc(n);
-    if (frame && index + 1 == count) {
-        /* only the revision's last record carries the id: a client that
-         * resumes from it never gets half a batch */
-        (void)snprintf(frame,
-                       n,
-                       "id: %llu\nevent: %s\ndata: %s\n\n",
-                       (unsigned long long)rev,
-                       cfs_op_name(op),
-                       data);
-    } else if (frame) {
-        (void)snprintf(
-            frame, n, "event: %s\ndata: %s\n\n", cfs_op_name(op), data);
-    }
-    free(data);
-    return frame;
+    JW_LIT(&w, "}\n\n");
+    return jw_finish(&w, &frame, &len) == 0 ? frame : NULL;
 }
 
 static bool matches(const char *prefix, const char *path)
