@@ -297,6 +297,8 @@ export class Panel {
       } else {
         this.setRowValue(row, decodeValue(r.data), r.data.revision);
       }
+      // a store changes the item's revision too: keep Delete and Commit current
+      if (row.revision > this.etag) this.etag = row.revision;
       this.ctx.notify.ok(`Saved ${row.name}.`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 412) {
@@ -330,6 +332,7 @@ export class Panel {
   async attributeChanged(name, revision) {
     const row = this.rows && this.rows.get(name);
     if (!row) return;
+    if (revision > this.etag) this.etag = revision;
     if (revision <= row.revision) return;
     if (row.dirty) {
       row.noteEl.textContent = 'Changed on the server since you started editing: Save will report a conflict, Revert shows the new value.';
@@ -513,6 +516,7 @@ export class Panel {
             target.value = '';
             lname.value = '';
             await this.ctx.tree.changed(node.path);
+            await this.ctx.tree.reveal(joinPath(node.path, name), { focus: false, select: false });
             await this.structureChanged();
           } catch (x) {
             this.ctx.notify.error(x);

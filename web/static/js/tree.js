@@ -126,6 +126,10 @@ export class Tree {
       prev = c.li;
     }
     e.loaded = true;
+    if (e !== this.root && !want.length) {
+      this.collapse(e);
+      this.setExpandable(e, false);
+    }
     e.group.hidden = !e.expanded;
     if (!this.focused || !this.focused.li.isConnected) {
       const first = this.ul.querySelector('[role=treeitem]');
@@ -183,10 +187,13 @@ export class Tree {
     this.fill(this.root, r.data);
   }
 
-  /** After a change at @path: refresh its parent's listing if loaded. */
+  /** The children or links of @dirPath changed: list them again if they
+   * are loaded; else only offer to expand it (a load tells the rest). */
   async changed(dirPath) {
     const e = this.entries.get(dirPath);
-    if (e && e.loaded) await this.refresh(dirPath);
+    if (!e) return;
+    if (e.loaded) await this.refresh(dirPath);
+    else if (e.kind !== 'link') this.setExpandable(e, true);
   }
 
   /** Open the ancestors of @path, then select and focus it. */
