@@ -105,27 +105,31 @@ function updateTokenButton() {
 
 const treeEl = $('tree');
 let panel;
+let panelLoad = Promise.resolve();
 const tree = new Tree(treeEl, {
   onSelect: (path) => {
-    panel.show(path).catch(showError);
+    panelLoad = panel.show(path).catch(showError);
     if (location.hash !== `#${path}`) history.replaceState(null, '', `#${encodeURI(path)}`);
   },
-  onFollow: (target) => navigate(target),
+  onFollow: (target) => navigate(target, { focusPanel: false }),
   onError: showError,
 });
 
-async function navigate(path) {
+/** Show @path: open the tree down to it, select it; then focus the
+ * panel's heading unless @focusPanel is false (the tree keeps focus). */
+async function navigate(path, { focusPanel = true } = {}) {
   if (path === '/' || !path) {
     panel.welcome();
     return;
   }
-  const ok = await tree.reveal(path).catch((e) => {
+  const ok = await tree.reveal(path, { focus: !focusPanel }).catch((e) => {
     showError(e);
     return false;
   });
   if (!ok) {
     showError(new ApiError(404, { title: 'Not Found', status: 404, detail: `${path} is not in the tree`, errno: 'ENOENT' }));
-  } else {
+  } else if (focusPanel) {
+    await panelLoad;
     panel.focusTitle();
   }
 }

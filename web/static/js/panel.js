@@ -146,8 +146,11 @@ export class Panel {
         h('button', { type: 'button', class: 'primary', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, commitInfo.verb === 'commit' ? 'Commit' : 'Uncommit'),
       );
     }
-    const deletable = (node.kind === 'item' || node.kind === 'group') && !node.default_group;
+    // a live item cannot be removed (EPERM, configfs C6): uncommit it first
+    const live = commitInfo && commitInfo.verb === 'uncommit';
+    const deletable = (node.kind === 'item' || node.kind === 'group') && !node.default_group && !live;
     if (deletable) tools.append(h('button', { type: 'button', class: 'danger', onclick: () => this.rmdir() }, 'Delete…'));
+    if (live) tools.append(h('span', { class: 'hint' }, 'Uncommit to delete.'));
 
     const sections = [];
     sections.push(this.attributesSection(node));
