@@ -34,13 +34,13 @@ function startServer(name, extra = []) {
   const args = ['--listen', '127.0.0.1:0', '--db', db, '--schema-dir', join(srcRoot, 'schemas'),
     '--static-dir', join(srcRoot, 'web/static'), '--log-level', 'info', ...extra];
   const child = spawn(configfsd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  servers.push(child);
-  let log = '';
+  const srv = { name, child, log: '', exited: new Promise((r) => child.on('exit', (code, sig) => r({ code, sig }))) };
+  servers.push(srv);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no "listening" line in 10 s:\n${log}`)), WAIT_MS);
+    const timer = setTimeout(() => reject(new Error(`${name}: no "listening" line in 10 s:\n${srv.log}`)), WAIT_MS);
     child.stderr.on('data', (d) => {
-      log += d;
-      const m = /listening on .* \(port (\d+)\)/.exec(log);
+      srv.log += d;
+      const m = /listening on .* \(port (\d+)\)/.exec(srv.log);
       if (m) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${m[1]}`);
@@ -48,7 +48,7 @@ function startServer(name, extra = []) {
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${name}: configfsd exited with ${code}:\n${log}`));
+      reject(new Error(`${name}: configfsd exited with ${code}:\n${srv.log}`));
     });
   });
 }
@@ -453,6 +453,18 @@ scenario('no console error, page error or CSP violation in the whole session', a
   ok(page.problems.length === 0, page.problems.join('; '));
 });
 
+// In the sanitizer build this is where ASan/UBSan/LSan speak up.
+scenario('configfsd shuts down cleanly after the session (exit 0, no sanitizer report)', async () => {
+  await page.context().close();
+  page = null;
+  for (const srv of servers) {
+    srv.child.kill('SIGTERM');
+    const { code, sig } = await srv.exited;
+    const report = /ERROR: (Address|Leak)Sanitizer|runtime error:/.test(srv.log);
+    ok(code === 0 && !report, `${srv.name}: exit ${code ?? sig}${report ? ', sanitizer report' : ''}:\n${srv.log.split('\n').slice(-40).join('\n')}`);
+  }
+});
+
 // ---- the run --------------------------------------------------------------------------
 
 async function main() {
@@ -500,7 +512,7 @@ try {
   code = await main();
 } finally {
   if (browser) await browser.close().catch(() => {});
-  for (const s of servers) s.kill('SIGTERM');
+  for (const s of servers) if (s.child.exitCode === null) s.child.kill('SIGTERM');
   if (code === 0 && !process.env.CFS_E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
   else console.log(`# kept ${tmp}`);
 }
