@@ -173,8 +173,8 @@ function onEvent(type, d) {
       }
       break;
     case 'store':
+      // a value changes no listing: only the panel showing its item cares
       if (shown && parentPath(d.path) === shown) panelStores.set(d.path.slice(shown.length + 1), d.revision);
-      touch(parentPath(parentPath(d.path)));
       break;
     case 'rename':
       touch(parentPath(d.from));
