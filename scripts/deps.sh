@@ -24,3 +24,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# the browser of the e2e suite (tests/e2e), installed the same way
+"$(dirname "$0")/browser-deps.sh"

@@ -87,7 +87,7 @@ int cfs_store_history(struct cfs_store *s,
     sqlite3_stmt *st = NULL;
     size_t limit, n = 0, plen = 0;
     const char *path = NULL;
-    char sql[768];
+    char sql[1024];
     int rc, r;
 
     if (!s || !q || !ret_entries || !ret_n) {
@@ -115,8 +115,13 @@ int cfs_store_history(struct cfs_store *s,
              " WHERE revision >= ?2 ORDER BY revision LIMIT 1), ?4)"
              " %s ORDER BY id DESC LIMIT ?3",
              cols,
+             /* as the event stream's filter: a rename's destination
+              * and a link's target count as paths of the record too */
              path ? "AND (path = ?1 OR (path > ?1 || '/' AND"
-                    " path < ?1 || '0'))"
+                    " path < ?1 || '0') OR (op IN ('rename', 'symlink')"
+                    " AND (CAST(arg AS TEXT) = ?1 OR"
+                    " (CAST(arg AS TEXT) > ?1 || '/' AND"
+                    " CAST(arg AS TEXT) < ?1 || '0'))))"
                   : "");
     v = cfs_zalloc(limit * sizeof(*v));
     if (!v) {

@@ -405,12 +405,21 @@ static void test_static_api_is_not_static(void **state)
     http_resp_done(&r);
 }
 
-/* The shipped placeholder page, and a server without --static-dir. */
+/* The shipped editor's files, and a server without --static-dir. */
 static void test_static_shipped_and_none(void **state)
 {
+    static const struct {
+        const char *url, *type;
+    } shipped[] = {
+        {"/js/main.js", "text/javascript; charset=utf-8"},
+        {"/js/api.js", "text/javascript; charset=utf-8"},
+        {"/app.css", "text/css; charset=utf-8"},
+        {"/favicon.svg", "image/svg+xml"},
+    };
     struct cfs_http_options o = {
         .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
     struct http_resp r;
+    const char *script;
 
     (void)state;
     o.static_dir = CFS_SOURCE_ROOT "/web/static";
@@ -418,12 +427,26 @@ static void test_static_shipped_and_none(void **state)
     http(&r, "GET", "/", NULL, 0, NULL);
     assert_int_equal(r.status, 200);
     expect_header(&r, "Content-Type", "text/html; charset=utf-8");
-    assert_non_null(strstr(r.body, "href=\"/api/v1/config/\""));
-    assert_non_null(strstr(r.body, "not built yet"));
-    assert_null(strstr(r.body, "<script")); /* the CSP would block inline */
+    /* one script, a module from a file: the CSP blocks anything inline */
+    script = strstr(r.body, "<script");
+    assert_non_null(script);
+    assert_int_equal(
+        strncmp(script,
+                "<script type=\"module\" src=\"js/main.js\"></script>",
+                strlen("<script type=\"module\" src=\"js/main.js\"></script>")),
+        0);
+    assert_null(strstr(script + 1, "<script"));
     assert_null(strstr(r.body, "style="));
+    assert_null(strstr(r.body, "<style"));
     expect_page_headers(&r);
     http_resp_done(&r);
+    for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+        http(&r, "GET", shipped[i].url, NULL, 0, NULL);
+        assert_int_equal(r.status, 200);
+        expect_header(&r, "Content-Type", shipped[i].type);
+        expect_page_headers(&r);
+        http_resp_done(&r);
+    }
 
     o.static_dir = NULL;
     assert_int_equal(harness_restart_with(&o), 0);

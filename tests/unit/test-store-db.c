@@ -432,6 +432,7 @@ static void test_db_history(void **state)
     struct cfs_store_history_query q = {0};
     size_t n = 0;
     struct cfs_change secret = chg(CFS_OP_STORE, 4, "/sub/a/pw", "hunter2");
+    struct cfs_change mv;
 
     for (uint64_t rev = 1; rev <= 3; rev++) {
         char path[32];
@@ -483,6 +484,21 @@ static void test_db_history(void **state)
     assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
     assert_int_equal(n, 0);
     assert_null(h);
+
+    /* A rename is found under its destination as well as its source, as
+     * the event stream's path filter finds it (a committed item's history
+     * starts with the rename that brought it to live/). */
+    mv = chg(CFS_OP_RENAME, 5, "/sub/i1", "/sub/moved");
+    assert_int_equal(apply1(s, &mv, 1), 0);
+    q = (struct cfs_store_history_query){.path = "/sub/moved"};
+    assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(h[0].op, CFS_OP_RENAME);
+    assert_string_equal(h[0].path, "/sub/i1");
+    cfs_store_history_free(h, n);
+    q = (struct cfs_store_history_query){.path = "/sub/mo"};
+    assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
+    assert_int_equal(n, 0);
     cfs_store_close(s);
 }
 
