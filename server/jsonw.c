@@ -42,7 +42,9 @@ char *jw_base64(const unsigned char *in, size_t len)
 
 static void jw_grow(struct jw *w, size_t more)
 {
-    size_t cap = w->cap ? w->cap : 1024;
+    /* small enough for malloc's per-thread cache (an attribute answer,
+     * an event), doubling from there */
+    size_t cap = w->cap ? w->cap : 512;
     char *b;
 
     if (w->oom) {
