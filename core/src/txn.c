@@ -206,6 +206,29 @@ void cfs_txn_set_stamp(struct cfs_txn *txn, uint64_t revision)
     txn->stamp = revision;
 }
 
+int cfs_replay_touch(struct cfs_txn *txn, const char *path)
+{
+    struct cfs_resolved res;
+    int r;
+
+    if (!txn || !txn->replay) {
+        return -EINVAL;
+    }
+    r = cfs_resolve(path, &res);
+    if (r < 0) {
+        return r;
+    }
+    if (res.kind != CFS_R_DIR) {
+        return -ENOTDIR;
+    }
+    cfs_tree_wrlock();
+    if (res.dir->revision < txn->stamp) {
+        res.dir->revision = txn->stamp;
+    }
+    cfs_tree_unlock();
+    return 0;
+}
+
 const struct cfs_change *cfs_txn_changes(const struct cfs_txn *txn,
                                          size_t *ret_n)
 {

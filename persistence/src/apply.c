@@ -55,6 +55,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                  " FROM journal_rev WHERE revision > ?1 ORDER BY revision"
                  " LIMIT 1), (SELECT max(id) + 1 FROM journal), 0)",
     [ST_PRUNE_REV] = "DELETE FROM journal_rev WHERE revision <= ?1",
+    [ST_NODE_TOUCH] = "UPDATE node SET touch_rev = ?2"
+                      " WHERE path = ?1 AND touch_rev < ?2",
 };
 
 /* Prune the journal once per this many commits: it keeps the delete off
@@ -203,6 +205,23 @@ static int subtree_delete(struct cfs_store *s, const char *path, size_t len)
         }
     }
     return 0;
+}
+
+/* Remember that revision @c changed the directory at @path (@len bytes)
+ * in a way replay cannot re-make (a removal inside it, an uncommit), so
+ * that its revision survives a restart. */
+static int
+touch_dir(struct cfs_store *s, const char *path, size_t len, uint64_t rev)
+{
+    sqlite3_stmt *st = s->st[ST_NODE_TOUCH];
+    int r = store_bind_text(st, 1, len ? path : "/", len ? len : 1);
+
+    if (r < 0) {
+        sqlite3_reset(st);
+        return r;
+    }
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)rev);
+    return store_step_done(st);
 }
 
 static bool is_name(const char *s, size_t len, const char *name)
@@ -394,7 +413,18 @@ apply_rename(struct cfs_store *s, const struct cfs_change *c, size_t len)
         sqlite3_reset(st);
         return r;
     }
-    return store_step_done(st);
+    r = store_step_done(st);
+    /* both parents and the item itself, now at @to */
+    if (r == 0) {
+        r = touch_dir(s, c->path, store_dirname_len(c->path, len), c->revision);
+    }
+    if (r == 0) {
+        r = touch_dir(s, to, tdlen, c->revision);
+    }
+    if (r == 0) {
+        r = touch_dir(s, to, tlen, c->revision);
+    }
+    return r;
 }
 
 static int journal_insert(struct cfs_store *s,
@@ -464,6 +494,10 @@ static int apply_change(struct cfs_store *s,
         break;
     case CFS_OP_RMDIR:
         r = subtree_delete(s, c->path, len);
+        if (r == 0) {
+            r = touch_dir(
+                s, c->path, store_dirname_len(c->path, len), c->revision);
+        }
         break;
     case CFS_OP_STORE:
         r = apply_store(s, c, len);
@@ -473,6 +507,10 @@ static int apply_change(struct cfs_store *s,
         break;
     case CFS_OP_UNLINK:
         r = apply_unlink(s, c, len);
+        if (r == 0) {
+            r = touch_dir(
+                s, c->path, store_dirname_len(c->path, len), c->revision);
+        }
         break;
     case CFS_OP_RENAME:
         r = apply_rename(s, c, len);

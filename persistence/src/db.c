@@ -134,8 +134,15 @@ static const char schema_v1[] =
     "  first_id INTEGER NOT NULL"
     ") STRICT;";
 
+/* Version 2: the last revision that changed a directory without leaving a
+ * row that replay re-makes it by (a removal inside it, an uncommit). */
+static const char schema_v2[] =
+    "ALTER TABLE node ADD COLUMN touch_rev INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX node_touched ON node (touch_rev) WHERE touch_rev > 0;";
+
 const struct store_migration store_migrations[] = {
     {1, schema_v1},
+    {2, schema_v2},
 };
 const size_t store_n_migrations =
     sizeof(store_migrations) / sizeof(store_migrations[0]);

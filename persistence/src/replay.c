@@ -292,6 +292,58 @@ static int replay_step(void *data, const struct cfs_store_step *st)
     return r;
 }
 
+/* Is @path in one of the @n subsystems @names (all when @n is 0)? */
+static bool in_subsystems(const char *path, const char *const *names, size_t n)
+{
+    const char *end = strchr(path + 1, '/');
+    size_t len = end ? (size_t)(end - path - 1) : strlen(path + 1);
+
+    if (len == 0) {
+        return false; /* the root */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(names[i]) == len && memcmp(names[i], path + 1, len) == 0) {
+            return true;
+        }
+    }
+    return n == 0;
+}
+
+/* After the steps: raise the revision of each directory that a change
+ * replay cannot re-make touched last (a removal inside it, an uncommit),
+ * so that revisions and ETags survive a restart. */
+static int replay_touches(struct replayer *rp,
+                          const char *const *names,
+                          size_t n) CFS_STORE_NO_TSA
+{
+    struct cfs_store *s = rp->store;
+    sqlite3_stmt *st = NULL;
+    int rc = SQLITE_DONE, r;
+
+    pthread_mutex_lock(&s->r_lock);
+    r = store_errno(sqlite3_prepare_v2(s->rdb,
+                                       "SELECT path, touch_rev FROM node"
+                                       " WHERE touch_rev > 0",
+                                       -1,
+                                       &st,
+                                       NULL));
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+
+        if (path && in_subsystems(path, names, n)) {
+            cfs_txn_set_stamp(rp->txn, (uint64_t)sqlite3_column_int64(st, 1));
+            /* a directory that replay could not make has nothing to raise */
+            (void)cfs_replay_touch(rp->txn, path);
+        }
+    }
+    if (r == 0) {
+        r = store_errno(rc);
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->r_lock);
+    return r;
+}
+
 /* Hand the run's problems to the store. */
 static void replayer_finish(struct replayer *rp)
 {
@@ -434,6 +486,9 @@ static void on_registered(void *data, struct cfs_txn *txn, const char *name)
      * their way to the database; replay must see them. */
     store_drain(s);
     r = cfs_store_load(s, names, 1, replay_step, &rp);
+    if (r == 0) {
+        r = replay_touches(&rp, names, 1);
+    }
     if (r < 0) {
         plist_add(&rp.problems, names[0], CFS_STORE_STEP_SUBSYSTEM, r);
     }
@@ -497,6 +552,9 @@ int store_replay_open(struct cfs_store *s)
         /* At start-up the subsystems hold most of the rows: one pass over
          * the tables beats a sorted index range. */
         r = store_load(s, names, n_names, false, replay_step, &rp);
+        if (r == 0) {
+            r = replay_touches(&rp, names, n_names);
+        }
         cfs_txn_commit(txn);
         if (r == 0) {
             r = rp.error;

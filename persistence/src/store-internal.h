@@ -58,6 +58,7 @@ enum store_stmt {
     ST_STATE_UPDATE,
     ST_PRUNE,
     ST_PRUNE_REV,
+    ST_NODE_TOUCH,
     ST_COUNT
 };
 

@@ -139,6 +139,72 @@ static void test_replay_observer_and_commit(void **state)
     tsys_unregister(sys);
 }
 
+static uint64_t rev_of(const char *path)
+{
+    struct cfs_entry e;
+    uint64_t rev;
+
+    assert_int_equal(cfs_stat(path, &e), 0);
+    rev = e.revision;
+    cfs_entry_done(&e);
+    return rev;
+}
+
+/* A directory's revision (its ETag over HTTP) is the last change to it,
+ * also when that change left nothing to replay: the rmdir of a child, an
+ * unlink, an uncommit. It survives a restart, and the replay of a
+ * subsystem that registers late. */
+static void test_replay_keeps_dir_revisions(void **state)
+{
+    static const char *const dirs[] = {
+        "/s1/items",
+        "/s1/items/x",
+        "/s1/commit/pending",
+        "/s1/commit/live",
+        "/s1/commit/pending/c",
+    };
+    enum { N = sizeof(dirs) / sizeof(dirs[0]) };
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    uint64_t before[N];
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    RUN(s,
+        "mkdir /s1/items/x",
+        "mkdir /s1/items/y",
+        "symlink /s1/items/x/to-y /s1/items/y");
+    RUN(s, "store /s1/items/x/a 1");
+    RUN(s, "unlink /s1/items/x/to-y");    /* x: last change an unlink */
+    RUN(s, "rmdir /s1/items/y");          /* items: a child removed */
+    RUN(s, "mkdir /s1/commit/pending/c"); /* committed, then uncommitted */
+    RUN(s, "rename /s1/commit/pending/c /s1/commit/live/c");
+    RUN(s, "rename /s1/commit/live/c /s1/commit/pending/c");
+    for (size_t i = 0; i < N; i++) {
+        before[i] = rev_of(dirs[i]);
+    }
+    assert_int_equal(before[0], rev_of("/s1/items/x") + 1);
+    cfs_store_close(s);
+    tsys_unregister(sys);
+    cfs_revision_set(0);
+
+    /* at open */
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(rev_of(dirs[i]), before[i]);
+    }
+    /* and when the subsystem registers again */
+    tsys_unregister(sys);
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(rev_of(dirs[i]), before[i]);
+    }
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
 /* Steps that fail now are reported with path and errno; their data stays
  * and comes back once the subsystem accepts it again. */
 static void test_replay_problems_keep_data(void **state)
@@ -325,6 +391,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
             test_replay_roundtrip, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_keeps_dir_revisions, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_observer_and_commit, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(

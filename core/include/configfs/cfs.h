@@ -129,6 +129,14 @@ CFS_EXPORT int cfs_txn_begin_replay(struct cfs_txn **ret_txn);
 /** Replay: the revision the next operations stamp on the nodes they touch. */
 CFS_EXPORT void cfs_txn_set_stamp(struct cfs_txn *txn, uint64_t revision);
 
+/**
+ * Replay: raise the revision of the directory at @path to the stamp, for a
+ * change that left nothing to replay it by (a removal inside it, an
+ * uncommit). Never lowers it; changes nothing else.
+ * @return 0, -EINVAL (not a replay transaction), -ENOENT, -ENOTDIR.
+ */
+CFS_EXPORT int cfs_replay_touch(struct cfs_txn *txn, const char *path);
+
 /** The change records so far, oldest first. Borrowed: valid until the
  *  transaction ends. */
 CFS_EXPORT const struct cfs_change *cfs_txn_changes(const struct cfs_txn *txn,
