@@ -440,7 +440,7 @@ static void teardown(void)
     }
     cfs_store_close(store); /* unregistering wrote nothing: data is kept */
     store = NULL;
-    cfs_http_tokens_free(tokens);
+    cfs_http_tokens_unref(tokens);
     tokens = NULL;
     free_pem(&tls_cert);
     free_pem(&tls_key);
