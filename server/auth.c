@@ -10,6 +10,7 @@
  * libmicrohttpd's GnuTLS already pulls in: no crypto of the project's own.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,12 @@ struct token_entry {
     uint8_t hash[SHA256_DIGEST_SIZE];
 };
 
+/* Shared between the server and every request authorized with it: the
+ * principal of a request is an entry's name, borrowed until the request
+ * completes, so a table replaced by a reload lives on until its last
+ * request lets go of it. */
 struct cfs_http_tokens {
+    atomic_size_t refs;
     struct token_entry *entries;
     size_t n;
 };
@@ -151,15 +157,30 @@ static int hash_parse(const char *s, uint8_t out[32])
 /* ---- the tokens file ------------------------------------------------------
  */
 
-void cfs_http_tokens_free(struct cfs_http_tokens *tokens)
+static void tokens_free(struct cfs_http_tokens *tokens)
+{
+    if (tokens->entries) {
+        explicit_bzero(tokens->entries, tokens->n * sizeof(*tokens->entries));
+    }
+    free(tokens->entries);
+    free(tokens);
+}
+
+struct cfs_http_tokens *cfs_http_tokens_ref(struct cfs_http_tokens *tokens)
 {
     if (tokens) {
-        if (tokens->entries) {
-            explicit_bzero(tokens->entries,
-                           tokens->n * sizeof(*tokens->entries));
-        }
-        free(tokens->entries);
-        free(tokens);
+        atomic_fetch_add_explicit(&tokens->refs, 1, memory_order_relaxed);
+    }
+    return tokens;
+}
+
+void cfs_http_tokens_unref(struct cfs_http_tokens *tokens)
+{
+    /* acq_rel: every use of the table by the thread that let go of it
+     * happens before the free in the thread that lets go last. */
+    if (tokens && atomic_fetch_sub_explicit(
+                      &tokens->refs, 1, memory_order_acq_rel) == 1) {
+        tokens_free(tokens);
     }
 }
 
@@ -247,6 +268,7 @@ int cfs_http_tokens_load(const char *path,
     if (!t) {
         return -ENOMEM;
     }
+    atomic_init(&t->refs, 1);
     f = fopen(path, "re");
     if (!f) {
         r = -errno;
@@ -321,7 +343,7 @@ out:
         (void)fclose(f); /* read only */
     }
     if (r < 0) {
-        cfs_http_tokens_free(t);
+        tokens_free(t);
         return r;
     }
     *ret_tokens = t;
@@ -421,11 +443,15 @@ static const char *bearer(const char *auth, size_t *ret_len)
 
 void cfs_http_authorize(struct cfs_http_req *req)
 {
-    const struct cfs_http_tokens *tokens = cfs_http_opts(req)->tokens;
+    const struct cfs_http_tokens *tokens;
     const char *auth, *token, *name = NULL;
     enum cfs_http_role need, have;
     size_t len = 0;
 
+    /* The table of this moment, kept until the request completes: a
+     * reload does not pull the principal's name from under it. */
+    req->tokens = cfs_http_server_tokens(req->srv);
+    tokens = req->tokens;
     if (!tokens) {
         return; /* loopback only, everyone is trusted */
     }

@@ -47,8 +47,12 @@ struct cfs_http_req {
     const char *route; /* a route label for metrics */
     struct MHD_Response *resp;
     const char *principal; /* token name, or "anonymous" */
-    int denied;            /* 401 or 403 decided from the headers, or 0 */
-    bool denied_invalid;   /* 401: a token was sent, and is not valid */
+    /* The tokens table req->principal is borrowed from: a reference taken
+     * by cfs_http_authorize(), dropped when the request completes; NULL
+     * without tokens. */
+    struct cfs_http_tokens *tokens;
+    int denied;          /* 401 or 403 decided from the headers, or 0 */
+    bool denied_invalid; /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */
     char *decoded[8];               /* decoded query values */
     /* A commit the answer waits for (http.c; under the server's c_lock
@@ -165,8 +169,9 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
 
 /* ---- authorization (auth.c) --------------------------------------------- */
 
-/* On a request's first call, from its headers: sets req->principal, and
- * req->denied when the request needs a role its token does not have. */
+/* On a request's first call, from its headers: takes req->tokens, sets
+ * req->principal, and req->denied when the request needs a role its token
+ * does not have. */
 void cfs_http_authorize(struct cfs_http_req *req);
 /* The 401 (with WWW-Authenticate) or 403 of a denied request. */
 void cfs_http_auth_deny(struct cfs_http_req *req);
@@ -223,6 +228,10 @@ struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req);
 void cfs_http_reply_response(struct cfs_http_req *req,
                              int status,
                              struct MHD_Response *resp);
+
+/* The server's tokens table of this moment: a new reference
+ * (cfs_http_tokens_unref()), or NULL when the server has no tokens. */
+struct cfs_http_tokens *cfs_http_server_tokens(struct cfs_http_server *srv);
 
 /* The server's options (borrowed). */
 const struct cfs_http_options *cfs_http_opts(const struct cfs_http_req *req);

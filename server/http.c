@@ -39,7 +39,13 @@ struct cfs_http_server {
     size_t c_inflight;     /* submitted, not yet called back */
     size_t c_waiters;      /* threads in commit_wait() */
     bool c_stop;           /* stopping: no more suspending */
-    struct cfs_http_options opts;
+    struct cfs_http_options opts; /* opts.tokens is NULL: see tokens */
+    /* The tokens table new requests are authorized with (a reference), or
+     * NULL for none, for the server's life; swapped by
+     * cfs_http_server_set_tokens(). Each request holds a reference to the
+     * table it was authorized with until it completes. */
+    pthread_mutex_t tok_lock;
+    struct cfs_http_tokens *tokens;
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
     int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
@@ -837,6 +843,10 @@ static void request_completed(void *cls,
                        now_us() - req->start_us,
                        req->principal);
     }
+    /* the last use of req->principal: the store read it before the commit
+     * callback, which came before this */
+    req->principal = NULL;
+    cfs_http_tokens_unref(req->tokens);
     if (req->resp) {
         MHD_destroy_response(req->resp);
     }
@@ -847,6 +857,37 @@ static void request_completed(void *cls,
     free(req->body);
     free(req);
     *req_cls = NULL;
+}
+
+struct cfs_http_tokens *cfs_http_server_tokens(struct cfs_http_server *srv)
+{
+    struct cfs_http_tokens *t;
+
+    pthread_mutex_lock(&srv->tok_lock);
+    t = cfs_http_tokens_ref(srv->tokens);
+    pthread_mutex_unlock(&srv->tok_lock);
+    return t;
+}
+
+int cfs_http_server_set_tokens(struct cfs_http_server *srv,
+                               struct cfs_http_tokens *tokens)
+{
+    struct cfs_http_tokens *old;
+
+    if (!tokens) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&srv->tok_lock);
+    old = srv->tokens;
+    if (old) {
+        srv->tokens = cfs_http_tokens_ref(tokens);
+    }
+    pthread_mutex_unlock(&srv->tok_lock);
+    if (!old) {
+        return -EINVAL; /* started without tokens: it stays so */
+    }
+    cfs_http_tokens_unref(old); /* freed here unless requests still hold it */
+    return 0;
 }
 
 /* Keep the URL as sent: paths are decoded segment by segment, so that
@@ -994,6 +1035,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     }
     pthread_mutex_init(&srv->c_lock, NULL);
     pthread_cond_init(&srv->c_done, NULL);
+    pthread_mutex_init(&srv->tok_lock, NULL);
+    srv->tokens = cfs_http_tokens_ref(srv->opts.tokens);
+    srv->opts.tokens = NULL; /* it may be replaced: srv->tokens is current */
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
@@ -1001,6 +1045,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
         free(srv);
         return r;
     }
@@ -1042,6 +1088,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
         free(srv);
         return -EIO; /* mhd_logger() has said why */
     }
@@ -1067,6 +1115,9 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }
+        /* every request has completed and let go of its table */
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
         free(srv);
     }
 }

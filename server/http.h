@@ -36,9 +36,10 @@ struct cfs_http_options {
     bool quiet;                   /* no access log */
     struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
     struct cfs_store *store; /* durable commits, history, export; borrowed */
-    /* Bearer tokens; NULL: no authentication, loopback only. Borrowed:
-     * must outlive the server. */
-    const struct cfs_http_tokens *tokens;
+    /* Bearer tokens; NULL: no authentication, loopback only. The server
+     * takes a reference of its own (the caller keeps, and drops, its
+     * one); cfs_http_server_set_tokens() replaces the table later. */
+    struct cfs_http_tokens *tokens;
     /* TLS: certificate chain and private key as PEM text, both or neither;
      * borrowed, read only during cfs_http_server_start(). */
     const char *tls_cert_pem;
@@ -59,6 +60,17 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
  *  not parse. cfs_http_server_start() checks it too. */
 int cfs_http_listen_check(const char *listen, bool have_tokens);
 
+/** Authorize new requests with @tokens from now on (a reload of the
+ *  --tokens file); the server takes a reference of its own, the caller
+ *  keeps its one. A request authorized before keeps the table it was
+ *  authorized with (its principal is a name borrowed from it) until it
+ *  completes; the old table is freed when its last such request, and
+ *  every other holder, let go of it. Thread-safe.
+ *  @return 0, or -EINVAL when @tokens is NULL or the server was started
+ *  without tokens: whether requests need a token is fixed at start. */
+int cfs_http_server_set_tokens(struct cfs_http_server *srv,
+                               struct cfs_http_tokens *tokens);
+
 /** The port it listens on (useful with port 0). */
 uint16_t cfs_http_server_port(const struct cfs_http_server *srv);
 
@@ -68,17 +80,24 @@ void cfs_http_server_free(struct cfs_http_server *srv);
 /* ---- tokens (auth.c) ------------------------------------------------------
  */
 
+/* A table is reference-counted (atomically): the loader's reference, the
+ * server's, and one per request authorized with it. */
+
 /** Load a --tokens file: lines "NAME ROLE sha256:HEX", '#' comments.
  *  @err receives "FILE:LINE: reason" on failure (may be NULL).
- *  @return 0 and *ret_tokens (new; cfs_http_tokens_free()), or -ENOENT,
- *  -EACCES ... when the file cannot be read, -EINVAL when a line is wrong
- *  or there is no token, -EFBIG over CFS_TOKEN_FILE_MAX, -ENOMEM. */
+ *  @return 0 and *ret_tokens (new, one reference: cfs_http_tokens_unref()),
+ *  or -ENOENT, -EACCES ... when the file cannot be read, -EINVAL when a
+ *  line is wrong or there is no token, -EFBIG over CFS_TOKEN_FILE_MAX,
+ *  -ENOMEM. */
 int cfs_http_tokens_load(const char *path,
                          struct cfs_http_tokens **ret_tokens,
                          char *err,
                          size_t err_size);
-/** NULL-safe. Wipes the hashes. */
-void cfs_http_tokens_free(struct cfs_http_tokens *tokens);
+/** Take a reference; @return @tokens. NULL-safe. */
+struct cfs_http_tokens *cfs_http_tokens_ref(struct cfs_http_tokens *tokens);
+/** Drop a reference; the last one wipes the hashes and frees the table.
+ *  NULL-safe. */
+void cfs_http_tokens_unref(struct cfs_http_tokens *tokens);
 size_t cfs_http_tokens_count(const struct cfs_http_tokens *tokens);
 
 /** The role of a presented token, compared with every entry in constant

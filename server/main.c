@@ -70,9 +70,13 @@ static void usage(FILE *out)
         " (CONFIGFSD_TOKENS); lines of\n"
         "                        NAME reader|writer|admin sha256:HEX, made"
         " by\n"
-        "                        `configfsd hash-token NAME ROLE < TOKEN`\n"
-        "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT)\n"
-        "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY)\n"
+        "                        `configfsd hash-token NAME ROLE < TOKEN`;\n"
+        "                        SIGHUP re-reads it (a bad file keeps the"
+        " old tokens)\n"
+        "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT);"
+        " read at start-up only\n"
+        "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY);"
+        " read at start-up only\n"
         "  --sync full|normal    SQLite synchronous mode"
         " (CONFIGFSD_SYNC; default full)\n"
         "  --threads N           HTTP worker threads (CONFIGFSD_THREADS;"
@@ -427,6 +431,41 @@ static void free_pem(char **pem)
     }
 }
 
+/* SIGHUP: read the --tokens file again. A file that loads replaces the
+ * table for new requests (those in flight finish with the old one, which
+ * the server frees after them); one that does not is logged and changes
+ * nothing. */
+static void reload_tokens(struct cfs_http_server *srv, const char *path)
+{
+    struct cfs_http_tokens *t = NULL;
+    char why[512];
+    int r;
+
+    r = cfs_http_tokens_load(path, &t, why, sizeof(why));
+    if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "reload",
+                "Failed to reload the tokens, the old ones stay: %s",
+                why);
+        return;
+    }
+    r = cfs_http_server_set_tokens(srv, t);
+    if (r < 0) { /* cannot be: the server started with tokens */
+        cfs_log(CFS_LOG_ERROR,
+                "reload",
+                "Failed to replace the tokens: %s",
+                strerror(-r));
+        cfs_http_tokens_unref(t);
+        return;
+    }
+    cfs_http_tokens_unref(tokens); /* the server and its requests hold it */
+    tokens = t;
+    cfs_log_notice("reload",
+                   "tokens reloaded from %s: %zu in use",
+                   path,
+                   cfs_http_tokens_count(t));
+}
+
 /* Undo start-up, newest first: modules, schemas, samples, the store,
  * tokens and TLS files. */
 static void teardown(void)
@@ -440,7 +479,7 @@ static void teardown(void)
     }
     cfs_store_close(store); /* unregistering wrote nothing: data is kept */
     store = NULL;
-    cfs_http_tokens_free(tokens);
+    cfs_http_tokens_unref(tokens);
     tokens = NULL;
     free_pem(&tls_cert);
     free_pem(&tls_key);
@@ -684,6 +723,9 @@ int main(int argc, char **argv)
                     "Failed to reopen %s: %s",
                     o.log_file,
                     strerror(-r));
+        }
+        if (tokens) { /* without --tokens there is nothing to reload */
+            reload_tokens(srv, o.tokens);
         }
     }
     cfs_log_notice("stop", "stopping");

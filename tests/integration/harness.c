@@ -49,6 +49,11 @@ uint16_t harness_port(void)
     return target_port ? target_port : cfs_http_server_port(srv);
 }
 
+struct cfs_http_server *harness_server(void)
+{
+    return srv;
+}
+
 void harness_target(uint16_t port, const char *cafile)
 {
     target_port = port;

@@ -46,6 +46,9 @@ int harness_start_with(const struct cfs_http_options *opts);
  * @return as harness_start_with(). */
 int harness_restart_with(const struct cfs_http_options *opts);
 
+/* The in-process server (NULL when there is none). */
+struct cfs_http_server *harness_server(void);
+
 /* Where http() goes: @port 0 is the in-process server, anything else a
  * configfsd started by harness_spawn(); @cafile non-NULL means HTTPS
  * verified against that certificate. */

@@ -56,7 +56,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     harness_stop(state);
-    cfs_http_tokens_free(tokens);
+    cfs_http_tokens_unref(tokens);
     harness_rmtree(dir);
     free(tokens_path);
     free(dir);
@@ -152,7 +152,7 @@ static void test_auth_tokens_file_parsed(void **state)
     assert_int_equal(
         cfs_http_tokens_find(t, READER_TOKEN, strlen(READER_TOKEN), NULL),
         CFS_ROLE_READER);
-    cfs_http_tokens_free(t);
+    cfs_http_tokens_unref(t);
     free(upper);
     free(path);
 }

@@ -93,7 +93,9 @@ CFS_EXPORT void cfs_store_close(struct cfs_store *store);
  * If a commit fails, that batch and every transaction sealed after it are
  * aborted, newest first, so the tree and the database agree.
  *
- * @principal: who made the change, for the journal; may be NULL; copied.
+ * @principal: who made the change, for the journal; may be NULL; borrowed
+ * until the change is stored (cfs_store_commit_txn() or cfs_store_wait()
+ * returns, or @done is called).
  * @ret_revision: optional; the transaction's revision (0 if it had no
  * change), set only on success.
  * @return 0; -ENOSPC (disk full), -EIO (I/O error), -EAGAIN (database
