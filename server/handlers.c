@@ -1056,10 +1056,10 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         }
         json_object_foreach(op, key, v)
         {
-            if (strcmp(key, "op") && strcmp(key, "path") &&
-                strcmp(key, "value") && strcmp(key, "encoding") &&
-                strcmp(key, "target") && strcmp(key, "from") &&
-                strcmp(key, "to")) {
+            if (strcmp(key, "op") != 0 && strcmp(key, "path") != 0 &&
+                strcmp(key, "value") != 0 && strcmp(key, "encoding") != 0 &&
+                strcmp(key, "target") != 0 && strcmp(key, "from") != 0 &&
+                strcmp(key, "to") != 0) {
                 batch_problem(req,
                               MHD_HTTP_BAD_REQUEST,
                               -EINVAL,
@@ -1129,7 +1129,6 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         const char *path = json_string_value(json_object_get(op, "path"));
         json_t *res = json_object();
 
-        r = 0;
         if (strcmp(name, "mkdir") == 0) {
             r = cfs_mkdir(txn, path);
         } else if (strcmp(name, "rmdir") == 0) {

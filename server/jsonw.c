@@ -33,8 +33,14 @@ char *jw_base64(const unsigned char *in, size_t len)
         }
         out[o++] = tab[(v >> 18) & 63];
         out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < len ? tab[v & 63] : '=';
+        out[o++] = tab[(v >> 6) & 63];
+        out[o++] = tab[v & 63];
+    }
+    if (len % 3 > 0) {
+        out[o - 1] = '='; /* one or two bytes in the last group */
+        if (len % 3 == 1) {
+            out[o - 2] = '=';
+        }
     }
     out[o] = '\0';
     return out;

@@ -186,7 +186,8 @@ static int migrate_one(sqlite3 *db, const struct store_migration *m)
     if (r < 0) {
         goto out;
     }
-    snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+    (void)snprintf(
+        pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
     r = store_exec(db, pragma);
 out:
     if (r < 0) {
@@ -260,11 +261,11 @@ int store_db_open(const struct cfs_store *store, sqlite3 **ret_db)
             goto out;
         }
     }
-    snprintf(pragma,
-             sizeof(pragma),
-             "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY;"
-             "PRAGMA cache_size = -65536;",
-             store->sync == CFS_STORE_SYNC_NORMAL ? "NORMAL" : "FULL");
+    (void)snprintf(pragma,
+                   sizeof(pragma),
+                   "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY;"
+                   "PRAGMA cache_size = -65536;",
+                   store->sync == CFS_STORE_SYNC_NORMAL ? "NORMAL" : "FULL");
     r = store_exec(db, pragma);
 out:
     if (r < 0) {
