@@ -23,7 +23,9 @@
  * Asynchronous requests (cfs_store_submit_async) have no thread of their
  * own: wherever the protocol above wakes a request's thread (to lead, or to
  * abort), an asynchronous one wakes the store's commit thread instead,
- * which leads, aborts, and calls back the requests settled, in queue order.
+ * which leads and aborts; a callback thread calls the durable ones back,
+ * in queue order, while the next batch is written (failed ones are called
+ * back by the commit thread once undone).
  * Under load that thread leads batch after batch without sleeping, so a
  * commit costs no context switch per request.
  */
@@ -357,6 +359,7 @@ static void call_back(struct cfs_store *s, struct store_req *req, int err)
     pthread_mutex_lock(&s->q_lock);
     if (--s->n_async == 0) {
         pthread_cond_broadcast(&s->a_cond); /* cfs_store_close() */
+        pthread_cond_broadcast(&s->b_cond);
     }
     pthread_mutex_unlock(&s->q_lock);
 }
@@ -370,7 +373,18 @@ static void *commit_thread(void *arg) CFS_STORE_NO_TSA
     for (;;) {
         struct store_req *req = s->d_head;
 
-        if (req) {
+        if (req && s->b_started) {
+            /* Hand them to the callback thread and write the next batch
+             * meanwhile. */
+            if (s->b_tail) {
+                s->b_tail->d_next = req;
+            } else {
+                s->b_head = req;
+            }
+            s->b_tail = s->d_tail;
+            s->d_head = s->d_tail = NULL;
+            pthread_cond_signal(&s->b_cond);
+        } else if (req) {
             /* Answer the settled ones before writing the next batch. */
             s->d_head = s->d_tail = NULL;
             pthread_mutex_unlock(&s->q_lock);
@@ -401,6 +415,35 @@ static void *commit_thread(void *arg) CFS_STORE_NO_TSA
     return NULL;
 }
 
+/* The callback thread: calls back durable requests in revision order. */
+static void *callback_thread(void *arg) CFS_STORE_NO_TSA
+{
+    struct cfs_store *s = arg;
+
+    pthread_mutex_lock(&s->q_lock);
+    for (;;) {
+        struct store_req *req = s->b_head;
+
+        if (req) {
+            s->b_head = s->b_tail = NULL;
+            pthread_mutex_unlock(&s->q_lock);
+            while (req) {
+                struct store_req *next = req->d_next;
+
+                call_back(s, req, 0);
+                req = next;
+            }
+            pthread_mutex_lock(&s->q_lock);
+        } else if (s->a_stop && s->n_async == 0) {
+            break;
+        } else {
+            pthread_cond_wait(&s->b_cond, &s->q_lock);
+        }
+    }
+    pthread_mutex_unlock(&s->q_lock);
+    return NULL;
+}
+
 int cfs_store_submit_async(struct cfs_store *s,
                            struct cfs_txn *txn,
                            const char *principal,
@@ -414,6 +457,10 @@ int cfs_store_submit_async(struct cfs_store *s,
     if (!s->a_started) {
         r = -pthread_create(&s->a_thread, NULL, commit_thread, s);
         s->a_started = r == 0;
+        /* without it, the commit thread calls back itself */
+        s->b_started =
+            r == 0 &&
+            pthread_create(&s->b_thread, NULL, callback_thread, s) == 0;
     }
     pthread_mutex_unlock(&s->q_lock);
     if (r < 0) {
@@ -432,9 +479,13 @@ void store_stop_async(struct cfs_store *s)
     s->a_stop = true;
     started = s->a_started;
     pthread_cond_broadcast(&s->a_cond);
+    pthread_cond_broadcast(&s->b_cond);
     pthread_mutex_unlock(&s->q_lock);
     if (started) {
         pthread_join(s->a_thread, NULL); /* after the last call back */
+    }
+    if (s->b_started) {
+        pthread_join(s->b_thread, NULL);
     }
 }
 
