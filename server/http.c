@@ -1072,6 +1072,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          NULL,
                          MHD_OPTION_CONNECTION_LIMIT,
                          (unsigned int)srv->opts.max_connections,
+                         MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                         srv->opts.per_ip_connections, /* 0: none */
                          MHD_OPTION_CONNECTION_TIMEOUT,
                          (unsigned int)srv->opts.timeout_s,
                          MHD_OPTION_CONNECTION_MEMORY_LIMIT,

@@ -31,10 +31,11 @@ struct cfs_http_options {
     size_t body_limit;            /* bytes; 0: CFS_BODY_MAX */
     size_t header_limit;          /* bytes per connection; 0: CFS_HEADER_MAX */
     unsigned int max_connections; /* 0: CFS_CONN_MAX */
-    unsigned int timeout_s;       /* idle seconds; 0: CFS_CONN_TIMEOUT */
-    const char *static_dir;       /* web UI files; NULL: none */
-    bool quiet;                   /* no access log */
-    struct cfs_schema_set *schemas; /* for GET /api/v1/schema/; borrowed */
+    unsigned int per_ip_connections; /* from one address; 0: no cap */
+    unsigned int timeout_s;          /* idle seconds; 0: CFS_CONN_TIMEOUT */
+    const char *static_dir;          /* web UI files; NULL: none */
+    bool quiet;                      /* no access log */
+    struct cfs_schema_set *schemas;  /* for GET /api/v1/schema/; borrowed */
     struct cfs_store *store; /* durable commits, history, export; borrowed */
     /* Bearer tokens; NULL: no authentication, loopback only. The server
      * takes a reference of its own (the caller keeps, and drops, its

@@ -40,6 +40,7 @@ struct options {
     size_t body_limit;
     size_t header_limit;
     unsigned int max_connections;
+    unsigned int per_ip_connections;
     unsigned int timeout_s;
     long history_limit;
     const char *log_level;
@@ -90,6 +91,11 @@ static void usage(FILE *out)
         "                        (CONFIGFSD_HEADER_LIMIT; default %zu)\n"
         "  --max-connections N   concurrent connections"
         " (CONFIGFSD_MAX_CONNECTIONS; default %d)\n"
+        "  --per-ip-connections N  concurrent connections from one address;"
+        " more are\n"
+        "                        closed at once (CONFIGFSD_PER_IP_CONNECTIONS;"
+        " default 0:\n"
+        "                        no cap, as behind a proxy)\n"
         "  --timeout SECONDS     close a connection silent this long"
         " (CONFIGFSD_TIMEOUT;\n"
         "                        default %d)\n"
@@ -146,6 +152,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_BODY_LIMIT,
         O_HEADER_LIMIT,
         O_MAX_CONN,
+        O_PER_IP,
         O_TIMEOUT,
         O_LOG,
         O_LOG_FILE,
@@ -168,6 +175,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"body-limit", required_argument, NULL, O_BODY_LIMIT},
         {"header-limit", required_argument, NULL, O_HEADER_LIMIT},
         {"max-connections", required_argument, NULL, O_MAX_CONN},
+        {"per-ip-connections", required_argument, NULL, O_PER_IP},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"log-level", required_argument, NULL, O_LOG},
         {"log-file", required_argument, NULL, O_LOG_FILE},
@@ -182,6 +190,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *body_limit = env_or("CONFIGFSD_BODY_LIMIT", NULL);
     const char *header_limit = env_or("CONFIGFSD_HEADER_LIMIT", NULL);
     const char *max_conn = env_or("CONFIGFSD_MAX_CONNECTIONS", NULL);
+    const char *per_ip = env_or("CONFIGFSD_PER_IP_CONNECTIONS", NULL);
     const char *timeout = env_or("CONFIGFSD_TIMEOUT", NULL);
     long v;
     int c;
@@ -265,6 +274,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         case O_MAX_CONN:
             max_conn = optarg;
             break;
+        case O_PER_IP:
+            per_ip = optarg;
+            break;
         case O_TIMEOUT:
             timeout = optarg;
             break;
@@ -332,6 +344,14 @@ static int parse_options(int argc, char **argv, struct options *o)
             return 2;
         }
         o->max_connections = (unsigned int)v;
+    }
+    if (per_ip) {
+        if (parse_uint(per_ip, 65536, &v) < 0) {
+            (void)fprintf(stderr,
+                          "configfsd: --per-ip-connections must be 0..65536\n");
+            return 2;
+        }
+        o->per_ip_connections = (unsigned int)v;
     }
     if (timeout) {
         if (parse_uint(timeout, 86400, &v) < 0 || v == 0) {
@@ -688,6 +708,7 @@ int main(int argc, char **argv)
     hopts.body_limit = o.body_limit;
     hopts.header_limit = o.header_limit;
     hopts.max_connections = o.max_connections;
+    hopts.per_ip_connections = o.per_ip_connections;
     hopts.timeout_s = o.timeout_s;
     hopts.schemas = schemas;
     hopts.store = store;

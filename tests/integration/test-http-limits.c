@@ -5,6 +5,7 @@
  * connections, and the idle timeout that drops slow clients while others
  * are served. Each test is bounded in time; the server's timeout is 2 s.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,51 @@ static void test_limits_max_connections(void **state)
     expect_healthy();
 }
 
+/* --per-ip-connections: one address holding its share of connections
+ * gets the next one closed at once, while it keeps those it has; when it
+ * lets one go, it may connect again. */
+static void test_limits_per_ip_connections(void **state)
+{
+    struct cfs_http_options o = group_opts;
+    int fds[3], extra;
+
+    (void)state;
+    o.per_ip_connections = 3;
+    assert_int_equal(harness_restart_with(&o), 0);
+    for (int i = 0; i < 3; i++) {
+        fds[i] = raw_connect();
+    }
+    /* each of the three is served (and so was accepted) */
+    for (int i = 0; i < 3; i++) {
+        static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+
+        raw_send(fds[i], req, sizeof(req) - 1);
+        assert_int_equal(raw_status(fds[i], 5000), 200);
+    }
+    extra = raw_connect();
+    assert_true(raw_closed_within(extra, 5000));
+    close(extra);
+    close(fds[0]);
+    /* a slot is free again once the server has seen that close */
+    for (int tries = 0;; tries++) {
+        struct http_resp r;
+        int rc = http_try(&r, "GET", "/healthz", NULL, 0, NULL);
+        long status = r.status;
+
+        http_resp_done(&r);
+        if (rc == 0 && status == 200) {
+            break;
+        }
+        assert_true(tries < 100); /* 2 s */
+        (void)poll(NULL, 0, 20);
+    }
+    for (int i = 1; i < 3; i++) {
+        close(fds[i]);
+    }
+    assert_int_equal(harness_restart_with(&group_opts), 0);
+    expect_healthy();
+}
+
 /* Clients that vanish mid-request, with a reset or a close, leave the
  * server serving. */
 static void test_limits_abrupt_disconnects(void **state)
@@ -290,6 +336,7 @@ static void test_limits_configfsd_flags(void **state)
         {"--timeout", "0", NULL},
         {"--timeout", "x", NULL},
         {"--max-connections", "0", NULL},
+        {"--per-ip-connections", "-1", NULL},
         {"--body-limit", "10", NULL},
         {"--header-limit", "100", NULL},
     };
@@ -348,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_limits_path_depth),
         cmocka_unit_test(test_limits_slow_clients_dropped),
         cmocka_unit_test(test_limits_max_connections),
+        cmocka_unit_test(test_limits_per_ip_connections),
         cmocka_unit_test(test_limits_abrupt_disconnects),
         cmocka_unit_test(test_limits_configfsd_flags),
     };
