@@ -76,19 +76,182 @@ static int entry_read(sqlite3_stmt *st, struct cfs_store_history_entry *e)
     return r;
 }
 
+/* ---- following a directory through commits ------------------------------
+ * History by path follows a directory that a rename (commit or uncommit)
+ * brought under the path: rows older than the rename are matched at the
+ * directory's earlier place too, up to that place's mkdir (an older
+ * directory of the same name is another one). So a committed item's
+ * history holds its mkdir and stores from pending/, not just its commit.
+ */
+
+struct prefix {
+    char *p;
+    size_t len;
+    bool until_mkdir; /* followed: ends at the mkdir of exactly @p */
+};
+
+struct prefixes {
+    struct prefix *v;
+    size_t n, cap;
+};
+
+/* @s, @len bytes, is @q or under it. */
+static bool under(const char *s, size_t len, const char *q, size_t qlen)
+{
+    return len >= qlen && memcmp(s, q, qlen) == 0 &&
+           (len == qlen || s[qlen] == '/');
+}
+
+static bool prefixes_match(const struct prefixes *ps, const char *s)
+{
+    size_t len = s ? strlen(s) : 0;
+
+    for (size_t i = 0; s && i < ps->n; i++) {
+        if (under(s, len, ps->v[i].p, ps->v[i].len)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int prefixes_add(
+    struct prefixes *ps, const char *a, size_t alen, const char *b, size_t blen)
+{
+    struct prefix *x;
+    char *p;
+
+    for (size_t i = 0; i < ps->n; i++) {
+        if (ps->v[i].len == alen + blen && memcmp(ps->v[i].p, a, alen) == 0 &&
+            memcmp(ps->v[i].p + alen, b, blen) == 0) {
+            return 0;
+        }
+    }
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? ps->cap * 2 : 4;
+        struct prefix *v = cfs_realloc(ps->v, cap * sizeof(*v));
+
+        if (!v) {
+            return -ENOMEM;
+        }
+        ps->v = v;
+        ps->cap = cap;
+    }
+    p = cfs_malloc(alen + blen + 1);
+    if (!p) {
+        return -ENOMEM;
+    }
+    memcpy(p, a, alen);
+    memcpy(p + alen, b, blen);
+    p[alen + blen] = '\0';
+    x = &ps->v[ps->n++];
+    *x = (struct prefix){.p = p, .len = alen + blen, .until_mkdir = true};
+    return 0;
+}
+
+static void prefixes_free(struct prefixes *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        cfs_free(ps->v[i].p);
+    }
+    cfs_free(ps->v);
+}
+
+/* Walking back past "rename @from @to": what was under @to was at @from. */
+static int
+prefixes_rename(struct prefixes *ps, const char *from, const char *to)
+{
+    size_t flen = from ? strlen(from) : 0, tlen = to ? strlen(to) : 0;
+    size_t n = ps->n;
+    int r = 0;
+
+    for (size_t i = 0; i < n && r == 0 && flen && tlen; i++) {
+        const char *q = ps->v[i].p;
+        size_t qlen = ps->v[i].len;
+
+        if (under(q, qlen, to, tlen)) {
+            r = prefixes_add(ps, from, flen, q + tlen, qlen - tlen);
+        } else if (under(to, tlen, q, qlen) && !prefixes_match(ps, from)) {
+            r = prefixes_add(ps, from, flen, "", 0);
+        }
+    }
+    return r;
+}
+
+/* Walking back past "mkdir @path": a followed place ends there. */
+static void prefixes_mkdir(struct prefixes *ps, const char *path)
+{
+    size_t len = path ? strlen(path) : 0;
+
+    for (size_t i = 0; i < ps->n; i++) {
+        if (ps->v[i].until_mkdir && ps->v[i].len == len &&
+            memcmp(ps->v[i].p, path, len) == 0) {
+            cfs_free(ps->v[i].p);
+            ps->v[i] = ps->v[--ps->n];
+            return;
+        }
+    }
+}
+
+/* Apply the renames and mkdirs at or after revision @before (not shown,
+ * but they tell where the path's directories were). @pre r_lock */
+static int
+prefixes_seed(struct cfs_store *s, struct prefixes *ps, uint64_t before)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = SQLITE_DONE;
+    int r = store_errno(sqlite3_prepare_v2(
+        s->rdb,
+        "SELECT op, path, CAST(arg AS TEXT) FROM journal"
+        " WHERE id >= coalesce((SELECT first_id FROM journal_rev"
+        " WHERE revision >= ?1 ORDER BY revision LIMIT 1), ?2)"
+        " AND (op = 'rename' OR op = 'mkdir') ORDER BY id DESC",
+        -1,
+        &st,
+        NULL));
+
+    if (r == 0) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)before);
+        sqlite3_bind_int64(st, 2, INT64_MAX);
+    }
+    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *op = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, 1);
+
+        if (op && strcmp(op, "rename") == 0) {
+            r = prefixes_rename(
+                ps, path, (const char *)sqlite3_column_text(st, 2));
+        } else {
+            prefixes_mkdir(ps, path);
+        }
+    }
+    if (r == 0) {
+        r = store_errno(rc);
+    }
+    sqlite3_finalize(st);
+    return r;
+}
+
 int cfs_store_history(struct cfs_store *s,
                       const struct cfs_store_history_query *q,
                       struct cfs_store_history_entry **ret_entries,
                       size_t *ret_n)
 {
-    static const char cols[] = "SELECT revision, time_us, principal, op, path,"
-                               " arg, old, binary, write_only FROM journal";
+    static const char sql[] =
+        "SELECT revision, time_us, principal, op, path, arg, old, binary,"
+        " write_only FROM journal"
+        /* Rows are in revision order: "before" is the first row of the
+         * first revision at or after it. A path filter walks that order
+         * backwards (no path index: see db.c). */
+        " WHERE id < coalesce((SELECT first_id FROM journal_rev"
+        " WHERE revision >= ?1 ORDER BY revision LIMIT 1), ?2)"
+        " ORDER BY id DESC";
     struct cfs_store_history_entry *v = NULL;
+    struct prefixes ps = {0};
     sqlite3_stmt *st = NULL;
     size_t limit, n = 0, plen = 0;
     const char *path = NULL;
-    char sql[1024];
-    int rc, r;
+    uint64_t before;
+    int rc = SQLITE_DONE, r;
 
     if (!s || !q || !ret_entries || !ret_n) {
         return -EINVAL;
@@ -106,40 +269,55 @@ int cfs_store_history(struct cfs_store *s,
     if (limit > HISTORY_MAX_LIMIT) {
         limit = HISTORY_MAX_LIMIT;
     }
-    snprintf(sql,
-             sizeof(sql),
-             /* Rows are in revision order: "before" is the first row of
-              * the first revision at or after it. A path filter walks
-              * that order backwards (no path index: see db.c). */
-             "%s WHERE id < coalesce((SELECT first_id FROM journal_rev"
-             " WHERE revision >= ?2 ORDER BY revision LIMIT 1), ?4)"
-             " %s ORDER BY id DESC LIMIT ?3",
-             cols,
-             /* as the event stream's filter: a rename's destination
-              * and a link's target count as paths of the record too */
-             path ? "AND (path = ?1 OR (path > ?1 || '/' AND"
-                    " path < ?1 || '0') OR (op IN ('rename', 'symlink')"
-                    " AND (CAST(arg AS TEXT) = ?1 OR"
-                    " (CAST(arg AS TEXT) > ?1 || '/' AND"
-                    " CAST(arg AS TEXT) < ?1 || '0'))))"
-                  : "");
+    before = q->before ? q->before : INT64_MAX;
     v = cfs_zalloc(limit * sizeof(*v));
     if (!v) {
         return -ENOMEM;
     }
+    if (path) {
+        ps.v = cfs_malloc(sizeof(*ps.v));
+        ps.v[0].p = ps.v ? cfs_memdup(path, plen) : NULL;
+        if (!ps.v || !ps.v[0].p) {
+            cfs_free(ps.v);
+            cfs_free(v);
+            return -ENOMEM;
+        }
+        ps.v[0].len = plen;
+        ps.v[0].until_mkdir = false;
+        ps.n = ps.cap = 1;
+    }
 
     pthread_mutex_lock(&s->r_lock);
-    r = store_errno(sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL));
+    r = store_exec(s->rdb, "BEGIN"); /* one snapshot for both reads */
     if (r == 0 && path) {
-        r = store_bind_text(st, 1, path, plen);
+        r = prefixes_seed(s, &ps, before);
     }
     if (r == 0) {
-        sqlite3_bind_int64(
-            st, 2, q->before ? (sqlite3_int64)q->before : INT64_MAX);
-        sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
-        sqlite3_bind_int64(st, 4, INT64_MAX);
+        r = store_errno(sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL));
+    }
+    if (r == 0) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)before);
+        sqlite3_bind_int64(st, 2, INT64_MAX);
         while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *op = (const char *)sqlite3_column_text(st, 3);
+            const char *rp = (const char *)sqlite3_column_text(st, 4);
+            bool ren = op && strcmp(op, "rename") == 0;
+            const char *arg = NULL;
+
+            if (path) {
+                if (ren || (op && strcmp(op, "symlink") == 0)) {
+                    arg = (const char *)sqlite3_column_text(st, 5);
+                }
+                if (!prefixes_match(&ps, rp) && !prefixes_match(&ps, arg)) {
+                    continue;
+                }
+            }
             r = entry_read(st, &v[n++]);
+            if (r == 0 && path && ren) {
+                r = prefixes_rename(&ps, v[n - 1].path, v[n - 1].arg);
+            } else if (r == 0 && path && op && strcmp(op, "mkdir") == 0) {
+                prefixes_mkdir(&ps, v[n - 1].path);
+            }
             if (r < 0) {
                 break;
             }
@@ -149,7 +327,9 @@ int cfs_store_history(struct cfs_store *s,
         }
     }
     sqlite3_finalize(st);
+    store_exec(s->rdb, "COMMIT");
     pthread_mutex_unlock(&s->r_lock);
+    prefixes_free(&ps);
 
     if (r < 0) {
         cfs_store_history_free(v, n);

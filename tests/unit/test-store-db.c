@@ -486,19 +486,78 @@ static void test_db_history(void **state)
     assert_null(h);
 
     /* A rename is found under its destination as well as its source, as
-     * the event stream's path filter finds it (a committed item's history
-     * starts with the rename that brought it to live/). */
+     * the event stream's path filter finds it, and the directory's older
+     * rows at its earlier place follow (its mkdir as /sub/i1). */
     mv = chg(CFS_OP_RENAME, 5, "/sub/i1", "/sub/moved");
     assert_int_equal(apply1(s, &mv, 1), 0);
     q = (struct cfs_store_history_query){.path = "/sub/moved"};
     assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
-    assert_int_equal(n, 1);
+    assert_int_equal(n, 2);
     assert_int_equal(h[0].op, CFS_OP_RENAME);
     assert_string_equal(h[0].path, "/sub/i1");
+    assert_int_equal(h[1].op, CFS_OP_MKDIR);
+    assert_string_equal(h[1].path, "/sub/i1");
     cfs_store_history_free(h, n);
     q = (struct cfs_store_history_query){.path = "/sub/mo"};
     assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
     assert_int_equal(n, 0);
+    cfs_store_close(s);
+}
+
+/* A committed item's history by its live/ path: its stores there, its
+ * commit, and before that its mkdir and stores in pending/ -- not those of
+ * an older item of the same name, and the same on a later page (before=),
+ * after an uncommit and a second commit too. */
+static void test_db_history_follows_commits(void **state)
+{
+    static const struct {
+        enum cfs_op op;
+        const char *path, *arg;
+    } steps[] = {
+        {CFS_OP_MKDIR, "/g/pending/c", NULL},         /* 1: an older item */
+        {CFS_OP_RMDIR, "/g/pending/c", NULL},         /* 2 */
+        {CFS_OP_MKDIR, "/g/pending/c", NULL},         /* 3: this one */
+        {CFS_OP_STORE, "/g/pending/c/a", "x"},        /* 4 */
+        {CFS_OP_STORE, "/g/pending/d/a", "y"},        /* 5: another item */
+        {CFS_OP_RENAME, "/g/pending/c", "/g/live/c"}, /* 6: commit */
+        {CFS_OP_RENAME, "/g/live/c", "/g/pending/c"}, /* 7: uncommit */
+        {CFS_OP_STORE, "/g/pending/c/a", "z"},        /* 8 */
+        {CFS_OP_RENAME, "/g/pending/c", "/g/live/c"}, /* 9: commit */
+        {CFS_OP_STORE, "/g/live/c/b", "w"},           /* 10 */
+    };
+    static const uint64_t want[] = {10, 9, 8, 7, 6, 4, 3};
+    enum { N = sizeof(want) / sizeof(want[0]) };
+    struct tmpdb *t = *state;
+    struct cfs_store *s = open_plain(t->path, 0);
+    struct cfs_store_history_entry *h = NULL;
+    struct cfs_store_history_query q = {.path = "/g/live/c"};
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        struct cfs_change c =
+            chg(steps[i].op, i + 1, steps[i].path, steps[i].arg);
+
+        assert_int_equal(apply1(s, &c, 1), 0);
+    }
+    assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
+    assert_int_equal(n, N);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(h[i].revision, want[i]);
+    }
+    cfs_store_history_free(h, n);
+
+    /* pages of two: the renames above a page still lead below it */
+    q.before = 0;
+    q.limit = 2;
+    for (size_t page = 0; page * 2 < N; page++) {
+        assert_int_equal(cfs_store_history(s, &q, &h, &n), 0);
+        assert_int_equal(n, page * 2 + 2 <= N ? 2 : N - page * 2);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(h[i].revision, want[page * 2 + i]);
+        }
+        q.before = h[n - 1].revision;
+        cfs_store_history_free(h, n);
+    }
     cfs_store_close(s);
 }
 
@@ -556,6 +615,8 @@ int main(void)
             test_db_history, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_db_history_prune, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_db_history_follows_commits, tmpdb_setup, tmpdb_teardown),
     };
 
     return cmocka_run_group_tests(
