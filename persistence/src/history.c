@@ -180,8 +180,12 @@ prefixes_rename(struct prefixes *ps, const char *from, const char *to)
 /* Walking back past "mkdir @path": a followed place ends there. */
 static void prefixes_mkdir(struct prefixes *ps, const char *path)
 {
-    size_t len = path ? strlen(path) : 0;
+    size_t len;
 
+    if (!path) {
+        return;
+    }
+    len = strlen(path);
     for (size_t i = 0; i < ps->n; i++) {
         if (ps->v[i].until_mkdir && ps->v[i].len == len &&
             memcmp(ps->v[i].p, path, len) == 0) {
@@ -275,16 +279,13 @@ int cfs_store_history(struct cfs_store *s,
         return -ENOMEM;
     }
     if (path) {
-        ps.v = cfs_malloc(sizeof(*ps.v));
-        ps.v[0].p = ps.v ? cfs_memdup(path, plen) : NULL;
-        if (!ps.v || !ps.v[0].p) {
-            cfs_free(ps.v);
+        /* the asked path itself: not ended by a mkdir */
+        r = prefixes_add(&ps, path, plen, "", 0);
+        if (r < 0) {
             cfs_free(v);
-            return -ENOMEM;
+            return r;
         }
-        ps.v[0].len = plen;
         ps.v[0].until_mkdir = false;
-        ps.n = ps.cap = 1;
     }
 
     pthread_mutex_lock(&s->r_lock);
