@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <configfs/cfs.h>
+
 #include "jsonw.h"
 
 char *jw_base64(const unsigned char *in, size_t len)
@@ -78,59 +80,6 @@ void jw_raw(struct jw *w, const char *s, size_t n)
     }
     memcpy(w->buf + w->len, s, n);
     w->len += n;
-}
-
-/* Length of the valid UTF-8 sequence at @s (at most @n bytes), or 0: the
- * same strictness as jansson (no overlong forms, surrogates or > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0], cp;
-    size_t len;
-
-    if (c < 0x80) {
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len) {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        return 0;
-    }
-    return len;
-}
-
-bool jw_utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-
-    for (size_t i = 0; i < n;) {
-        size_t l = utf8_len(u + i, n - i);
-
-        if (!l) {
-            return false;
-        }
-        i += l;
-    }
-    return true;
 }
 
 /* A JSON string of @n bytes of valid UTF-8. */
@@ -220,7 +169,7 @@ void jw_u64(struct jw *w, uint64_t v)
  * else base64, as cfs_http_value_json() does. */
 void jw_value(struct jw *w, const char *data, size_t len)
 {
-    if (jw_utf8_valid(data, len)) {
+    if (cfs_utf8_valid(data, len)) {
         JW_LIT(w, ",\"value\":");
         jw_strn(w, data, len);
         return;

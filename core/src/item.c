@@ -50,10 +50,54 @@ int config_item_set_name(struct config_item *item, const char *fmt, ...)
     return 0;
 }
 
+bool cfs_utf8_valid(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n;
+        uint32_t cp;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+            cp = c & 0x1fu;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            cp = c & 0x0fu;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            cp = c & 0x07u;
+        } else {
+            return false; /* continuation byte, 0xc0/0xc1, 0xf5.. */
+        }
+        if (len - i <= n) {
+            return false; /* cut short */
+        }
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (s[i + k] & 0x3fu);
+        }
+        /* Overlong forms, surrogates and values past U+10FFFF. */
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+            cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+            return false;
+        }
+        i += n + 1;
+    }
+    return true;
+}
+
 int cfs_name_check(const char *name, size_t len)
 {
     const unsigned char *s = (const unsigned char *)name;
-    size_t i = 0;
 
     if (len == 0) {
         return -EINVAL;
@@ -64,44 +108,12 @@ int cfs_name_check(const char *name, size_t len)
     if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
         return -EINVAL;
     }
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n;
-        uint32_t cp;
-
-        if (c < 0x80) {
-            if (c < 0x20 || c == 0x7f || c == '/') {
-                return -EINVAL;
-            }
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < 0x20 || s[i] == 0x7f || s[i] == '/') {
             return -EINVAL;
         }
-        for (size_t k = 1; k <= n; k++) {
-            if (i + k >= len || (s[i + k] & 0xc0) != 0x80) {
-                return -EINVAL;
-            }
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        /* Overlong forms, surrogates and values past U+10FFFF. */
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-            cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return -EINVAL;
-        }
-        i += n + 1;
     }
-    return 0;
+    return cfs_utf8_valid(name, len) ? 0 : -EINVAL;
 }
 
 /* ---- init and references

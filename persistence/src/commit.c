@@ -364,6 +364,18 @@ static void call_back(struct cfs_store *s, struct store_req *req, int err)
     pthread_mutex_unlock(&s->q_lock);
 }
 
+/* Call back a list of durable requests (linked by d_next), in order.
+ * @pre no lock. */
+static void call_back_all(struct cfs_store *s, struct store_req *req)
+{
+    while (req) {
+        struct store_req *next = req->d_next;
+
+        call_back(s, req, 0);
+        req = next;
+    }
+}
+
 /* The commit thread: acts for the asynchronous requests. */
 static void *commit_thread(void *arg) CFS_STORE_NO_TSA
 {
@@ -388,12 +400,7 @@ static void *commit_thread(void *arg) CFS_STORE_NO_TSA
             /* Answer the settled ones before writing the next batch. */
             s->d_head = s->d_tail = NULL;
             pthread_mutex_unlock(&s->q_lock);
-            while (req) {
-                struct store_req *next = req->d_next;
-
-                call_back(s, req, 0);
-                req = next;
-            }
+            call_back_all(s, req);
             pthread_mutex_lock(&s->q_lock);
         } else if (s->f_tail && s->f_tail->done) {
             int err;
@@ -427,12 +434,7 @@ static void *callback_thread(void *arg) CFS_STORE_NO_TSA
         if (req) {
             s->b_head = s->b_tail = NULL;
             pthread_mutex_unlock(&s->q_lock);
-            while (req) {
-                struct store_req *next = req->d_next;
-
-                call_back(s, req, 0);
-                req = next;
-            }
+            call_back_all(s, req);
             pthread_mutex_lock(&s->q_lock);
         } else if (s->a_stop && s->n_async == 0) {
             break;

@@ -158,7 +158,6 @@ int cfs_schema_value_check(const struct sch_attr *a,
                            size_t why_size);
 
 /* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
-bool cfs_schema_utf8_valid(const char *s, size_t len);
 
 /* ---- detail.c ------------------------------------------------------------ */
 

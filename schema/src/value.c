@@ -43,50 +43,6 @@ const char *cfs_schema_kind_name(enum sch_kind kind)
     return "?";
 }
 
-bool cfs_schema_utf8_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-
-    while (i < len) {
-        unsigned char c = p[i];
-        uint32_t cp;
-        size_t n;
-
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1fu;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0fu;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07u;
-        } else {
-            return false; /* continuation byte, 0xc0/0xc1, 0xf5.. */
-        }
-        if (len - i <= n) {
-            return false;
-        }
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xc0) != 0x80) {
-                return false;
-            }
-            cp = (cp << 6) | (p[i + k] & 0x3fu);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-            cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return false; /* overlong, too large, surrogate */
-        }
-        i += n + 1;
-    }
-    return true;
-}
-
 static void why_set(char *why, size_t size, const char *fmt, ...)
     CFS_PRINTF(3, 4);
 
@@ -122,7 +78,7 @@ static int check_string(const struct sch_attr *a,
         why_set(why, why_size, "must not contain NUL bytes");
         return -EINVAL;
     }
-    if (!cfs_schema_utf8_valid(in, len)) {
+    if (!cfs_utf8_valid(in, len)) {
         why_set(why, why_size, "must be valid UTF-8");
         return -EINVAL;
     }

@@ -50,6 +50,10 @@ CFS_EXPORT void *cfs_memdup(const void *p, size_t len);
  *  @return 0, -EINVAL or -ENAMETOOLONG. */
 CFS_EXPORT int cfs_name_check(const char *name, size_t len);
 
+/** @len bytes of well-formed UTF-8: no overlong forms, surrogates or code
+ *  points past U+10FFFF (NUL bytes are well-formed). */
+CFS_EXPORT bool cfs_utf8_valid(const char *s, size_t len);
+
 /* ---- change records -------------------------------------------------------
  */
 
