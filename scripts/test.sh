@@ -4,6 +4,7 @@
 #   build-ci        plain build, -Werror: every suite, plus valgrind on unit
 #   build-asan      ASan + UBSan: every suite
 #   build-tsan      clang ThreadSanitizer: the unit suite (stress included)
+#                   and the integration suite (the server's threads)
 # and ends with one line "N passed, N failed" counted over every test case.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +38,7 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 run_build build-ci --no-suite bench -- -Dwerror=true
 TESTLOG_SUFFIX=-valgrind run_build build-ci --suite unit --setup valgrind --no-suite stress -- -Dwerror=true
 run_build build-asan --no-suite bench -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
-CC=clang run_build build-tsan --suite unit -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
+CC=clang run_build build-tsan --suite unit --suite integration -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
 
 python3 scripts/count-tests.py "$results"/*.json "$results/failed-builds" || status=1
 exit $status

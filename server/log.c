@@ -27,6 +27,10 @@ static atomic_int log_level = CFS_LOG_INFO;
 static atomic_int log_fd = -1; /* -1: stderr */
 static char *log_path;         /* under path_lock */
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Writers hold it shared; whoever replaces or closes log_fd holds it
+ * exclusively, so no line goes to a descriptor closed (and perhaps
+ * reused) under it. */
+static pthread_rwlock_t fd_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 #define NOTICE_LEVEL_NAME "notice"
@@ -75,11 +79,13 @@ int cfs_log_open_file(const char *path)
     pthread_mutex_lock(&path_lock);
     free(log_path);
     log_path = copy;
+    pthread_rwlock_wrlock(&fd_lock);
     old = atomic_exchange(&log_fd, fd);
-    pthread_mutex_unlock(&path_lock);
     if (old >= 0) {
         close(old);
     }
+    pthread_rwlock_unlock(&fd_lock);
+    pthread_mutex_unlock(&path_lock);
     return 0;
 }
 
@@ -94,9 +100,11 @@ int cfs_log_reopen(void)
         if (fd < 0) {
             r = fd;
         } else {
+            pthread_rwlock_wrlock(&fd_lock);
             if (dup3(fd, atomic_load(&log_fd), O_CLOEXEC) < 0) {
                 r = -errno;
             }
+            pthread_rwlock_unlock(&fd_lock);
             close(fd);
         }
     }
@@ -111,11 +119,13 @@ void cfs_log_close(void)
     pthread_mutex_lock(&path_lock);
     free(log_path);
     log_path = NULL;
+    pthread_rwlock_wrlock(&fd_lock);
     old = atomic_exchange(&log_fd, -1);
-    pthread_mutex_unlock(&path_lock);
     if (old >= 0) {
         close(old);
     }
+    pthread_rwlock_unlock(&fd_lock);
+    pthread_mutex_unlock(&path_lock);
 }
 
 /* ---- building a line ------------------------------------------------------
@@ -223,8 +233,8 @@ static void begin(struct line *l, const char *level, const char *event)
 
 static void emit(struct line *l)
 {
-    int fd = atomic_load(&log_fd);
     size_t off = 0;
+    int fd;
 
     if (l->truncated) {
         l->len = sizeof(l->buf) - 5;
@@ -232,6 +242,8 @@ static void emit(struct line *l)
         l->len += 4;
     }
     l->buf[l->len++] = '\n';
+    pthread_rwlock_rdlock(&fd_lock);
+    fd = atomic_load(&log_fd);
     if (fd < 0) {
         fd = STDERR_FILENO;
     }
@@ -242,10 +254,11 @@ static void emit(struct line *l)
             continue;
         }
         if (n <= 0) {
-            return; /* nowhere left to say so */
+            break; /* nowhere left to say so */
         }
         off += (size_t)n;
     }
+    pthread_rwlock_unlock(&fd_lock);
 }
 
 void cfs_log(enum cfs_log_level level, const char *event, const char *fmt, ...)
