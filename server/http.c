@@ -511,6 +511,37 @@ int cfs_http_static_fd(const struct cfs_http_req *req)
     return req->srv->static_fd;
 }
 
+#define M(m)     (1u << (m))
+#define GET_HEAD (M(CFS_M_GET) | M(CFS_M_HEAD))
+
+/* The routes of one exact path. @methods 0: the handler checks them. */
+struct route {
+    const char *path;
+    const char *label; /* for metrics */
+    unsigned methods;
+    const char *allow; /* the Allow header of a 405 */
+    void (*handle)(struct cfs_http_req *req);
+};
+
+static const struct route routes[] = {
+    {"/api/v1", "api", GET_HEAD, "GET, HEAD", cfs_http_handle_api_root},
+    {"/api/v1/", "api", GET_HEAD, "GET, HEAD", cfs_http_handle_api_root},
+    {"/api/v1/rename", "rename", M(CFS_M_POST), "POST", cfs_http_handle_rename},
+    {"/api/v1/batch", "batch", M(CFS_M_POST), "POST", cfs_http_handle_batch},
+    {"/api/v1/history",
+     "history",
+     GET_HEAD,
+     "GET, HEAD",
+     cfs_http_handle_history},
+    {"/api/v1/export", "export", GET_HEAD, "GET, HEAD", cfs_http_handle_export},
+    {"/api/v1/import", "import", M(CFS_M_POST), "POST", cfs_http_handle_import},
+    {"/api/v1/events", "events", M(CFS_M_GET), "GET", cfs_http_handle_events},
+    {"/api/v1/openapi.yaml", "openapi", 0, NULL, cfs_http_handle_openapi},
+    {"/metrics", "metrics", 0, NULL, cfs_http_handle_metrics},
+    {"/readyz", "readyz", 0, NULL, cfs_http_handle_readyz},
+    {"/healthz", "healthz", GET_HEAD, "GET, HEAD", handle_health},
+};
+
 static void dispatch(struct cfs_http_req *req)
 {
     const char *rest;
@@ -522,83 +553,34 @@ static void dispatch(struct cfs_http_req *req)
     }
     if (starts_with(url, "/api/v1/config/", &rest)) {
         req->route = "config";
-        if (too_deep(req, rest)) {
-            return;
+        if (!too_deep(req, rest)) {
+            cfs_http_handle_config(req, rest);
         }
-        cfs_http_handle_config(req, rest);
-    } else if (starts_with(url, "/api/v1/schema/", &rest)) {
+        return;
+    }
+    if (starts_with(url, "/api/v1/schema/", &rest)) {
         req->route = "schema";
-        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
+        if (!(GET_HEAD & M(req->method))) {
             method_not_allowed(req, "GET, HEAD");
         } else {
             cfs_http_handle_schema(req, rest);
         }
-    } else if (strcmp(url, "/api/v1/rename") == 0) {
-        req->route = "rename";
-        if (req->method != CFS_M_POST) {
-            method_not_allowed(req, "POST");
-        } else {
-            cfs_http_handle_rename(req);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const struct route *rt = &routes[i];
+
+        if (strcmp(url, rt->path) == 0) {
+            req->route = rt->label;
+            if (rt->methods && !(rt->methods & M(req->method))) {
+                method_not_allowed(req, rt->allow);
+            } else {
+                rt->handle(req);
+            }
+            return;
         }
-    } else if (strcmp(url, "/api/v1/batch") == 0) {
-        req->route = "batch";
-        if (req->method != CFS_M_POST) {
-            method_not_allowed(req, "POST");
-        } else {
-            cfs_http_handle_batch(req);
-        }
-    } else if (strcmp(url, "/api/v1") == 0 || strcmp(url, "/api/v1/") == 0) {
-        req->route = "api";
-        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
-            method_not_allowed(req, "GET, HEAD");
-        } else {
-            cfs_http_handle_api_root(req);
-        }
-    } else if (strcmp(url, "/api/v1/history") == 0) {
-        req->route = "history";
-        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
-            method_not_allowed(req, "GET, HEAD");
-        } else {
-            cfs_http_handle_history(req);
-        }
-    } else if (strcmp(url, "/api/v1/export") == 0) {
-        req->route = "export";
-        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
-            method_not_allowed(req, "GET, HEAD");
-        } else {
-            cfs_http_handle_export(req);
-        }
-    } else if (strcmp(url, "/api/v1/import") == 0) {
-        req->route = "import";
-        if (req->method != CFS_M_POST) {
-            method_not_allowed(req, "POST");
-        } else {
-            cfs_http_handle_import(req);
-        }
-    } else if (strcmp(url, "/api/v1/events") == 0) {
-        req->route = "events";
-        if (req->method != CFS_M_GET) {
-            method_not_allowed(req, "GET");
-        } else {
-            cfs_http_handle_events(req);
-        }
-    } else if (strcmp(url, "/metrics") == 0) {
-        req->route = "metrics";
-        cfs_http_handle_metrics(req);
-    } else if (strcmp(url, "/readyz") == 0) {
-        req->route = "readyz";
-        cfs_http_handle_readyz(req);
-    } else if (strcmp(url, "/api/v1/openapi.yaml") == 0) {
-        req->route = "openapi";
-        cfs_http_handle_openapi(req);
-    } else if (strcmp(url, "/healthz") == 0) {
-        req->route = "healthz";
-        if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
-            method_not_allowed(req, "GET, HEAD");
-        } else {
-            handle_health(req);
-        }
-    } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
+    }
+    if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         req->route = "other";
         cfs_http_problem(
             req, MHD_HTTP_NOT_FOUND, -ENOENT, NULL, "no such resource");
