@@ -1211,14 +1211,22 @@ out:
 
 void cfs_http_handle_api_root(struct cfs_http_req *req)
 {
+    const struct cfs_http_options *o = cfs_http_opts(req);
     json_t *doc = json_object();
     json_t *subs = json_array();
+    json_t *described = json_array();
     struct cfs_entry *es = NULL;
     size_t n = 0;
 
     if (cfs_readdir("/", &es, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
+            struct cfs_schema *sc =
+                o->schemas ? cfs_schema_set_find(o->schemas, es[i].name) : NULL;
+
             json_array_append_new(subs, json_string(es[i].name));
+            if (sc && cfs_schema_registered(sc)) {
+                json_array_append_new(described, json_string(es[i].name));
+            }
         }
         cfs_entries_free(es, n);
     }
@@ -1227,6 +1235,7 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(
         doc, "revision", json_integer((json_int_t)cfs_revision()));
     json_object_set_new(doc, "subsystems", subs);
+    json_object_set_new(doc, "described", described);
     json_object_set_new(doc, "problems", cfs_http_problems_json(req));
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }

@@ -77,6 +77,28 @@ static void test_api_service_routes(void **state)
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "name"), "configfsd");
     assert_true(json_is_array(json_object_get(r.json, "subsystems")));
+    {
+        /* "described": the declarative subsystems, each one that
+         * /api/v1/schema/ answers; no C sample */
+        json_t *d = json_object_get(r.json, "described"), *v;
+        size_t i, fakenbd = 0;
+
+        assert_true(json_array_size(d) >= 4);
+        json_array_foreach(d, i, v)
+        {
+            char url[128];
+            struct http_resp s;
+
+            assert_null(strstr(json_string_value(v), "childless"));
+            fakenbd += strcmp(json_string_value(v), "fakenbd") == 0;
+            (void)snprintf(
+                url, sizeof(url), "/api/v1/schema/%s", json_string_value(v));
+            http(&s, "GET", url, NULL, 0, NULL);
+            assert_int_equal(s.status, 200);
+            http_resp_done(&s);
+        }
+        assert_int_equal(fakenbd, 1);
+    }
     http_resp_done(&r);
     http(&r, "GET", "/api/v1/", NULL, 0, NULL);
     assert_int_equal(r.status, 200);

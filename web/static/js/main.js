@@ -8,7 +8,7 @@ import { h, parentPath, isUnder, replaceChildren } from './dom.js';
 import { EventStream } from './events.js';
 import { Panel } from './panel.js';
 import { Tree } from './tree.js';
-import { clearSchemaCache } from './schema.js';
+import { clearSchemaCache, setDescribed } from './schema.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -221,6 +221,7 @@ async function reloadAll() {
   clearSchemaCache();
   try {
     const info = await api.info();
+    setDescribed(info.data.described);
     setRevision(info.data.revision);
     await tree.load();
     stream.start(info.data.revision);

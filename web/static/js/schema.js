@@ -3,16 +3,24 @@
 // "Description for clients"): one input per attribute by its kind, and the
 // same checks the server makes, so a mistake is named before anything is
 // sent. The server stays the judge: what it refuses is shown with its
-// `detail`. A subsystem written in C has no description (404); its
-// attributes get plain text inputs and no client-side checks.
+// `detail`. A subsystem written in C has no description: GET /api/v1 lists
+// the described ones, and only those are asked for; the others' attributes
+// get plain text inputs and no client-side checks.
 
 import { api, ApiError } from './api.js';
 import { h, uid } from './dom.js';
 
 const cache = new Map(); // subsystem -> Promise<description|null>
+let described = null; // Set of described subsystems, from GET /api/v1
+
+/** Which subsystems have a description (GET /api/v1 "described"). */
+export function setDescribed(names) {
+  described = Array.isArray(names) ? new Set(names) : null;
+}
 
 /** The description of @subsystem, or null when it has none. */
 export function schemaOf(subsystem) {
+  if (described && !described.has(subsystem)) return Promise.resolve(null);
   if (!cache.has(subsystem)) {
     const p = api.schema(subsystem).then(
       (r) => r.data,
@@ -29,6 +37,7 @@ export function schemaOf(subsystem) {
 
 export function clearSchemaCache() {
   cache.clear();
+  described = null;
 }
 
 /** The JSON Schema properties of type @type in @desc, or null. */
