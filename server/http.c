@@ -33,7 +33,7 @@ struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_events *events;
     /* Requests whose answer waits for their durable commit: the store's
-     * commit thread calls commit_done() for each, which resumes it. */
+     * callback thread calls commit_done() for each, which resumes it. */
     pthread_mutex_t c_lock;
     pthread_cond_t c_done; /* a commit is done and someone waits for it */
     size_t c_inflight;     /* submitted, not yet called back */
@@ -335,7 +335,8 @@ static void commit_failed(struct cfs_http_req *req, int err)
                      "the change could not be stored and was undone");
 }
 
-/* The store's commit thread: @req's change is durable (@err 0) or was
+/* The store's callback thread (or its commit thread, for a failure):
+ * @req's change is durable (@err 0) or was
  * undone. Only the commit fields of @req are touched here; the answer is
  * finished by the worker, when the connection runs again. */
 static void commit_done(void *ctx, int err, uint64_t revision)
