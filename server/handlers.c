@@ -634,6 +634,44 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
     free(dirpath);
 }
 
+/*
+ * Begin a transaction and stat @path in it, for a change to an existing
+ * node: refuse (405) a node of the kind @attr says it must not be (an
+ * attribute when @attr is false, a directory or link when true), and an
+ * If-Match that does not hold (412). False: answered, nothing held.
+ */
+static bool begin_on(struct cfs_http_req *req,
+                     const char *op,
+                     const char *path,
+                     bool attr,
+                     struct cfs_txn **ret_txn,
+                     struct cfs_entry *ret_e)
+{
+    int r = cfs_txn_begin(ret_txn);
+
+    if (r < 0) {
+        op_problem(req, r, op, path);
+        return false;
+    }
+    r = cfs_stat(path, ret_e);
+    if (r < 0) {
+        op_problem(req, r, op, path);
+        cfs_txn_abort(*ret_txn);
+        return false;
+    }
+    if ((ret_e->kind == CFS_KIND_ATTR || ret_e->kind == CFS_KIND_BIN_ATTR) !=
+        attr) {
+        not_allowed(req, ret_e->kind);
+    } else if (!cfs_http_if_match(req, ret_e->revision)) {
+        precondition_failed(req, ret_e->revision);
+    } else {
+        return true;
+    }
+    cfs_entry_done(ret_e);
+    cfs_txn_abort(*ret_txn);
+    return false;
+}
+
 static void put_store(struct cfs_http_req *req,
                       const char *path,
                       const char *bytes,
@@ -642,28 +680,9 @@ static void put_store(struct cfs_http_req *req,
     struct cfs_txn *txn = NULL;
     struct cfs_entry e;
     uint64_t rev;
-    int r = cfs_txn_begin(&txn);
+    int r;
 
-    if (r < 0) {
-        op_problem(req, r, "store", path);
-        return;
-    }
-    r = cfs_stat(path, &e);
-    if (r < 0) {
-        op_problem(req, r, "store", path);
-        cfs_txn_abort(txn);
-        return;
-    }
-    if (e.kind != CFS_KIND_ATTR && e.kind != CFS_KIND_BIN_ATTR) {
-        not_allowed(req, e.kind);
-        cfs_entry_done(&e);
-        cfs_txn_abort(txn);
-        return;
-    }
-    if (!cfs_http_if_match(req, e.revision)) {
-        precondition_failed(req, e.revision);
-        cfs_entry_done(&e);
-        cfs_txn_abort(txn);
+    if (!begin_on(req, "store", path, true, &txn, &e)) {
         return;
     }
     if (!e.writable) {
@@ -674,16 +693,12 @@ static void put_store(struct cfs_http_req *req,
                          "%s cannot be written (mode %04o)",
                          path,
                          e.mode);
-        cfs_entry_done(&e);
-        cfs_txn_abort(txn);
-        return;
+        goto fail;
     }
     r = cfs_store(txn, path, bytes, len);
     if (r < 0) {
         op_problem(req, r, "store", path);
-        cfs_entry_done(&e);
-        cfs_txn_abort(txn);
-        return;
+        goto fail;
     }
     rev = cfs_txn_revision(txn);
     r = cfs_http_commit(req, txn);
@@ -705,6 +720,10 @@ static void put_store(struct cfs_http_req *req,
         cfs_http_etag(req, rev);
     }
     cfs_entry_done(&e);
+    return;
+fail:
+    cfs_entry_done(&e);
+    cfs_txn_abort(txn);
 }
 
 static void put(struct cfs_http_req *req, const char *path)
@@ -779,25 +798,10 @@ static void del(struct cfs_http_req *req, const char *path)
     struct cfs_txn *txn = NULL;
     struct cfs_entry e;
     uint64_t rev;
-    int r = cfs_txn_begin(&txn);
+    int r;
 
-    if (r < 0) {
-        op_problem(req, r, "delete", path);
+    if (!begin_on(req, "delete", path, false, &txn, &e)) {
         return;
-    }
-    r = cfs_stat(path, &e);
-    if (r < 0) {
-        op_problem(req, r, "delete", path);
-        cfs_txn_abort(txn);
-        return;
-    }
-    if (e.kind == CFS_KIND_ATTR || e.kind == CFS_KIND_BIN_ATTR) {
-        not_allowed(req, e.kind);
-        goto fail;
-    }
-    if (!cfs_http_if_match(req, e.revision)) {
-        precondition_failed(req, e.revision);
-        goto fail;
     }
     if (e.kind == CFS_KIND_ROOT) {
         r = -EPERM;

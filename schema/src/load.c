@@ -942,12 +942,33 @@ static int dg_cycle(struct loader *L, struct sch_type *t)
 static const char *const top_keys[] = {
     "subsystem", "description", "root", "types", NULL};
 
+/* Run @pass over every type, in file order, with the JSON path at it. */
+static int each_type(struct loader *L,
+                     json_t *types,
+                     int (*pass)(struct loader *, struct sch_type *, json_t *))
+{
+    const char *name;
+    json_t *v;
+    size_t i = 0;
+
+    json_object_foreach(types, name, v)
+    {
+        size_t at = cfs_schema_jpath_key(&L->path, name);
+        int r = pass(L, &L->s->types[i++], v);
+
+        if (r < 0) {
+            return r;
+        }
+        cfs_schema_jpath_pop(&L->path, at);
+    }
+    return 0;
+}
+
 static int load_types(struct loader *L, json_t *types)
 {
     const char *name;
     json_t *v;
     size_t at;
-    size_t i;
     int r;
 
     L->s->types = cfs_zalloc(json_object_size(types) * sizeof(*L->s->types));
@@ -971,27 +992,8 @@ static int load_types(struct loader *L, json_t *types)
         }
         cfs_schema_jpath_pop(&L->path, at);
     }
-    i = 0;
-    json_object_foreach(types, name, v)
-    {
-        at = cfs_schema_jpath_key(&L->path, name);
-        r = type_pass1(L, &L->s->types[i++], v);
-        if (r < 0) {
-            return r;
-        }
-        cfs_schema_jpath_pop(&L->path, at);
-    }
-    i = 0;
-    json_object_foreach(types, name, v)
-    {
-        at = cfs_schema_jpath_key(&L->path, name);
-        r = type_pass2(L, &L->s->types[i++], v);
-        if (r < 0) {
-            return r;
-        }
-        cfs_schema_jpath_pop(&L->path, at);
-    }
-    return 0;
+    r = each_type(L, types, type_pass1);
+    return r < 0 ? r : each_type(L, types, type_pass2);
 }
 
 static int load_doc(struct loader *L, json_t *doc)

@@ -413,7 +413,34 @@ static void test_api_node_values_encoded(void **state)
             assert_memory_equal(
                 json_string_value(v), cases[i].want, cases[i].len);
         } else {
+            static const char *const json_ct[] = {
+                "Content-Type: application/json", NULL};
+            json_t *back;
+            char *doc;
+            struct http_resp w, b;
+
             assert_string_equal(jstr(attr, "encoding"), "base64");
+            /* the base64 is of the bytes: stored back as it was shown,
+             * the attribute holds them again */
+            back = json_pack("{s:O,s:s}", "value", v, "encoding", "base64");
+            doc = json_dumps(back, JSON_COMPACT);
+            json_decref(back);
+            assert_non_null(doc);
+            http(&w, "PUT", "/api/v1/config/rawecho/raw", "", 0, NULL);
+            http_resp_done(&w);
+            http(&w,
+                 "PUT",
+                 "/api/v1/config/rawecho/raw",
+                 doc,
+                 strlen(doc),
+                 json_ct);
+            assert_int_equal(w.status, 200);
+            http_resp_done(&w);
+            http(&b, "GET", "/api/v1/config/rawecho/raw", NULL, 0, NULL);
+            assert_int_equal(b.len, cases[i].len);
+            assert_memory_equal(b.body, cases[i].bytes, cases[i].len);
+            http_resp_done(&b);
+            free(doc);
         }
         http_resp_done(&a);
         http_resp_done(&r);
