@@ -10,6 +10,7 @@
 #ifndef CFS_HTTP_INTERNAL_H
 #define CFS_HTTP_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,14 +56,14 @@ struct cfs_http_req {
     bool denied_invalid; /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */
     char *decoded[8];               /* decoded query values */
-    /* A commit the answer waits for (http.c; under the server's c_lock
-     * once submitted). */
+    /* A commit the answer waits for (http.c): the worker and the store's
+     * commit thread meet on cstate (enum cfs_http_cstate). */
     struct cfs_http_evbatch *evs; /* its events */
     uint64_t commit_start;
-    int commit_err;  /* its result */
+    int commit_err;  /* its result, set before cstate becomes READY */
     bool committing; /* submitted; the answer waits */
-    bool ready;      /* the commit is done: answer */
-    bool suspended;  /* the connection sleeps until then */
+    bool sync_done;  /* CS_WAITING only: called back (under c_lock) */
+    atomic_int cstate;
     size_t n_decoded;
 };
 

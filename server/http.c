@@ -33,12 +33,13 @@ struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_events *events;
     /* Requests whose answer waits for their durable commit: the store's
-     * callback thread calls commit_done() for each, which resumes it. */
+     * commit thread calls commit_done() for each, which resumes it. No
+     * lock on that path but for the last step of a suspended one. */
     pthread_mutex_t c_lock;
-    pthread_cond_t c_done; /* a commit is done and someone waits for it */
-    size_t c_inflight;     /* submitted, not yet called back */
-    size_t c_waiters;      /* threads in commit_wait() */
-    bool c_stop;           /* stopping: no more suspending */
+    pthread_cond_t c_done;        /* a suspended one is resumed, or a worker's
+                                   * own waits are over */
+    atomic_size_t c_async;        /* may be or are suspended, not yet resumed */
+    atomic_bool c_stop;           /* stopping: no more suspending */
     struct cfs_http_options opts; /* opts.tokens is NULL: see tokens */
     /* The tokens table new requests are authorized with (a reference), or
      * NULL for none, for the server's life; swapped by
@@ -335,10 +336,33 @@ static void commit_failed(struct cfs_http_req *req, int err)
                      "the change could not be stored and was undone");
 }
 
-/* The store's callback thread (or its commit thread, for a failure):
- * @req's change is durable (@err 0) or was
- * undone. Only the commit fields of @req are touched here; the answer is
- * finished by the worker, when the connection runs again. */
+/*
+ * Where a request that waits for its commit is: the worker that ran its
+ * handler and the store's thread that calls it back each move it on once,
+ * and whoever comes second acts.
+ */
+enum cfs_http_cstate {
+    CS_RUNNING = 0, /* the handler runs; nothing decided */
+    CS_SUSPENDED,   /* the connection sleeps; commit_done() resumes it */
+    CS_WAITING,     /* stopping: the worker waits for commit_done() */
+    CS_READY,       /* called back: answer */
+};
+
+/* One suspended (or about to be) request fewer; the last one lets
+ * commit_stop() go on. Under c_lock, so that the server outlives it. */
+static void async_done(struct cfs_http_server *srv)
+{
+    pthread_mutex_lock(&srv->c_lock);
+    if (atomic_fetch_sub(&srv->c_async, 1) == 1) {
+        pthread_cond_broadcast(&srv->c_done);
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+}
+
+/* The store's commit thread: @req's change is durable (@err 0) or was
+ * undone. Only the commit fields
+ * of @req are touched here; the answer is finished by the worker, when the
+ * connection runs again. */
 static void commit_done(void *ctx, int err, uint64_t revision)
 {
     struct cfs_http_req *req = ctx;
@@ -352,18 +376,21 @@ static void commit_done(void *ctx, int err, uint64_t revision)
         cfs_http_events_discard(req->evs);
     }
     req->evs = NULL;
-    pthread_mutex_lock(&srv->c_lock);
     req->commit_err = err;
-    req->ready = true;
-    if (req->suspended) {
-        req->suspended = false;
+    switch (atomic_exchange(&req->cstate, CS_READY)) {
+    case CS_SUSPENDED:
         MHD_resume_connection(req->conn); /* the handler runs again */
-    }
-    srv->c_inflight--;
-    if (srv->c_waiters || srv->c_inflight == 0) {
+        async_done(srv);
+        break;
+    case CS_WAITING:
+        pthread_mutex_lock(&srv->c_lock);
+        req->sync_done = true;
         pthread_cond_broadcast(&srv->c_done);
+        pthread_mutex_unlock(&srv->c_lock);
+        break;
+    default: /* the worker has not decided yet, and will see READY */
+        break;
     }
-    pthread_mutex_unlock(&srv->c_lock);
 }
 
 int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
@@ -385,9 +412,7 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     req->commit_start = now_us();
     req->evs = evs;
     req->committing = true;
-    pthread_mutex_lock(&srv->c_lock);
-    srv->c_inflight++;
-    pthread_mutex_unlock(&srv->c_lock);
+    atomic_store(&req->cstate, CS_RUNNING);
     r = cfs_store_submit_async(
         srv->opts.store, txn, req->principal, commit_done, req);
     if (r == 0) {
@@ -395,11 +420,6 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     }
     /* not queued: no call back will come */
     req->committing = false;
-    pthread_mutex_lock(&srv->c_lock);
-    if (--srv->c_inflight == 0) {
-        pthread_cond_broadcast(&srv->c_done);
-    }
-    pthread_mutex_unlock(&srv->c_lock);
     cfs_http_events_discard(evs); /* failed, or nothing changed */
     req->evs = NULL;
     if (r < 0) {
@@ -415,31 +435,46 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
  * server stops, the worker waits here instead. */
 static bool commit_wait(struct cfs_http_server *srv, struct cfs_http_req *req)
 {
-    pthread_mutex_lock(&srv->c_lock);
-    if (!req->ready && !srv->c_stop) {
+    int running = CS_RUNNING;
+
+    if (atomic_load(&req->cstate) == CS_READY) {
+        return false; /* durable already */
+    }
+    /* Announced before c_stop is read: commit_stop() sets c_stop first,
+     * then waits for every announced one to be resumed. */
+    atomic_fetch_add(&srv->c_async, 1);
+    if (!atomic_load(&srv->c_stop)) {
         MHD_suspend_connection(req->conn);
-        req->suspended = true;
-        pthread_mutex_unlock(&srv->c_lock);
+        if (!atomic_compare_exchange_strong(
+                &req->cstate, &running, CS_SUSPENDED)) {
+            /* called back meanwhile: run again at once */
+            MHD_resume_connection(req->conn);
+            async_done(srv);
+        }
         return true;
     }
-    srv->c_waiters++;
-    while (!req->ready) {
-        pthread_cond_wait(&srv->c_done, &srv->c_lock);
+    async_done(srv);
+    pthread_mutex_lock(&srv->c_lock);
+    if (atomic_compare_exchange_strong(&req->cstate, &running, CS_WAITING)) {
+        /* Woken under c_lock by commit_done(), which is then done with
+         * the server: it may go once this returns. */
+        while (!req->sync_done) {
+            pthread_cond_wait(&srv->c_done, &srv->c_lock);
+        }
     }
-    srv->c_waiters--;
     pthread_mutex_unlock(&srv->c_lock);
     return false;
 }
 
-/* Let every waiting commit finish and answer; later ones are waited for
- * by their worker. */
+/* Let every suspended answer be resumed; from now on, workers wait for
+ * their commits themselves instead of suspending. */
 static void commit_stop(struct cfs_http_server *srv)
 {
     pthread_mutex_lock(&srv->c_lock);
-    while (srv->c_inflight > 0) {
+    atomic_store(&srv->c_stop, true);
+    while (atomic_load(&srv->c_async) > 0) {
         pthread_cond_wait(&srv->c_done, &srv->c_lock);
     }
-    srv->c_stop = true;
     pthread_mutex_unlock(&srv->c_lock);
 }
 
@@ -751,7 +786,7 @@ static enum MHD_Result access_handler(void *cls,
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (req->ready) {
+    if (req->committing && atomic_load(&req->cstate) == CS_READY) {
         goto committed; /* back from a durable commit: answer */
     }
     if (req->denied) {

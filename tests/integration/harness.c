@@ -122,6 +122,12 @@ int harness_start(void **state)
     return harness_start_db(NULL);
 }
 
+void harness_stop_server(void)
+{
+    cfs_http_server_free(srv);
+    srv = NULL;
+}
+
 int harness_stop(void **state)
 {
     (void)state;

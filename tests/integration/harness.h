@@ -36,6 +36,8 @@ int harness_start_db(const char *db);
  * default). */
 extern const char *harness_store_vfs;
 int harness_stop(void **state);
+/* Only the server (as SIGTERM would); harness_stop() does the rest. */
+void harness_stop_server(void);
 
 /* Start with these options (tokens, TLS, limits, static files ...); the
  * samples and shipped schemas are registered as by harness_start(), and

@@ -2,12 +2,16 @@
 /*
  * test-http-store.c - a server with a database: a restart keeps the tree
  * (replayed through the callbacks), history answers newest first, export
- * reproduces the written state, and readiness reports no problems.
+ * reproduces the written state, and readiness reports no problems; a
+ * server stopped under durable writes keeps every write it acknowledged.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "harness.h"
 
@@ -189,12 +193,146 @@ static void test_store_export_import_round_trip(void **state)
     free(doc);
 }
 
+/* One writer: stores 1, 2, 3, ... into its own item's attribute, each on
+ * a new connection, until the server is gone (or a bound is reached). */
+struct writer {
+    pthread_t thread;
+    char url[128];
+    pthread_mutex_t *lock;
+    pthread_cond_t *cond;
+    long acked;     /* the last value answered 200, under *lock */
+    long attempted; /* the last value sent */
+    long odd;       /* an answer other than 200, or 0 */
+    int gone;       /* the libcurl error that ended it, or 0 */
+};
+
+enum { WRITE_BOUND = 100000 };
+
+static size_t discard(char *p, size_t size, size_t n, void *ctx)
+{
+    (void)p;
+    (void)ctx;
+    return size * n;
+}
+
+/* Its own libcurl calls: the harness's globals change while it stops. */
+static void *write_until_gone(void *arg)
+{
+    struct writer *w = arg;
+
+    for (long v = 1; v <= WRITE_BOUND; v++) {
+        CURL *c = curl_easy_init();
+        char body[24];
+        long status = 0;
+        CURLcode rc;
+
+        if (!c) {
+            break;
+        }
+        (void)snprintf(body, sizeof(body), "%ld", v);
+        w->attempted = v;
+        curl_easy_setopt(c, CURLOPT_URL, w->url);
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+        rc = curl_easy_perform(c);
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_cleanup(c);
+        if (rc != CURLE_OK) {
+            pthread_mutex_lock(w->lock);
+            w->gone = (int)rc;
+            pthread_cond_broadcast(w->cond);
+            pthread_mutex_unlock(w->lock);
+            break; /* refused, or closed without an answer: gone */
+        }
+        pthread_mutex_lock(w->lock);
+        if (status == 200) {
+            w->acked = v;
+        } else {
+            w->odd = status;
+        }
+        pthread_cond_broadcast(w->cond);
+        pthread_mutex_unlock(w->lock);
+        if (status != 200) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Stopping the server while durable writes are in flight: the waiting
+ * answers go out (or their connections close), nothing hangs, and after a
+ * restart every attribute holds at least the last value it was answered
+ * 200 for (a later one if that commit made it to disk unanswered). */
+static void test_store_stop_under_writes_keeps_acknowledged(void **state)
+{
+    enum { N = 4 };
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    struct writer w[N];
+    struct http_resp r;
+
+    for (int i = 0; i < N; i++) {
+        char body[64];
+
+        (void)snprintf(body, sizeof(body), "{\"name\":\"w%d\"}", i);
+        http_json(&r, "POST", "/api/v1/config/02-simple-children", body);
+        assert_int_equal(r.status, 201);
+        http_resp_done(&r);
+        memset(&w[i], 0, sizeof(w[i]));
+        (void)snprintf(w[i].url,
+                       sizeof(w[i].url),
+                       "http://127.0.0.1:%u/api/v1/config/"
+                       "02-simple-children/w%d/storeme",
+                       harness_port(),
+                       i);
+        w[i].lock = &lock;
+        w[i].cond = &cond;
+    }
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(
+            pthread_create(&w[i].thread, NULL, write_until_gone, &w[i]), 0);
+    }
+    /* Stop once every writer is well under way. */
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < N; i++) {
+        while (w[i].acked < 20 && !w[i].odd && !w[i].gone &&
+               w[i].attempted < WRITE_BOUND) {
+            pthread_cond_wait(&cond, &lock);
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(w[i].gone, 0); /* answered until now */
+    }
+    pthread_mutex_unlock(&lock);
+    harness_stop_server();
+    for (int i = 0; i < N; i++) {
+        pthread_join(w[i].thread, NULL);
+    }
+    assert_int_equal(harness_stop(state), 0);
+    assert_int_equal(harness_start_db(db), 0);
+    for (int i = 0; i < N; i++) {
+        long kept;
+
+        assert_int_equal(w[i].odd, 0);
+        assert_true(w[i].acked >= 20);
+        http(&r, "GET", strstr(w[i].url, "/api/"), NULL, 0, NULL);
+        assert_int_equal(r.status, 200);
+        kept = strtol(r.body, NULL, 10);
+        assert_true(kept >= w[i].acked);
+        assert_true(kept <= w[i].attempted);
+        http_resp_done(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_restart_keeps_tree),
         cmocka_unit_test(test_store_history_newest_first),
         cmocka_unit_test(test_store_export_import_round_trip),
+        cmocka_unit_test(test_store_stop_under_writes_keeps_acknowledged),
     };
 
     return cmocka_run_group_tests_name("http-store", tests, setup, teardown);
