@@ -548,6 +548,7 @@ int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret)
         free(h);
         return -EAGAIN;
     }
+    pthread_setname_np(h->heart, "cfs-heartbeat");
     *ret = h;
     return 0;
 }

@@ -125,12 +125,6 @@ struct cfs_store {
     bool a_started, a_stop;
     size_t n_async;                    /* submitted, not yet called back */
     struct store_req *d_head, *d_tail; /* durable, to call back */
-    /* The callback thread calls back durable ones while the commit thread
-     * writes the next batch. */
-    pthread_cond_t b_cond;
-    pthread_t b_thread;
-    bool b_started;
-    struct store_req *b_head, *b_tail;
 
     /* For cfs_store_info(), under q_lock. */
     uint64_t n_txns, n_commits, n_failures, n_pending;

@@ -82,7 +82,6 @@ int cfs_store_open(const struct cfs_store_options *opts,
     pthread_mutex_init(&s->p_lock, NULL);
     pthread_cond_init(&s->q_cond, NULL);
     pthread_cond_init(&s->a_cond, NULL);
-    pthread_cond_init(&s->b_cond, NULL);
     s->sync = opts->sync;
     s->history_limit = opts->history_limit;
     s->busy_timeout_ms =
@@ -153,7 +152,6 @@ void cfs_store_close(struct cfs_store *s)
     sqlite3_close_v2(s->wdb);
     pthread_cond_destroy(&s->q_cond);
     pthread_cond_destroy(&s->a_cond);
-    pthread_cond_destroy(&s->b_cond);
     pthread_mutex_destroy(&s->p_lock);
     pthread_mutex_destroy(&s->q_lock);
     pthread_mutex_destroy(&s->r_lock);
