@@ -382,6 +382,33 @@ enum cfs_http_role cfs_http_tokens_find(const struct cfs_http_tokens *tokens,
     return tokens->entries[found].role;
 }
 
+enum cfs_http_role cfs_http_tokens_role_now(const struct cfs_http_tokens *then,
+                                            const char *name,
+                                            const struct cfs_http_tokens *now)
+{
+    const struct token_entry *e = NULL;
+
+    if (!then || !name || !now) {
+        return CFS_ROLE_NONE;
+    }
+    for (size_t i = 0; i < then->n; i++) {
+        if (then->entries[i].name == name) {
+            e = &then->entries[i];
+            break;
+        }
+    }
+    if (!e) {
+        return CFS_ROLE_NONE;
+    }
+    /* Hashes, not secrets: no timing to hide here. */
+    for (size_t i = 0; i < now->n; i++) {
+        if (memcmp(now->entries[i].hash, e->hash, sizeof(e->hash)) == 0) {
+            return now->entries[i].role;
+        }
+    }
+    return CFS_ROLE_NONE;
+}
+
 /* ---- per request ----------------------------------------------------------
  */
 

@@ -40,6 +40,12 @@ struct sse_client {
     struct sse_client *next, *prev;
     struct cfs_http_events *hub;
     struct MHD_Connection *conn;
+    /* Who it was authorized as: the table of the request (a reference of
+     * its own: the request may complete before the stream is freed) and
+     * the principal in it (NULL, NULL without tokens). */
+    struct cfs_http_tokens *tokens;
+    const char *principal;
+    bool revoked;    /* its token is gone: the stream ends */
     char *prefix;    /* NULL: everything */
     uint64_t cursor; /* last revision sent */
     char *out;       /* frames waiting to be copied out */
@@ -180,6 +186,25 @@ static void resume_all(struct cfs_http_events *h)
     }
 }
 
+void cfs_http_events_retoken(struct cfs_http_events *h,
+                             const struct cfs_http_tokens *now)
+{
+    pthread_mutex_lock(&h->lock);
+    for (struct sse_client *c = h->clients; c; c = c->next) {
+        if (!c->tokens || c->revoked ||
+            cfs_http_tokens_role_now(c->tokens, c->principal, now) >=
+                CFS_ROLE_READER) {
+            continue;
+        }
+        c->revoked = true;
+        if (c->suspended) {
+            c->suspended = false;
+            MHD_resume_connection(c->conn); /* to end */
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
 /* Move held events that are now next into the ring. @pre h->lock. */
 static void drain_hold(struct cfs_http_events *h)
 {
@@ -303,6 +328,10 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 
     (void)pos;
     pthread_mutex_lock(&h->lock);
+    if (c->revoked) {
+        pthread_mutex_unlock(&h->lock); /* not one more byte */
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
     if (c->out_pos == c->out_len) {
         c->out_pos = c->out_len = 0;
         if (h->stop) {
@@ -347,6 +376,7 @@ static void client_free(void *cls)
     }
     pthread_cond_broadcast(&h->wake);
     pthread_mutex_unlock(&h->lock);
+    cfs_http_tokens_unref(c->tokens);
     free(c->prefix);
     free(c->out);
     free(c);
@@ -451,6 +481,8 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     }
     c->hub = h;
     c->conn = req->conn;
+    c->tokens = cfs_http_tokens_ref(req->tokens);
+    c->principal = req->principal;
     pthread_mutex_lock(&h->lock);
     c->cursor = resume ? since : h->last;
     if (resume && since < h->last) {

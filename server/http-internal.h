@@ -224,6 +224,10 @@ void cfs_http_events_publish(struct cfs_http_events *h,
                              struct cfs_http_evbatch *b);
 void cfs_http_events_discard(struct cfs_http_evbatch *b);
 void cfs_http_handle_events(struct cfs_http_req *req);
+/* The server's tokens are now @now: streams whose token it no longer
+ * gives the reader role end (a client that reconnects is asked again). */
+void cfs_http_events_retoken(struct cfs_http_events *h,
+                             const struct cfs_http_tokens *now);
 struct cfs_http_events *cfs_http_events_of(const struct cfs_http_req *req);
 /* Answer with a response built by the caller (consumed). */
 void cfs_http_reply_response(struct cfs_http_req *req,

@@ -904,6 +904,9 @@ int cfs_http_server_set_tokens(struct cfs_http_server *srv,
     if (!old) {
         return -EINVAL; /* started without tokens: it stays so */
     }
+    /* A request in flight completes as authorized; a stream does not
+     * outlive its token. */
+    cfs_http_events_retoken(srv->events, tokens);
     cfs_http_tokens_unref(old); /* freed here unless requests still hold it */
     return 0;
 }

@@ -109,6 +109,14 @@ enum cfs_http_role cfs_http_tokens_find(const struct cfs_http_tokens *tokens,
                                         size_t len,
                                         const char **ret_name);
 
+/** The role that @now gives the token a request was authorized with:
+ *  @name is the principal cfs_http_tokens_find() returned from @then (the
+ *  table the request still holds). The same secret must be in @now;
+ *  CFS_ROLE_NONE when it is not (removed, or its secret changed). */
+enum cfs_http_role cfs_http_tokens_role_now(const struct cfs_http_tokens *then,
+                                            const char *name,
+                                            const struct cfs_http_tokens *now);
+
 /** SHA-256 of @token as 64 lowercase hex digits and a NUL. */
 void cfs_http_token_hash(const char *token, size_t len, char hex[65]);
 

@@ -4,13 +4,16 @@
  * through cfs_http_server_set_tokens() (a request authorized before the
  * swap completes with its principal, in the journal and the access log),
  * and configfsd re-reading --tokens on SIGHUP (a good file replaces the
- * tokens, a bad or missing one is logged and keeps them).
+ * tokens, a bad or missing one is logged and keeps them); event streams
+ * end with their token.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +31,8 @@
     "10212fafdd9f5d82accd96937285434f2272cbc39110addf2f20d284e9678dc0"
 
 static const char file_a[] = "alice writer sha256:" WRITER_HASH "\n";
+static const char file_ab[] = "alice writer sha256:" WRITER_HASH "\n"
+                              "root admin sha256:" ADMIN_HASH "\n";
 static const char file_b[] =
     "# alice is gone\nroot admin sha256:" ADMIN_HASH "\n";
 
@@ -193,6 +198,94 @@ static void test_reload_request_in_flight_keeps_its_principal(void **state)
     cfs_log_close();
 }
 
+/* Append what @fd receives to @buf (NUL-terminated) until it holds
+ * @needle, the peer closes, or 5 s pass. @return true if @needle came
+ * (or, with @eof_counts, the connection closed). */
+static bool
+read_for(int fd, char *buf, size_t cap, const char *needle, bool eof_counts)
+{
+    struct timespec t0;
+    size_t len = strlen(buf);
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!strstr(buf, needle)) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        long left = 5000 - elapsed_ms(&t0);
+        ssize_t n;
+
+        if (left <= 0 || len + 1 >= cap) {
+            return false;
+        }
+        if (poll(&pfd, 1, (int)left) <= 0) {
+            continue;
+        }
+        n = recv(fd, buf + len, cap - 1 - len, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return eof_counts;
+        }
+        len += (size_t)n;
+        buf[len] = '\0';
+    }
+    return true;
+}
+
+/* An event stream opened with @token, once the server says it is on. */
+static int open_stream(const char *token, char *buf, size_t cap)
+{
+    char head[256];
+    int fd = raw_connect();
+
+    (void)snprintf(head,
+                   sizeof(head),
+                   "GET /api/v1/events HTTP/1.1\r\n"
+                   "Host: 127.0.0.1\r\n"
+                   "Authorization: Bearer %s\r\n\r\n",
+                   token);
+    raw_send(fd, head, strlen(head));
+    buf[0] = '\0';
+    assert_true(read_for(fd, buf, cap, ": connected\n\n", false));
+    assert_non_null(strstr(buf, "HTTP/1.1 200"));
+    return fd;
+}
+
+/* A reload that removes a token ends the event streams opened with it,
+ * and only those: alice's stream ends (the last chunk of the chunked body,
+ * or the connection closes) without the next event; root's, whose token
+ * the new table still has, gets that event. Without the check, alice
+ * would go on reading every change. */
+static void test_reload_ends_streams_of_removed_tokens(void **state)
+{
+    struct cfs_http_options o = {
+        .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
+    struct cfs_http_tokens *tab = load(file_ab), *tb = load(file_b);
+    const char *hdrs[] = {"Authorization: Bearer " ADMIN_TOKEN, NULL};
+    static char a[8192], b[8192];
+    struct http_resp r;
+    int fa, fb;
+
+    (void)state;
+    o.tokens = tab;
+    assert_int_equal(harness_restart_with(&o), 0);
+    fa = open_stream(WRITER_TOKEN, a, sizeof(a));
+    fb = open_stream(ADMIN_TOKEN, b, sizeof(b));
+
+    assert_int_equal(cfs_http_server_set_tokens(harness_server(), tb), 0);
+    cfs_http_tokens_unref(tab); /* alice's stream holds its own reference */
+    cfs_http_tokens_unref(tb);
+    assert_true(read_for(fa, a, sizeof(a), "\r\n0\r\n\r\n", true));
+
+    http(&r, "PUT", "/api/v1/config/01-childless/storeme", "41", 2, hdrs);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    assert_true(read_for(fb, b, sizeof(b), "01-childless/storeme", false));
+    assert_null(strstr(a, "storeme"));
+    close(fa);
+    close(fb);
+}
+
 /* The API refuses what would change whether requests need a token: no
  * table at all, or a table for a server started without one. */
 static void test_reload_api_refusals(void **state)
@@ -295,6 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reload_request_in_flight_keeps_its_principal),
         cmocka_unit_test(test_reload_api_refusals),
+        cmocka_unit_test(test_reload_ends_streams_of_removed_tokens),
         cmocka_unit_test(test_reload_configfsd_sighup),
     };
 
