@@ -31,9 +31,9 @@
 
 struct ev {
     uint64_t rev;
-    char *path;  /* for the prefix filter */
-    char *path2; /* rename: the destination */
-    char *frame; /* "id: N\nevent: OP\ndata: {...}\n\n" */
+    char *frame;       /* "id: N\nevent: OP\ndata: {...}\n\n"; owns the paths */
+    const char *path;  /* for the prefix filter, after the frame's NUL */
+    const char *path2; /* rename: the destination, after path, or NULL */
 };
 
 struct sse_client {
@@ -70,14 +70,56 @@ struct cfs_http_events {
 
 static void ev_done(struct ev *e)
 {
-    free(e->path);
-    free(e->path2);
     free(e->frame);
     memset(e, 0, sizeof(*e));
 }
 
 /* ---- frames ---------------------------------------------------------------
  */
+
+static void frame_write(struct jw *w,
+                        uint64_t rev,
+                        size_t index,
+                        size_t count,
+                        enum cfs_op op,
+                        const char *path,
+                        const char *arg,
+                        size_t arg_len,
+                        bool write_only)
+{
+    /* only the revision's last record carries the id: a client that
+     * resumes from it never gets half a batch */
+    if (index + 1 == count) {
+        JW_LIT(w, "id: ");
+        jw_u64(w, rev);
+        JW_LIT(w, "\n");
+    }
+    JW_LIT(w, "event: ");
+    jw_raw(w, cfs_op_name(op), strlen(cfs_op_name(op)));
+    JW_LIT(w, "\ndata: {\"revision\":");
+    jw_u64(w, rev);
+    JW_LIT(w, ",\"index\":");
+    jw_u64(w, index);
+    JW_LIT(w, ",\"count\":");
+    jw_u64(w, count);
+    JW_LIT(w, ",\"op\":");
+    jw_str(w, cfs_op_name(op));
+    if (op == CFS_OP_RENAME) {
+        JW_LIT(w, ",\"from\":");
+        jw_str(w, path);
+        JW_LIT(w, ",\"to\":");
+        jw_str(w, arg ? arg : "");
+    }
+    JW_LIT(w, ",\"path\":");
+    jw_str(w, path);
+    if (op == CFS_OP_STORE && arg && !write_only) {
+        jw_value(w, arg, arg_len);
+    } else if ((op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK) && arg) {
+        JW_LIT(w, ",\"target\":");
+        jw_str(w, arg);
+    }
+    JW_LIT(w, "}\n\n");
+}
 
 static char *frame_for(uint64_t rev,
                        size_t index,
@@ -92,39 +134,43 @@ static char *frame_for(uint64_t rev,
     char *frame = NULL;
     size_t len;
 
-    /* only the revision's last record carries the id: a client that
-     * resumes from it never gets half a batch */
-    if (index + 1 == count) {
-        JW_LIT(&w, "id: ");
-        jw_u64(&w, rev);
-        JW_LIT(&w, "\n");
-    }
-    JW_LIT(&w, "event: ");
-    jw_raw(&w, cfs_op_name(op), strlen(cfs_op_name(op)));
-    JW_LIT(&w, "\ndata: {\"revision\":");
-    jw_u64(&w, rev);
-    JW_LIT(&w, ",\"index\":");
-    jw_u64(&w, index);
-    JW_LIT(&w, ",\"count\":");
-    jw_u64(&w, count);
-    JW_LIT(&w, ",\"op\":");
-    jw_str(&w, cfs_op_name(op));
-    if (op == CFS_OP_RENAME) {
-        JW_LIT(&w, ",\"from\":");
-        jw_str(&w, path);
-        JW_LIT(&w, ",\"to\":");
-        jw_str(&w, arg ? arg : "");
-    }
-    JW_LIT(&w, ",\"path\":");
-    jw_str(&w, path);
-    if (op == CFS_OP_STORE && arg && !write_only) {
-        jw_value(&w, arg, arg_len);
-    } else if ((op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK) && arg) {
-        JW_LIT(&w, ",\"target\":");
-        jw_str(&w, arg);
-    }
-    JW_LIT(&w, "}\n\n");
+    frame_write(&w, rev, index, count, op, path, arg, arg_len, write_only);
     return jw_finish(&w, &frame, &len) == 0 ? frame : NULL;
+}
+
+/* @e for record @index of @count: the frame and the paths the filter
+ * reads in one block (one allocation, one free, whichever thread frees
+ * it). @return false when out of memory. */
+static bool
+ev_make(struct ev *e, const struct cfs_change *c, size_t index, size_t count)
+{
+    const char *path2 = c->op == CFS_OP_RENAME ? c->arg : NULL;
+    size_t flen, plen = strlen(c->path);
+    struct jw w = {0};
+    size_t len;
+
+    frame_write(&w,
+                c->revision,
+                index,
+                count,
+                c->op,
+                c->path,
+                c->arg,
+                c->arg_len,
+                c->write_only);
+    flen = w.len;
+    jw_raw(&w, "", 1);
+    jw_raw(&w, c->path, plen + 1);
+    if (path2) {
+        jw_raw(&w, path2, strlen(path2));
+    }
+    if (jw_finish(&w, &e->frame, &len) < 0) {
+        return false;
+    }
+    e->rev = c->revision;
+    e->path = e->frame + flen + 1;
+    e->path2 = path2 ? e->path + plen + 1 : NULL;
+    return true;
 }
 
 static bool matches(const char *prefix, const char *path)
@@ -241,25 +287,9 @@ struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
         return NULL; /* the events are lost; the change is not */
     }
     for (size_t i = 0; i < n; i++) {
-        struct ev *e = &b->evs[b->n];
-
-        e->rev = ch[i].revision;
-        e->path = strdup(ch[i].path);
-        e->path2 =
-            ch[i].op == CFS_OP_RENAME && ch[i].arg ? strdup(ch[i].arg) : NULL;
-        e->frame = frame_for(ch[i].revision,
-                             i,
-                             n,
-                             ch[i].op,
-                             ch[i].path,
-                             ch[i].arg,
-                             ch[i].arg_len,
-                             ch[i].write_only);
-        if (!e->path || !e->frame) {
-            ev_done(e);
-            continue;
+        if (ev_make(&b->evs[b->n], &ch[i], i, n)) {
+            b->n++;
         }
-        b->n++;
     }
     return b;
 }

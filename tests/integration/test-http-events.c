@@ -206,6 +206,42 @@ static void test_events_path_filter_live(void **state)
     free(s);
 }
 
+/* A rename matches ?path= by its destination too: an item committed into
+ * live/ shows up in a stream of live/ although it came from pending/. */
+static void test_events_path_filter_rename_destination(void **state)
+{
+    struct stream *s = calloc(1, sizeof(*s));
+    json_int_t since = revision_now();
+    struct http_resp r;
+    char q[128];
+
+    (void)state;
+    http_json(&r,
+              "POST",
+              "/api/v1/config/04-committable-children/pending",
+              "{\"name\":\"moved\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/rename",
+              "{\"from\":\"/04-committable-children/pending/moved\","
+              "\"to\":\"/04-committable-children/live/moved\"}");
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    (void)snprintf(q,
+                   sizeof(q),
+                   "?since=%lld&path=/04-committable-children/live",
+                   (long long)since);
+    stream(s, q, 1);
+    assert_int_equal(s->events, 1);
+    assert_non_null(strstr(s->buf, "event: rename"));
+    assert_non_null(
+        strstr(s->buf, "\"to\":\"/04-committable-children/live/moved\""));
+    assert_null(strstr(s->buf, "event: mkdir"));
+    free(s);
+}
+
 /* After a restart the ring is empty: since= is served from the journal. */
 static void test_events_resume_after_restart(void **state)
 {
@@ -239,6 +275,8 @@ int main(void)
         cmocka_unit_test(test_events_path_filter_live),
         cmocka_unit_test(test_events_resume_after_restart),
         cmocka_unit_test(test_events_future_revision_resets),
+        /* last: test_events_resume_after_restart counts from start */
+        cmocka_unit_test(test_events_path_filter_rename_destination),
     };
 
     return cmocka_run_group_tests_name("http-events", tests, setup, teardown);
