@@ -529,6 +529,26 @@ long raw_status(int fd, int timeout_ms)
     return status;
 }
 
+static _Thread_local const char *wanted;
+
+static bool have_wanted(const char *buf, size_t len)
+{
+    (void)len;
+    return strstr(buf, wanted) != NULL;
+}
+
+ssize_t raw_read_for(int fd,
+                     char *buf,
+                     size_t cap,
+                     const char *needle,
+                     int timeout_ms,
+                     bool *ret_eof)
+{
+    wanted = needle;
+    buf[0] = '\0';
+    return read_until(fd, buf, cap, timeout_ms, have_wanted, ret_eof);
+}
+
 bool raw_closed_within(int fd, int timeout_ms)
 {
     char buf[256];

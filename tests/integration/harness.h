@@ -99,6 +99,15 @@ void raw_send(int fd, const void *data, size_t len);
 long raw_status(int fd, int timeout_ms);
 /* The server closes @fd within @timeout_ms (what it sends is dropped). */
 bool raw_closed_within(int fd, int timeout_ms);
+/* Read from @fd into @buf (NUL-terminated, from its start) until it holds
+ * @needle, the peer closes (*ret_eof) or @timeout_ms pass. @return the
+ * bytes read, or -1 on timeout. */
+ssize_t raw_read_for(int fd,
+                     char *buf,
+                     size_t cap,
+                     const char *needle,
+                     int timeout_ms,
+                     bool *ret_eof);
 
 /* ---- files and the configfsd executable --------------------------------- */
 
