@@ -33,7 +33,8 @@ struct ev {
     uint64_t rev;
     char *frame;       /* "id: N\nevent: OP\ndata: {...}\n\n"; owns the paths */
     const char *path;  /* for the prefix filter, after the frame's NUL */
-    const char *path2; /* rename: the destination, after path, or NULL */
+    const char *path2; /* after path: a rename's destination, a link's
+                        * target; or NULL */
 };
 
 struct sse_client {
@@ -138,13 +139,22 @@ static char *frame_for(uint64_t rev,
     return jw_finish(&w, &frame, &len) == 0 ? frame : NULL;
 }
 
+/* The other path a record is about, which ?path= matches too: a rename's
+ * destination, a link's target; NULL for others. */
+static const char *second_path(enum cfs_op op, const char *arg)
+{
+    return op == CFS_OP_RENAME || op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK
+               ? arg
+               : NULL;
+}
+
 /* @e for record @index of @count: the frame and the paths the filter
  * reads in one block (one allocation, one free, whichever thread frees
  * it). @return false when out of memory. */
 static bool
 ev_make(struct ev *e, const struct cfs_change *c, size_t index, size_t count)
 {
-    const char *path2 = c->op == CFS_OP_RENAME ? c->arg : NULL;
+    const char *path2 = second_path(c->op, c->arg);
     size_t flen, plen = strlen(c->path);
     struct jw w = {0};
     size_t len;
@@ -447,7 +457,7 @@ static int backlog(struct cfs_http_events *h,
             last--;
         }
         if (matches(c->prefix, es[i].path) ||
-            (es[i].op == CFS_OP_RENAME && matches(c->prefix, es[i].arg))) {
+            matches(c->prefix, second_path(es[i].op, es[i].arg))) {
             char *f = frame_for(es[i].revision,
                                 first - i,
                                 first - last + 1,

@@ -242,6 +242,56 @@ static void test_events_path_filter_rename_destination(void **state)
     free(s);
 }
 
+/* A link matches ?path= by its target too: linking a function into a USB
+ * configuration shows up in a stream of the functions. */
+static void test_events_path_filter_link_target(void **state)
+{
+    static const char *const json_ct[] = {"Content-Type: application/json",
+                                          NULL};
+    static const char target[] =
+        "{\"target\":\"/usb_gadget/g9/functions/ncm.ev\"}";
+    struct stream *s = calloc(1, sizeof(*s));
+    json_int_t since = revision_now();
+    struct http_resp r;
+    char q[128];
+
+    (void)state;
+    http_json(&r, "POST", "/api/v1/config/usb_gadget", "{\"name\":\"g9\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/config/usb_gadget/g9/functions",
+              "{\"name\":\"ncm.ev\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/config/usb_gadget/g9/configs",
+              "{\"name\":\"c.1\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    http(&r,
+         "PUT",
+         "/api/v1/config/usb_gadget/g9/configs/c.1/ncm.ev",
+         target,
+         strlen(target),
+         json_ct);
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    (void)snprintf(q,
+                   sizeof(q),
+                   "?since=%lld&path=/usb_gadget/g9/functions",
+                   (long long)since);
+    stream(s, q, 2); /* the function's mkdir, and the link */
+    assert_int_equal(s->events, 2);
+    assert_non_null(strstr(s->buf, "event: symlink"));
+    assert_non_null(
+        strstr(s->buf, "\"target\":\"/usb_gadget/g9/functions/ncm.ev\""));
+    assert_null(strstr(s->buf, "\"path\":\"/usb_gadget/g9/configs/c.1\""));
+    free(s);
+}
+
 /* After a restart the ring is empty: since= is served from the journal. */
 static void test_events_resume_after_restart(void **state)
 {
@@ -277,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_events_future_revision_resets),
         /* last: test_events_resume_after_restart counts from start */
         cmocka_unit_test(test_events_path_filter_rename_destination),
+        cmocka_unit_test(test_events_path_filter_link_target),
     };
 
     return cmocka_run_group_tests_name("http-events", tests, setup, teardown);
