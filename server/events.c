@@ -573,7 +573,8 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     }
     MHD_add_response_header(
         resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    /* the values of changes: nothing a cache should keep */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     cfs_http_reply_response(req, MHD_HTTP_OK, resp);
 }
 

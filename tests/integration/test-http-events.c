@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -292,6 +293,27 @@ static void test_events_path_filter_link_target(void **state)
     free(s);
 }
 
+/* The stream's headers, as the API describes them: an event stream that
+ * no cache keeps, sent in chunks as changes come. */
+static void test_events_headers(void **state)
+{
+    static const char head[] = "GET /api/v1/events HTTP/1.1\r\n"
+                               "Host: 127.0.0.1\r\n\r\n";
+    char buf[4096];
+    bool eof = false;
+    int fd = raw_connect();
+
+    (void)state;
+    raw_send(fd, head, strlen(head));
+    assert_true(raw_read_for(fd, buf, sizeof(buf), ": connected", 5000, &eof) >
+                0);
+    assert_non_null(strstr(buf, "HTTP/1.1 200"));
+    assert_non_null(strstr(buf, "\r\nContent-Type: text/event-stream\r\n"));
+    assert_non_null(strstr(buf, "\r\nCache-Control: no-store\r\n"));
+    assert_non_null(strstr(buf, "\r\nTransfer-Encoding: chunked\r\n"));
+    close(fd);
+}
+
 /* After a restart the ring is empty: since= is served from the journal. */
 static void test_events_resume_after_restart(void **state)
 {
@@ -328,6 +350,7 @@ int main(void)
         /* last: test_events_resume_after_restart counts from start */
         cmocka_unit_test(test_events_path_filter_rename_destination),
         cmocka_unit_test(test_events_path_filter_link_target),
+        cmocka_unit_test(test_events_headers),
     };
 
     return cmocka_run_group_tests_name("http-events", tests, setup, teardown);
