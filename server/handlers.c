@@ -300,7 +300,7 @@ static void not_allowed(struct cfs_http_req *req, enum cfs_kind kind)
     cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow_for(kind));
 }
 
-static void precondition_failed(struct cfs_http_req *req, uint64_t revision)
+void cfs_http_precondition_failed(struct cfs_http_req *req, uint64_t revision)
 {
     cfs_http_problem(req,
                      MHD_HTTP_PRECONDITION_FAILED,
@@ -499,7 +499,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     rev = parent.revision;
     cfs_entry_done(&parent);
     if (!cfs_http_if_match(req, rev)) {
-        precondition_failed(req, rev);
+        cfs_http_precondition_failed(req, rev);
         goto abort;
     }
     r = cfs_mkdir(txn, child);
@@ -593,7 +593,7 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
             rev = dir.revision;
             cfs_entry_done(&dir);
             if (!cfs_http_if_match(req, rev)) {
-                precondition_failed(req, rev);
+                cfs_http_precondition_failed(req, rev);
                 cfs_txn_abort(txn);
                 free(dirpath);
                 return;
@@ -663,7 +663,7 @@ static bool begin_on(struct cfs_http_req *req,
         attr) {
         not_allowed(req, ret_e->kind);
     } else if (!cfs_http_if_match(req, ret_e->revision)) {
-        precondition_failed(req, ret_e->revision);
+        cfs_http_precondition_failed(req, ret_e->revision);
     } else {
         return true;
     }
@@ -953,7 +953,7 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
             rev = e.revision;
             cfs_entry_done(&e);
             if (!cfs_http_if_match(req, rev)) {
-                precondition_failed(req, rev);
+                cfs_http_precondition_failed(req, rev);
                 cfs_txn_abort(txn);
                 goto out;
             }
@@ -1111,7 +1111,8 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         goto out;
     }
     if (!cfs_http_if_match(req, cfs_revision())) {
-        precondition_failed(req, cfs_revision()); /* If-Match: the tree's */
+        cfs_http_precondition_failed(req,
+                                     cfs_revision()); /* If-Match: the tree's */
         cfs_txn_abort(txn);
         goto out;
     }

@@ -167,6 +167,8 @@ int cfs_http_config_path(const char *raw, char **ret_path);
 
 /* If-Match against @revision: true when absent, "*" or equal. */
 bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
+/* The 412 of an If-Match that names another revision than @revision. */
+void cfs_http_precondition_failed(struct cfs_http_req *req, uint64_t revision);
 
 /* ---- authorization (auth.c) --------------------------------------------- */
 

@@ -193,6 +193,72 @@ static void test_store_export_import_round_trip(void **state)
     free(doc);
 }
 
+/* An import with If-Match plans and applies only against the revision it
+ * names (the ETag of the export it came from): a stale one is 412, dry run
+ * or not, and changes nothing. */
+static void test_store_import_if_match(void **state)
+{
+    char stale_hdr[64], fresh_hdr[64];
+    const char *stale[] = {"Content-Type: application/json", stale_hdr, NULL};
+    const char *fresh[] = {"Content-Type: application/json", fresh_hdr, NULL};
+    struct http_resp ex, r;
+    char *doc, *etag;
+
+    (void)state;
+    http(&ex, "GET", "/api/v1/export", NULL, 0, NULL);
+    assert_int_equal(ex.status, 200);
+    etag = http_header(&ex, "ETag");
+    assert_non_null(etag);
+    doc = json_dumps(ex.json, JSON_COMPACT);
+    (void)snprintf(stale_hdr, sizeof(stale_hdr), "If-Match: %s", etag);
+    http_json(&r,
+              "POST",
+              "/api/v1/config/02-simple-children",
+              "{\"name\":\"since-export\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+
+    http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), stale);
+    expect_problem(&r, 412, "ESTALE");
+    http_resp_done(&r);
+    http(&r,
+         "POST",
+         "/api/v1/import?mode=replace&dry_run=1",
+         doc,
+         strlen(doc),
+         stale);
+    expect_problem(&r, 412, "ESTALE");
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/02-simple-children/since-export",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200); /* still there */
+    http_resp_done(&r);
+
+    http(&r, "GET", "/api/v1/export", NULL, 0, NULL);
+    free(etag);
+    etag = http_header(&r, "ETag");
+    http_resp_done(&r);
+    (void)snprintf(fresh_hdr, sizeof(fresh_hdr), "If-Match: %s", etag);
+    http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), fresh);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/02-simple-children/since-export",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 404); /* replaced by the export */
+    http_resp_done(&r);
+    free(etag);
+    free(doc);
+    http_resp_done(&ex);
+}
+
 /* One writer: stores 1, 2, 3, ... into its own item's attribute, each on
  * a new connection, until the server is gone (or a bound is reached). */
 struct writer {
@@ -332,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_store_restart_keeps_tree),
         cmocka_unit_test(test_store_history_newest_first),
         cmocka_unit_test(test_store_export_import_round_trip),
+        cmocka_unit_test(test_store_import_if_match),
         cmocka_unit_test(test_store_stop_under_writes_keeps_acknowledged),
     };
 
