@@ -341,6 +341,124 @@ static void test_config_rename_commits(void **state)
     http_resp_done(&r);
 }
 
+/* POST @json to @path with If-Match: @etag (NULL: none). */
+static void post_if(struct http_resp *r,
+                    const char *path,
+                    const char *json,
+                    const char *etag)
+{
+    char im[64];
+    const char *hdrs[] = {"Content-Type: application/json", im, NULL};
+
+    (void)snprintf(im, sizeof(im), "If-Match: %s", etag ? etag : "*");
+    http(r, "POST", path, json, strlen(json), hdrs);
+}
+
+/* The subtrees the refusals below could touch (the whole tree would not
+ * do: 01-childless/showme counts its reads). */
+static void snapshot(struct http_resp *r)
+{
+    struct http_resp a, b;
+
+    http(&a, "GET", "/api/v1/config/02-simple-children?depth=2", NULL, 0, NULL);
+    http(&b,
+         "GET",
+         "/api/v1/config/04-committable-children?depth=3",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(a.status, 200);
+    assert_int_equal(b.status, 200);
+    *r = a;
+    r->json = json_pack("[OO]", a.json, b.json);
+    json_decref(a.json);
+    http_resp_done(&b);
+}
+
+/* The refusals of rename, batch and DELETE, each with its status and
+ * errno, and the tree exactly as before every one of them. */
+static void test_config_refusals_keep_tree(void **state)
+{
+    static const char *const stale[] = {"If-Match: \"999999\"", NULL};
+    static const char move[] = "{\"from\":\"/04-committable-children/pending/"
+                               "rf\",\"to\":\"/04-committable-children/"
+                               "live/rf\"}";
+    struct http_resp before, after, r;
+
+    (void)state;
+    http_json(&r,
+              "POST",
+              "/api/v1/config/04-committable-children/pending",
+              "{\"name\":\"rf\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    snapshot(&before);
+
+    /* rename: no such source (404), a stale If-Match (412) */
+    http_json(&r,
+              "POST",
+              "/api/v1/rename",
+              "{\"from\":\"/04-committable-children/pending/none\","
+              "\"to\":\"/04-committable-children/live/none\"}");
+    expect_problem(&r, 404, "ENOENT");
+    http_resp_done(&r);
+    post_if(&r, "/api/v1/rename", move, "\"999999\"");
+    expect_problem(&r, 412, "ESTALE");
+    http_resp_done(&r);
+
+    /* batch: an op on nothing (404), a value the attribute refuses after
+     * a mkdir that must not stay (422), a stale If-Match (412) */
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"store\",\"path\":"
+              "\"/02-simple-children/none/storeme\",\"value\":\"1\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     0);
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":"
+              "\"/02-simple-children/rf\"},{\"op\":\"store\",\"path\":"
+              "\"/02-simple-children/rf/storeme\",\"value\":\"x\"}]}");
+    expect_problem(&r, 422, "EINVAL");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     1);
+    http_resp_done(&r);
+    post_if(&r,
+            "/api/v1/batch",
+            "{\"ops\":[{\"op\":\"mkdir\",\"path\":"
+            "\"/02-simple-children/rf\"}]}",
+            "\"999999\"");
+    expect_problem(&r, 412, "ESTALE");
+    http_resp_done(&r);
+
+    /* DELETE with a stale If-Match (412) */
+    http(&r,
+         "DELETE",
+         "/api/v1/config/04-committable-children/pending/rf",
+         NULL,
+         0,
+         stale);
+    expect_problem(&r, 412, "ESTALE");
+    http_resp_done(&r);
+
+    snapshot(&after);
+    assert_true(json_equal(before.json, after.json));
+    http_resp_done(&before);
+    http_resp_done(&after);
+    http(&r,
+         "DELETE",
+         "/api/v1/config/04-committable-children/pending/rf",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 204);
+    http_resp_done(&r);
+}
+
 /* /metrics: Prometheus text with the counters operators watch. */
 static void test_config_metrics(void **state)
 {
@@ -367,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_config_if_match),
         cmocka_unit_test(test_config_batch_all_or_nothing),
         cmocka_unit_test(test_config_rename_commits),
+        cmocka_unit_test(test_config_refusals_keep_tree),
         cmocka_unit_test(test_config_metrics),
     };
 
