@@ -259,6 +259,88 @@ static void test_store_import_if_match(void **state)
     http_resp_done(&ex);
 }
 
+/* Where @op on @path is in an import plan (the "ops" of its answer), or
+ * -1. */
+static json_int_t plan_index(json_t *ops, const char *op, const char *path)
+{
+    for (size_t i = 0; i < json_array_size(ops); i++) {
+        json_t *o = json_array_get(ops, i);
+
+        if (strcmp(jstr(o, "op"), op) == 0 &&
+            strcmp(jstr(o, "path"), path) == 0) {
+            return (json_int_t)i;
+        }
+    }
+    return -1;
+}
+
+/* An import whose plan fails half-way is answered with the failing op's
+ * problem and its op_index in the plan, and changes nothing: here a value
+ * the item takes is planned before one the other refuses, and a new item
+ * after it. */
+static void test_store_import_refused_changes_nothing(void **state)
+{
+    static const char *const json_hdr[] = {"Content-Type: application/json",
+                                           NULL};
+#define ITEM(name, value)                                                      \
+    "{\"name\":\"" name "\",\"path\":\"/02-simple-children/" name "\","        \
+    "\"created\":true,\"committed\":false,\"values\":[{\"name\":"              \
+    "\"storeme\",\"value\":\"" value "\"}],\"links\":[],\"children\":[]}"
+    static const char doc[] =
+        "{\"format\":1,\"root\":{\"name\":\"02-simple-children\","
+        "\"path\":\"/02-simple-children\",\"created\":false,"
+        "\"committed\":false,\"values\":[],\"links\":[],\"children\":[" ITEM(
+            "ia", "6") "," ITEM("ix", "not a number") "," ITEM("iy", "1") "]}}";
+#undef ITEM
+    json_int_t ok_at, bad_at, new_at;
+    struct http_resp r;
+
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        http_json(&r,
+                  "POST",
+                  "/api/v1/config/02-simple-children",
+                  i ? "{\"name\":\"ix\",\"attributes\":{\"storeme\":\"5\"}}"
+                    : "{\"name\":\"ia\",\"attributes\":{\"storeme\":\"5\"}}");
+        assert_int_equal(r.status, 201);
+        http_resp_done(&r);
+    }
+    http(&r,
+         "POST",
+         "/api/v1/import?mode=merge&dry_run=1",
+         doc,
+         strlen(doc),
+         json_hdr);
+    assert_int_equal(r.status, 200);
+    ok_at = plan_index(json_object_get(r.json, "ops"),
+                       "store",
+                       "/02-simple-children/ia/storeme");
+    bad_at = plan_index(json_object_get(r.json, "ops"),
+                        "store",
+                        "/02-simple-children/ix/storeme");
+    new_at = plan_index(
+        json_object_get(r.json, "ops"), "mkdir", "/02-simple-children/iy");
+    http_resp_done(&r);
+    assert_true(ok_at >= 0 && bad_at > ok_at && new_at > bad_at);
+
+    http(&r, "POST", "/api/v1/import?mode=merge", doc, strlen(doc), json_hdr);
+    expect_problem(&r, 422, "EINVAL");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     bad_at);
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/02-simple-children/ia/storeme",
+         NULL,
+         0,
+         NULL);
+    assert_string_equal(r.body, "5\n"); /* applied before, undone */
+    http_resp_done(&r);
+    http(&r, "GET", "/api/v1/config/02-simple-children/iy", NULL, 0, NULL);
+    assert_int_equal(r.status, 404); /* never reached */
+    http_resp_done(&r);
+}
+
 /* One writer: stores 1, 2, 3, ... into its own item's attribute, each on
  * a new connection, until the server is gone (or a bound is reached). */
 struct writer {
@@ -399,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_store_history_newest_first),
         cmocka_unit_test(test_store_export_import_round_trip),
         cmocka_unit_test(test_store_import_if_match),
+        cmocka_unit_test(test_store_import_refused_changes_nothing),
         cmocka_unit_test(test_store_stop_under_writes_keeps_acknowledged),
     };
 
