@@ -503,10 +503,9 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     }
     /* Plan and apply under one mutation lock, so nothing moves between. */
     r = cfs_txn_begin(&txn);
+    /* the global revision, as of an export's ETag; a dry run too: its plan
+     * would be against another tree than the client's */
     if (r == 0 && !cfs_http_if_match(req, cfs_revision())) {
-        /* the global revision, as of an export's ETag; a dry run too: its
-         * plan would be against another tree than the client's */
-        cfs_http_precondition_failed(req, cfs_revision());
         cfs_txn_abort(txn);
         goto out;
     }

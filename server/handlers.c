@@ -300,16 +300,6 @@ static void not_allowed(struct cfs_http_req *req, enum cfs_kind kind)
     cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow_for(kind));
 }
 
-void cfs_http_precondition_failed(struct cfs_http_req *req, uint64_t revision)
-{
-    cfs_http_problem(req,
-                     MHD_HTTP_PRECONDITION_FAILED,
-                     -ESTALE,
-                     NULL,
-                     "If-Match does not match the current revision %llu",
-                     (unsigned long long)revision);
-}
-
 /* ---- GET
  * ---------------------------------------------------------------------- */
 
@@ -499,7 +489,6 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     rev = parent.revision;
     cfs_entry_done(&parent);
     if (!cfs_http_if_match(req, rev)) {
-        cfs_http_precondition_failed(req, rev);
         goto abort;
     }
     r = cfs_mkdir(txn, child);
@@ -593,7 +582,6 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
             rev = dir.revision;
             cfs_entry_done(&dir);
             if (!cfs_http_if_match(req, rev)) {
-                cfs_http_precondition_failed(req, rev);
                 cfs_txn_abort(txn);
                 free(dirpath);
                 return;
@@ -662,9 +650,7 @@ static bool begin_on(struct cfs_http_req *req,
     if ((ret_e->kind == CFS_KIND_ATTR || ret_e->kind == CFS_KIND_BIN_ATTR) !=
         attr) {
         not_allowed(req, ret_e->kind);
-    } else if (!cfs_http_if_match(req, ret_e->revision)) {
-        cfs_http_precondition_failed(req, ret_e->revision);
-    } else {
+    } else if (cfs_http_if_match(req, ret_e->revision)) {
         return true;
     }
     cfs_entry_done(ret_e);
@@ -953,7 +939,6 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
             rev = e.revision;
             cfs_entry_done(&e);
             if (!cfs_http_if_match(req, rev)) {
-                cfs_http_precondition_failed(req, rev);
                 cfs_txn_abort(txn);
                 goto out;
             }
@@ -1110,9 +1095,7 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         cfs_http_problem(req, 0, r, NULL, "cannot start a transaction");
         goto out;
     }
-    if (!cfs_http_if_match(req, cfs_revision())) {
-        cfs_http_precondition_failed(req,
-                                     cfs_revision()); /* If-Match: the tree's */
+    if (!cfs_http_if_match(req, cfs_revision())) { /* the tree's */
         cfs_txn_abort(txn);
         goto out;
     }

@@ -165,10 +165,9 @@ char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len);
  * refused). @return 0 or -EINVAL / -ENAMETOOLONG. */
 int cfs_http_config_path(const char *raw, char **ret_path);
 
-/* If-Match against @revision: true when absent, "*" or equal. */
+/* If-Match against @revision: true when absent, "*" or equal; otherwise
+ * the request is answered 412 (ESTALE) and false returned. */
 bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
-/* The 412 of an If-Match that names another revision than @revision. */
-void cfs_http_precondition_failed(struct cfs_http_req *req, uint64_t revision);
 
 /* ---- authorization (auth.c) --------------------------------------------- */
 

@@ -292,7 +292,7 @@ const char *cfs_http_header_in(struct cfs_http_req *req, const char *key)
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
 }
 
-bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
+static bool if_match(struct cfs_http_req *req, uint64_t revision)
 {
     const char *im = cfs_http_header_in(req, MHD_HTTP_HEADER_IF_MATCH);
     char etag[32];
@@ -320,6 +320,20 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
         }
         p += len;
     }
+    return false;
+}
+
+bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
+{
+    if (if_match(req, revision)) {
+        return true;
+    }
+    cfs_http_problem(req,
+                     MHD_HTTP_PRECONDITION_FAILED,
+                     -ESTALE,
+                     NULL,
+                     "If-Match does not match the current revision %llu",
+                     (unsigned long long)revision);
     return false;
 }
 
@@ -360,9 +374,8 @@ static void async_done(struct cfs_http_server *srv)
 }
 
 /* The store's commit thread: @req's change is durable (@err 0) or was
- * undone. Only the commit fields
- * of @req are touched here; the answer is finished by the worker, when the
- * connection runs again. */
+ * undone. Only the commit fields of @req are touched here; the answer is
+ * finished by the worker, when the connection runs again. */
 static void commit_done(void *ctx, int err, uint64_t revision)
 {
     struct cfs_http_req *req = ctx;

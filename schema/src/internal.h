@@ -157,8 +157,6 @@ int cfs_schema_value_check(const struct sch_attr *a,
                            char *why,
                            size_t why_size);
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
-
 /* ---- detail.c ------------------------------------------------------------ */
 
 void cfs_schema_set_detail(const char *fmt, ...) CFS_PRINTF(1, 2);
