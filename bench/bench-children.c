@@ -24,8 +24,7 @@
 #include <configfs/cfs.h>
 #include <configfs/configfs.h>
 
-/* ---- a subsystem whose group makes plain items -----------------------------
- */
+/* ---- a subsystem whose group makes plain items ------------------------- */
 
 struct bitem {
     struct config_item item;
@@ -71,8 +70,7 @@ static const struct config_item_type bench_type = {
     .ct_name = "bench",
 };
 
-/* ---- measuring --------------------------------------------------------------
- */
+/* ---- measuring --------------------------------------------------------- */
 
 static double now(void)
 {

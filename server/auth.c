@@ -154,8 +154,7 @@ static int hash_parse(const char *s, uint8_t out[32])
     return 0;
 }
 
-/* ---- the tokens file ------------------------------------------------------
- */
+/* ---- the tokens file --------------------------------------------------- */
 
 static void tokens_free(struct cfs_http_tokens *tokens)
 {
@@ -409,8 +408,7 @@ enum cfs_http_role cfs_http_tokens_role_now(const struct cfs_http_tokens *then,
     return CFS_ROLE_NONE;
 }
 
-/* ---- per request ----------------------------------------------------------
- */
+/* ---- per request ------------------------------------------------------- */
 
 static bool path_is(const char *url, const char *prefix)
 {
@@ -532,8 +530,7 @@ void cfs_http_auth_deny(struct cfs_http_req *req)
                     "Bearer realm=\"configfsd\", error=\"insufficient_scope\"");
 }
 
-/* ---- configfsd hash-token -------------------------------------------------
- */
+/* ---- configfsd hash-token ---------------------------------------------- */
 
 int cfs_http_hash_token_main(int argc, char **argv)
 {

@@ -75,8 +75,7 @@ static void ev_done(struct ev *e)
     memset(e, 0, sizeof(*e));
 }
 
-/* ---- frames ---------------------------------------------------------------
- */
+/* ---- frames ------------------------------------------------------------ */
 
 static void frame_write(struct jw *w,
                         uint64_t rev,
@@ -211,8 +210,7 @@ static int out_append(struct sse_client *c, const char *s)
     return 0;
 }
 
-/* ---- publishing ------------------------------------------------------------
- */
+/* ---- publishing -------------------------------------------------------- */
 
 static void ring_push(struct cfs_http_events *h, struct ev *e)
 {
@@ -335,8 +333,7 @@ void cfs_http_events_publish(struct cfs_http_events *h,
     free(b); /* its events moved into the ring */
 }
 
-/* ---- clients
- * ----------------------------------------------------------------- */
+/* ---- clients ----------------------------------------------------------- */
 
 /* Fill @c->out with events after its cursor. @pre h->lock. */
 static void collect(struct cfs_http_events *h, struct sse_client *c)
@@ -578,8 +575,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     cfs_http_reply_response(req, MHD_HTTP_OK, resp);
 }
 
-/* ---- life cycle
- * -------------------------------------------------------------- */
+/* ---- life cycle -------------------------------------------------------- */
 
 static void *heart(void *arg)
 {

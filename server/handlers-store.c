@@ -298,7 +298,7 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     cfs_http_etag(req, cfs_revision());
 }
 
-/* ---- POST /api/v1/import ------------------------------------------------- */
+/* ---- POST /api/v1/import ----------------------------------------------- */
 
 static char *dup_str(const char *s)
 {
@@ -337,8 +337,7 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
         *why = "out of memory";
         return -ENOMEM;
     }
-    json_array_foreach(vals, i, v)
-    {
+    json_array_foreach(vals, i, v) {
         const char *name = json_string_value(json_object_get(v, "name"));
         size_t len = 0;
         char *bytes = cfs_http_json_value_bytes(json_object_get(v, "value"),
@@ -362,8 +361,7 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
             return -ENOMEM;
         }
     }
-    json_array_foreach(links, i, v)
-    {
+    json_array_foreach(links, i, v) {
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *target = json_string_value(json_object_get(v, "target"));
 
@@ -378,8 +376,7 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
             return -ENOMEM;
         }
     }
-    json_array_foreach(kids, i, v)
-    {
+    json_array_foreach(kids, i, v) {
         int r = import_node(v, &n->children[i], why);
 
         n->n_children = i + 1;

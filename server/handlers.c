@@ -16,8 +16,7 @@
 
 #include "http-internal.h"
 
-/* ---- small helpers
- * ------------------------------------------------------------ */
+/* ---- small helpers ----------------------------------------------------- */
 
 /* /api/v1/config + the path, each segment percent-encoded. */
 static char *config_url(const char *path)
@@ -108,8 +107,7 @@ static bool known_members(struct cfs_http_req *req,
     const char *key;
     json_t *v;
 
-    json_object_foreach(body, key, v)
-    {
+    json_object_foreach(body, key, v) {
         size_t i = 0;
 
         while (allowed[i] && strcmp(key, allowed[i]) != 0) {
@@ -300,8 +298,7 @@ static void not_allowed(struct cfs_http_req *req, enum cfs_kind kind)
     cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow_for(kind));
 }
 
-/* ---- GET
- * ---------------------------------------------------------------------- */
+/* ---- GET --------------------------------------------------------------- */
 
 /* Answer with the attribute JSON of DESIGN section 4. */
 static void reply_attr(struct cfs_http_req *req,
@@ -423,8 +420,7 @@ static void get_node(struct cfs_http_req *req, const char *path)
     cfs_entry_done(&e);
 }
 
-/* ---- POST: mkdir
- * -------------------------------------------------------------- */
+/* ---- POST: mkdir ------------------------------------------------------- */
 
 static void post_mkdir(struct cfs_http_req *req, const char *path)
 {
@@ -496,8 +492,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         op_problem(req, r, "mkdir", child);
         goto abort;
     }
-    json_object_foreach(jattrs, key, value)
-    {
+    json_object_foreach(jattrs, key, value) {
         const char *why = NULL;
         size_t len = 0;
         char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
@@ -548,8 +543,7 @@ out:
     json_decref(body);
 }
 
-/* ---- PUT: store or symlink
- * ------------------------------------------------------ */
+/* ---- PUT: store or symlink --------------------------------------------- */
 
 static void
 put_symlink(struct cfs_http_req *req, const char *path, const char *target)
@@ -776,8 +770,7 @@ static void put(struct cfs_http_req *req, const char *path)
     json_decref(body);
 }
 
-/* ---- DELETE
- * --------------------------------------------------------------------- */
+/* ---- DELETE ------------------------------------------------------------ */
 
 static void del(struct cfs_http_req *req, const char *path)
 {
@@ -861,8 +854,7 @@ void cfs_http_handle_config(struct cfs_http_req *req, const char *rest)
     free(path);
 }
 
-/* ---- rename
- * ----------------------------------------------------------------------- */
+/* ---- rename ------------------------------------------------------------ */
 
 static int
 body_path(struct cfs_http_req *req, json_t *v, const char *what, char **ret)
@@ -970,8 +962,7 @@ out:
     json_decref(body);
 }
 
-/* ---- batch
- * ------------------------------------------------------------------------ */
+/* ---- batch ------------------------------------------------------------- */
 
 static const char *const batch_ops[] = {
     "mkdir", "rmdir", "store", "symlink", "unlink", "rename"};
@@ -1026,8 +1017,7 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         goto out;
     }
     /* Check the syntax of every op before anything changes. */
-    json_array_foreach(ops, i, op)
-    {
+    json_array_foreach(ops, i, op) {
         const char *name = json_string_value(json_object_get(op, "op"));
         bool known = false;
 
@@ -1043,8 +1033,7 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
                           "rmdir, store, symlink, unlink or rename");
             goto out;
         }
-        json_object_foreach(op, key, v)
-        {
+        json_object_foreach(op, key, v) {
             if (strcmp(key, "op") != 0 && strcmp(key, "path") != 0 &&
                 strcmp(key, "value") != 0 && strcmp(key, "encoding") != 0 &&
                 strcmp(key, "target") != 0 && strcmp(key, "from") != 0 &&
@@ -1111,8 +1100,7 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         goto out;
     }
     results = json_array();
-    json_array_foreach(ops, i, op)
-    {
+    json_array_foreach(ops, i, op) {
         const char *name = json_string_value(json_object_get(op, "op"));
         const char *path = json_string_value(json_object_get(op, "path"));
         json_t *res = json_object();
@@ -1194,8 +1182,7 @@ out:
     json_decref(body);
 }
 
-/* ---- GET /api/v1
- * -------------------------------------------------------------------- */
+/* ---- GET /api/v1 ------------------------------------------------------- */
 
 void cfs_http_handle_api_root(struct cfs_http_req *req)
 {
@@ -1228,7 +1215,7 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }
 
-/* ---- GET /api/v1/schema/{subsystem} ------------------------------------- */
+/* ---- GET /api/v1/schema/{subsystem} ------------------------------------ */
 
 void cfs_http_handle_schema(struct cfs_http_req *req, const char *raw)
 {

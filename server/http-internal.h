@@ -67,8 +67,7 @@ struct cfs_http_req {
     size_t n_decoded;
 };
 
-/* ---- responses ------------------------------------------------------------
- */
+/* ---- responses --------------------------------------------------------- */
 
 /* Queue-ready responses; each sets req->status and req->resp. */
 void cfs_http_reply_json(struct cfs_http_req *req, int status, json_t *body);
@@ -108,7 +107,7 @@ void cfs_http_header(struct cfs_http_req *req,
                      const char *value);
 void cfs_http_etag(struct cfs_http_req *req, uint64_t revision);
 
-/* ---- errno --------------------------------------------------------------- */
+/* ---- errno ------------------------------------------------------------- */
 
 /* The one errno -> HTTP status table (DESIGN section 4). */
 int cfs_http_status_from_errno(int err);
@@ -152,8 +151,7 @@ char *cfs_http_json_value_bytes(json_t *v,
  * request is answered (400/415) and NULL returned. */
 json_t *cfs_http_json_body(struct cfs_http_req *req);
 
-/* ---- requests --------------------------------------------------------------
- */
+/* ---- requests ---------------------------------------------------------- */
 
 const char *cfs_http_query(struct cfs_http_req *req, const char *key);
 const char *cfs_http_header_in(struct cfs_http_req *req, const char *key);
@@ -169,7 +167,7 @@ int cfs_http_config_path(const char *raw, char **ret_path);
  * the request is answered 412 (ESTALE) and false returned. */
 bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision);
 
-/* ---- authorization (auth.c) --------------------------------------------- */
+/* ---- authorization (auth.c) -------------------------------------------- */
 
 /* On a request's first call, from its headers: takes req->tokens, sets
  * req->principal, and req->denied when the request needs a role its token
@@ -178,14 +176,14 @@ void cfs_http_authorize(struct cfs_http_req *req);
 /* The 401 (with WWW-Authenticate) or 403 of a denied request. */
 void cfs_http_auth_deny(struct cfs_http_req *req);
 
-/* ---- static files (static.c) -------------------------------------------- */
+/* ---- static files (static.c) ------------------------------------------- */
 
 /* GET/HEAD of a file of --static-dir; anything outside /api/. */
 void cfs_http_handle_static(struct cfs_http_req *req);
 /* The --static-dir folder (O_PATH), or -1 when there is none. */
 int cfs_http_static_fd(const struct cfs_http_req *req);
 
-/* ---- handlers ----------------------------------------------------------- */
+/* ---- handlers ---------------------------------------------------------- */
 
 void cfs_http_handle_config(struct cfs_http_req *req, const char *rest);
 void cfs_http_handle_rename(struct cfs_http_req *req);
@@ -207,8 +205,7 @@ json_t *cfs_http_problems_json(struct cfs_http_req *req);
 /* GET /api/v1/openapi.yaml: the built-in copy of api/openapi.yaml. */
 void cfs_http_handle_openapi(struct cfs_http_req *req);
 
-/* ---- events (events.c) ----------------------------------------------------
- */
+/* ---- events (events.c) ------------------------------------------------- */
 
 struct cfs_http_events;
 struct cfs_http_evbatch;

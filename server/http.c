@@ -60,8 +60,7 @@ static uint64_t now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* ---- responses ------------------------------------------------------------
- */
+/* ---- responses --------------------------------------------------------- */
 
 static void set_response(struct cfs_http_req *req,
                          int status,
@@ -166,8 +165,7 @@ void cfs_http_etag(struct cfs_http_req *req, uint64_t revision)
     cfs_http_header(req, MHD_HTTP_HEADER_ETAG, etag);
 }
 
-/* ---- request helpers --------------------------------------------------------
- */
+/* ---- request helpers --------------------------------------------------- */
 
 static int hexval(char c)
 {
@@ -337,8 +335,7 @@ bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
     return false;
 }
 
-/* ---- commit ----------------------------------------------------------------
- */
+/* ---- commit ------------------------------------------------------------ */
 
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
@@ -491,8 +488,7 @@ static void commit_stop(struct cfs_http_server *srv)
     pthread_mutex_unlock(&srv->c_lock);
 }
 
-/* ---- routing ----------------------------------------------------------------
- */
+/* ---- routing ----------------------------------------------------------- */
 
 static bool starts_with(const char *s, const char *prefix, const char **rest)
 {
@@ -641,8 +637,7 @@ static void dispatch(struct cfs_http_req *req)
     }
 }
 
-/* ---- the access handler
- * ------------------------------------------------------ */
+/* ---- the access handler ------------------------------------------------ */
 
 static enum cfs_http_method method_of(const char *m)
 {
@@ -664,8 +659,7 @@ static enum cfs_http_method method_of(const char *m)
     return CFS_M_OTHER;
 }
 
-/* ---- request framing --------------------------------------------------------
- */
+/* ---- request framing --------------------------------------------------- */
 
 struct framing {
     unsigned int hosts, lengths, encodings;
@@ -954,8 +948,7 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
             msg);
 }
 
-/* ---- life cycle -------------------------------------------------------------
- */
+/* ---- life cycle -------------------------------------------------------- */
 
 /* TLS 1.2 and 1.3 only, GnuTLS's NORMAL choice of ciphers within them. */
 #define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"

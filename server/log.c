@@ -128,8 +128,7 @@ void cfs_log_close(void)
     pthread_mutex_unlock(&path_lock);
 }
 
-/* ---- building a line ------------------------------------------------------
- */
+/* ---- building a line --------------------------------------------------- */
 
 struct line {
     char buf[LINE_MAX_BYTES];

@@ -220,8 +220,7 @@ static int open_beneath(int dirfd,
     return 0;
 }
 
-/* ---- caching ---------------------------------------------------------------
- */
+/* ---- caching ----------------------------------------------------------- */
 
 static const char *const days[] = {
     "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
@@ -311,8 +310,7 @@ not_modified(struct cfs_http_req *req, const char *etag, const struct stat *st)
     return ims && parse_http_date(ims, &since) && st->st_mtime <= since;
 }
 
-/* ---- the handler -----------------------------------------------------------
- */
+/* ---- the handler ------------------------------------------------------- */
 
 static void page_headers(struct cfs_http_req *req)
 {

@@ -10,8 +10,7 @@
  */
 #include "internal.h"
 
-/* ---- written values
- * ------------------------------------------------------------ */
+/* ---- written values ---------------------------------------------------- */
 
 struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin)
 {
@@ -180,8 +179,7 @@ int cfs_written_values(const char *path,
     return r;
 }
 
-/* ---- permissions (RD1)
- * ---------------------------------------------------------- */
+/* ---- permissions (RD1) ------------------------------------------------- */
 
 static const struct configfs_item_operations *
 attr_iops(const struct cfs_dirent *d)
@@ -215,8 +213,7 @@ static bool bin_writable(const struct configfs_bin_attribute *b)
     return (b->cb_attr.ca_mode & 0222) && b->write;
 }
 
-/* ---- callbacks
- * ------------------------------------------------------------------ */
+/* ---- callbacks --------------------------------------------------------- */
 
 int cfs_call_show(struct config_item *item,
                   struct configfs_attribute *attr,
@@ -310,8 +307,7 @@ static void attr_unpin(struct config_item *item, struct cfs_frag *frag)
     config_item_put(item); /* may run release(): no lock is held */
 }
 
-/* ---- show
- * ------------------------------------------------------------------------ */
+/* ---- show -------------------------------------------------------------- */
 
 int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
 {
@@ -354,8 +350,7 @@ int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
     return r;
 }
 
-/* ---- store
- * ----------------------------------------------------------------------- */
+/* ---- store ------------------------------------------------------------- */
 
 /* One store() of the whole value; a short count gets the rest in a new
  * call, as a write(2) loop would (WR2); a call that takes nothing is EIO. */
@@ -547,8 +542,7 @@ out:
     return r;
 }
 
-/* ---- stat and readdir
- * ------------------------------------------------------------- */
+/* ---- stat and readdir -------------------------------------------------- */
 
 const char *cfs_kind_name(enum cfs_kind kind)
 {

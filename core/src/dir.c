@@ -34,8 +34,7 @@
  */
 #include "internal.h"
 
-/* ---- locks ------------------------------------------------------------------
- */
+/* ---- locks ------------------------------------------------------------- */
 
 struct cfs_wlock cfs_wlock = {PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local unsigned int wlock_depth;
@@ -112,8 +111,7 @@ static void su_unlock(pthread_mutex_t *m)
     }
 }
 
-/* ---- the root
- * ------------------------------------------------------------------ */
+/* ---- the root ---------------------------------------------------------- */
 
 struct config_group cfs_root_group = {
     .cg_item =
@@ -153,8 +151,7 @@ void cfs_set_observer(const struct cfs_observer *observer)
     cfs_wlock_release();
 }
 
-/* ---- children tables
- * --------------------------------------------------------- */
+/* ---- children tables --------------------------------------------------- */
 
 static uint32_t name_hash(const char *s, size_t len)
 {
@@ -315,8 +312,7 @@ bool cfs_dirent_ready(const struct cfs_dirent *d)
     return d->state == CFS_S_READY;
 }
 
-/* ---- attributes of a directory ----------------------------------------------
- */
+/* ---- attributes of a directory ----------------------------------------- */
 
 static const struct config_item_type *dir_type(const struct cfs_dirent *d)
 {
@@ -393,8 +389,7 @@ int cfs_attr_lookup(struct cfs_dirent *dir,
     return 0;
 }
 
-/* ---- operations tables ------------------------------------------------------
- */
+/* ---- operations tables ------------------------------------------------- */
 
 /*
  * A committable group G (C1) gets two default groups made by core: pending/
@@ -570,8 +565,7 @@ drop_ops(struct cfs_dirent *parent)
     return cfs_group_ops(parent);
 }
 
-/* ---- the client-visible hierarchy (su_mutex) --------------------------------
- */
+/* ---- the client-visible hierarchy (su_mutex) --------------------------- */
 
 /* @pre su_mutex of @parent_item's subsystem. */
 static void link_obj(struct config_item *parent_item, struct config_item *item)
@@ -662,8 +656,7 @@ static void put_pairs(struct config_group *group)
     }
 }
 
-/* ---- dirents
- * ------------------------------------------------------------------ */
+/* ---- dirents ----------------------------------------------------------- */
 
 static struct cfs_dirent *dirent_new(const char *name,
                                      size_t len,
@@ -955,8 +948,7 @@ fail:
     return r;
 }
 
-/* ---- paths ------------------------------------------------------------------
- */
+/* ---- paths ------------------------------------------------------------- */
 
 /* Resolve the first @plen bytes of @path; allocates nothing, so undo can
  * use it when memory is short. */
@@ -1136,8 +1128,7 @@ int cfs_item_path(struct config_item *item, char **ret_path)
     return r;
 }
 
-/* ---- removal
- * ----------------------------------------------------------------- */
+/* ---- removal ----------------------------------------------------------- */
 
 /* Take @item out of the hierarchy as rmdir and a failed mkdir do (MK11,
  * RM11): disconnect_notify, unlink (default groups too), drop_item or a
@@ -1510,8 +1501,7 @@ void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n)
     }
 }
 
-/* ---- mkdir
- * -------------------------------------------------------------------- */
+/* ---- mkdir ------------------------------------------------------------- */
 
 /* Undoing an rmdir or unlink: put the re-made @d back where it was,
  * before the sibling named @before. @pre tree lock exclusive. */
@@ -1709,8 +1699,7 @@ out:
     return r;
 }
 
-/* ---- rmdir
- * -------------------------------------------------------------------- */
+/* ---- rmdir ------------------------------------------------------------- */
 
 int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
 {
@@ -1808,8 +1797,7 @@ int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
     return 0;
 }
 
-/* ---- rename: commit and uncommit ------------------------------------------
- */
+/* ---- rename: commit and uncommit --------------------------------------- */
 
 int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
 {
@@ -1928,8 +1916,7 @@ out:
     return r;
 }
 
-/* ---- registration
- * -------------------------------------------------------------- */
+/* ---- registration ------------------------------------------------------ */
 
 static int register_dir(struct cfs_dirent *parent,
                         struct config_group *pgroup,
@@ -2125,8 +2112,7 @@ void configfs_unregister_default_group(struct config_group *group)
     config_group_put(group);
 }
 
-/* ---- dependencies
- * ---------------------------------------------------------------- */
+/* ---- dependencies ------------------------------------------------------ */
 
 static int depend(struct configfs_subsystem *subsys,
                   struct config_item *target,

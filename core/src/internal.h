@@ -23,7 +23,7 @@
 #include <configfs/cfs.h>
 #include <configfs/configfs.h>
 
-/* ---- clang thread-safety annotations (no-ops elsewhere) ------------------ */
+/* ---- clang thread-safety annotations (no-ops elsewhere) ---------------- */
 #if defined(__clang__)
 #define CFS_CAPABILITY(x) __attribute__((capability(x)))
 #define CFS_REQUIRES(...) __attribute__((requires_capability(__VA_ARGS__)))
@@ -50,8 +50,7 @@
         }                                                                      \
     } while (0)
 
-/* ---- dirents --------------------------------------------------------------
- */
+/* ---- dirents ----------------------------------------------------------- */
 
 enum cfs_dkind {
     CFS_D_DIR = 1,
@@ -139,8 +138,7 @@ struct cfs_dirent {
     struct cfs_commit_pair *pair; /* committable groups: pending + live */
 };
 
-/* ---- global state (dir.c) ---------------------------------------------------
- */
+/* ---- global state (dir.c) ---------------------------------------------- */
 
 /* The mutation lock: serialises every mutation, transaction and
  * registration. Recursive for the thread that holds it, so callbacks may
@@ -167,7 +165,7 @@ void cfs_tree_rdlock(void);
 void cfs_tree_wrlock(void);
 void cfs_tree_unlock(void);
 
-/* ---- path resolution (dir.c) -------------------------------------------- */
+/* ---- path resolution (dir.c) ------------------------------------------- */
 
 enum cfs_rkind {
     CFS_R_DIR = 1,
@@ -221,8 +219,7 @@ struct configfs_bin_attribute *cfs_dir_bin_attr(struct cfs_dirent *d,
 const struct configfs_group_operations *cfs_group_ops(struct cfs_dirent *d);
 const struct configfs_item_operations *cfs_item_ops(struct cfs_dirent *d);
 
-/* ---- fragments -------------------------------------------------------------
- */
+/* ---- fragments --------------------------------------------------------- */
 
 struct cfs_frag *cfs_frag_new(void);
 void cfs_frag_get(struct cfs_frag *frag);
@@ -233,8 +230,7 @@ void cfs_frag_exit(struct cfs_frag *frag);
 /* Mark dead and wait for running callbacks to finish (RM10). */
 void cfs_frag_kill(struct cfs_frag *frag);
 
-/* ---- written values (attr.c) ----------------------------------------------
- */
+/* ---- written values (attr.c) ------------------------------------------- */
 
 struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin);
 /* Make room for one more written value. @pre the mutation lock, not the
@@ -258,8 +254,7 @@ int cfs_wvals_export(struct cfs_dirent *d,
 /* The attribute's name for a written value. */
 const char *cfs_wval_name(struct cfs_dirent *d, const struct cfs_wval *w);
 
-/* ---- transactions (txn.c)
- * ---------------------------------------------------- */
+/* ---- transactions (txn.c) ---------------------------------------------- */
 
 struct cfs_change_private {
     uint64_t rev_self;
@@ -320,7 +315,7 @@ void cfs_txn_push(struct cfs_txn *txn);
 char *cfs_join_path(struct cfs_dirent *parent, const char *name);
 void cfs_txn_unprepare(struct cfs_txn *txn);
 
-/* ---- operations without locking or recording (dir.c, attr.c, link.c) ----- */
+/* ---- operations without locking or recording (dir.c, attr.c, link.c) ---- */
 
 int cfs_do_mkdir(struct cfs_txn *txn, const char *path);
 int cfs_do_rmdir(struct cfs_txn *txn, const char *path);

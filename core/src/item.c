@@ -10,8 +10,7 @@
 
 #include "internal.h"
 
-/* ---- names ----------------------------------------------------------------
- */
+/* ---- names ------------------------------------------------------------- */
 
 int config_item_set_name(struct config_item *item, const char *fmt, ...)
 {
@@ -116,8 +115,7 @@ int cfs_name_check(const char *name, size_t len)
     return cfs_utf8_valid(name, len) ? 0 : -EINVAL;
 }
 
-/* ---- init and references
- * ----------------------------------------------------- */
+/* ---- init and references ----------------------------------------------- */
 
 void config_item_init(struct config_item *item)
 {
@@ -239,8 +237,7 @@ void configfs_remove_default_groups(struct config_group *group)
     }
 }
 
-/* ---- module pins (M25) ------------------------------------------------------
- */
+/* ---- module pins (M25) ------------------------------------------------- */
 
 void cfs_module_get(struct module *mod)
 {
@@ -258,8 +255,7 @@ void cfs_module_put(struct module *mod)
     }
 }
 
-/* ---- fragments (T3)
- * ------------------------------------------------------------ */
+/* ---- fragments (T3) ---------------------------------------------------- */
 
 struct cfs_frag *cfs_frag_new(void)
 {

@@ -62,8 +62,7 @@ const char *cfs_op_name(enum cfs_op op)
     return "unknown";
 }
 
-/* ---- records
- * ------------------------------------------------------------------ */
+/* ---- records ----------------------------------------------------------- */
 
 static void change_done(struct cfs_change *ch)
 {
@@ -166,8 +165,7 @@ void cfs_txn_unprepare(struct cfs_txn *txn)
     txn->prepared = false;
 }
 
-/* ---- life cycle ------------------------------------------------------------
- */
+/* ---- life cycle -------------------------------------------------------- */
 
 /* Holds the mutation lock across calls: beyond the analysis. */
 CFS_NO_TSA static int txn_new(struct cfs_txn **ret_txn)
@@ -314,8 +312,7 @@ int cfs_op_end(struct cfs_txn *txn, int ret)
     return ret;
 }
 
-/* ---- undo
- * -------------------------------------------------------------------- */
+/* ---- undo -------------------------------------------------------------- */
 
 /* The length of @path's parent ("/a/b" -> 2, "/a" -> 1). */
 static size_t dirname_len(const char *path)
@@ -541,8 +538,7 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
     return first;
 }
 
-/* ---- the public mutations
- * ------------------------------------------------------ */
+/* ---- the public mutations ---------------------------------------------- */
 
 int cfs_mkdir(struct cfs_txn *txn, const char *path)
 {

@@ -406,8 +406,7 @@ void expect_healthy(void)
     http_resp_done(&r);
 }
 
-/* ---- raw sockets ---------------------------------------------------------
- */
+/* ---- raw sockets ------------------------------------------------------- */
 
 int raw_connect(void)
 {
@@ -557,8 +556,7 @@ bool raw_closed_within(int fd, int timeout_ms)
     return read_until(fd, buf, sizeof(buf), timeout_ms, NULL, &eof) >= 0 && eof;
 }
 
-/* ---- files -----------------------------------------------------------------
- */
+/* ---- files ------------------------------------------------------------- */
 
 char *harness_tmpdir(void)
 {
@@ -629,8 +627,7 @@ char *harness_read_file(const char *path)
     return buf;
 }
 
-/* ---- the configfsd executable --------------------------------------------
- */
+/* ---- the configfsd executable ------------------------------------------ */
 
 /* argv: configfsd, then @args. envp: ours, then @env. New arrays of
  * borrowed strings. */

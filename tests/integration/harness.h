@@ -109,7 +109,7 @@ ssize_t raw_read_for(int fd,
                      int timeout_ms,
                      bool *ret_eof);
 
-/* ---- files and the configfsd executable --------------------------------- */
+/* ---- files and the configfsd executable -------------------------------- */
 
 /* A new temporary folder (new string); harness_rmtree() removes it. */
 char *harness_tmpdir(void);

@@ -84,8 +84,7 @@ static void test_api_service_routes(void **state)
         size_t i, fakenbd = 0;
 
         assert_true(json_array_size(d) >= 4);
-        json_array_foreach(d, i, v)
-        {
+        json_array_foreach(d, i, v) {
             char url[128];
             struct http_resp s;
 
@@ -310,7 +309,7 @@ static void test_api_link_shapes(void **state)
     http_resp_done(&r);
 }
 
-/* ---- rawecho: an attribute that shows back the bytes stored in it ---- */
+/* ---- rawecho: an attribute that shows back the bytes stored in it ------ */
 
 static char raw_page[4096];
 static size_t raw_len;

@@ -20,8 +20,7 @@ static json_t *find_named(json_t *array, const char *name)
     size_t i;
     json_t *v;
 
-    json_array_foreach(array, i, v)
-    {
+    json_array_foreach(array, i, v) {
         if (strcmp(jstr(v, "name"), name) == 0) {
             return v;
         }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- allocation ---------------------------------------------------------- */
+/* ---- allocation -------------------------------------------------------- */
 
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static long alloc_fail_at;
@@ -99,7 +99,7 @@ bool rec_alloc_failed(void)
     return hit;
 }
 
-/* ---- state --------------------------------------------------------------- */
+/* ---- state ------------------------------------------------------------- */
 
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec_entry trace[REC_TRACE_MAX];
@@ -253,7 +253,7 @@ run_hook(const char *cb, struct config_item *item, struct config_item *other)
     }
 }
 
-/* ---- trace --------------------------------------------------------------- */
+/* ---- trace ------------------------------------------------------------- */
 
 static void trace_vadd(int locked, int linked, const char *fmt, va_list ap)
     CFS_PRINTF(3, 0);
@@ -422,7 +422,7 @@ void rec_assert_locked_(const char *file, int line, const char *entry, int held)
     }
 }
 
-/* ---- callbacks ----------------------------------------------------------- */
+/* ---- callbacks --------------------------------------------------------- */
 
 static const char *nm(struct config_item *item)
 {
@@ -927,7 +927,7 @@ static ssize_t (*const write_fns[REC_MAX_BINS])(struct config_item *,
     rec_write_3,
 };
 
-/* ---- types and objects --------------------------------------------------- */
+/* ---- types and objects ------------------------------------------------- */
 
 struct rec_type *rec_type_new(const char *name)
 {
@@ -1182,7 +1182,7 @@ void rec_unregister(struct rec_obj *sub)
     config_item_put(&sub->u.group.cg_item);
 }
 
-/* ---- fixture ------------------------------------------------------------- */
+/* ---- fixture ----------------------------------------------------------- */
 
 int rec_setup(void **state)
 {
@@ -1365,8 +1365,7 @@ int rec_run_(const char *name, const struct CMUnitTest *tests, size_t n)
     return _cmocka_run_group_tests(name, picked, k, NULL, NULL);
 }
 
-/* ---- operation helpers ----------------------------------------------------
- */
+/* ---- operation helpers ------------------------------------------------- */
 
 const char *rec_errname(int err)
 {

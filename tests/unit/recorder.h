@@ -179,7 +179,7 @@ typedef void (*rec_hook_fn)(const char *cb,
                             struct config_item *other,
                             void *data);
 
-/* ---- fixture ------------------------------------------------------------ */
+/* ---- fixture ----------------------------------------------------------- */
 
 int rec_setup(void **state);
 int rec_teardown(void **state);
@@ -209,7 +209,7 @@ int rec_run_(const char *name, const struct CMUnitTest *tests, size_t n);
  * again, measured before the group ran (0 when core cleans up). */
 long rec_global_leftovers(void);
 
-/* ---- allocation --------------------------------------------------------- */
+/* ---- allocation -------------------------------------------------------- */
 
 void *rec_malloc(size_t size);
 void *rec_realloc(void *ptr, size_t size);
@@ -219,7 +219,7 @@ void rec_alloc_fail_nth(long nth);
 /* Whether the armed failure happened. */
 bool rec_alloc_failed(void);
 
-/* ---- types, subsystems, objects ----------------------------------------- */
+/* ---- types, subsystems, objects ---------------------------------------- */
 
 struct rec_type *rec_type_new(const char *name);
 /* Add an attribute; @return its index. */
@@ -257,7 +257,7 @@ bool rec_su_held(struct rec_obj *sub);
 
 void rec_set_hook(rec_hook_fn fn, void *data);
 
-/* ---- trace -------------------------------------------------------------- */
+/* ---- trace ------------------------------------------------------------- */
 
 void rec_clear(void);
 size_t rec_count(void);
@@ -286,7 +286,7 @@ void rec_assert_locked_(const char *file,
 #define rec_assert_locked(entry, held)                                         \
     rec_assert_locked_(__FILE__, __LINE__, entry, held)
 
-/* ---- operation helpers -------------------------------------------------- */
+/* ---- operation helpers ------------------------------------------------- */
 
 const char *rec_errname(int err);
 void rec_assert_rc_(

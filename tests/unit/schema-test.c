@@ -154,7 +154,7 @@ bool st_alloc_failed(void)
     return fail_hit;
 }
 
-/* ---- fixtures ------------------------------------------------------------ */
+/* ---- fixtures ---------------------------------------------------------- */
 
 int st_group_setup(void **state)
 {
@@ -225,7 +225,7 @@ const char *st_shipped_dir(void)
     return CFS_SHIPPED_SCHEMA_DIR;
 }
 
-/* ---- helpers ------------------------------------------------------------- */
+/* ---- helpers ----------------------------------------------------------- */
 
 struct cfs_schema *st_load(const char *json)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * store-test-util.c - scratch databases and the allocator hook for the
- * persistence tests.
+ * store tests.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store-test-util.h - what the persistence tests share: a scratch database
+ * store-test-util.h - what the store tests share: a scratch database
  * path per test, and routing core's allocator through cmocka so every test
  * is also a leak test.
  */

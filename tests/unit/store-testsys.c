@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * store-testsys.c - the persistence tests' subsystem (see store-testsys.h),
+ * store-testsys.c - the store tests' subsystem (see store-testsys.h),
  * written as a kernel client would write it.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store-testsys.h - a small configfs subsystem for the persistence tests
+ * store-testsys.h - a small configfs subsystem for the store tests
  * and benchmarks:
  *
  *   /NAME/                 the subsystem; attribute note (0644)

@@ -250,7 +250,7 @@ static void test_lifetime_dropping_refuses_depend(void **state)
     assert_rc(rc, -ENOENT);
 }
 
-/* ---- rmdir against a running show (RM10, T3) ----------------------------- */
+/* ---- rmdir against a running show (RM10, T3) --------------------------- */
 
 struct gate {
     pthread_mutex_t lock;
@@ -353,8 +353,7 @@ static void test_lifetime_rmdir_waits_for_running_show(void **state)
     rec_assert_no_trace();
 }
 
-/* ---- concurrent writers (M24) ---------------------------------------------
- */
+/* ---- concurrent writers (M24) ------------------------------------------ */
 
 struct racer {
     int rc;

@@ -34,7 +34,7 @@
 #include <configfs/cfs.h>
 #include <configfs/configfs.h>
 
-/* ---- the failing allocator ---------------------------------------------- */
+/* ---- the failing allocator --------------------------------------------- */
 
 /*
  * Every block is one cmocka block, so cmocka reports leaks per test with a
@@ -623,7 +623,7 @@ static void osys_put(struct osys *s)
     }
 }
 
-/* ---- tree snapshots ------------------------------------------------------ */
+/* ---- tree snapshots ---------------------------------------------------- */
 
 struct snap {
     char *buf;
@@ -1089,8 +1089,7 @@ static int test_teardown(void **state)
     return 0;
 }
 
-/* ---- operations -----------------------------------------------------------
- */
+/* ---- operations -------------------------------------------------------- */
 
 struct oom_op {
     const char *name;
@@ -1434,8 +1433,7 @@ static int op_other_reads(struct fx *f)
     return 0;
 }
 
-/* ---- the loop ---------------------------------------------------------------
- */
+/* ---- the loop ---------------------------------------------------------- */
 
 #define OOM_MAX_N 100000ul
 

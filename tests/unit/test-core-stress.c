@@ -78,7 +78,7 @@ static void st_free(void *ptr)
     }
 }
 
-/* ---- violations seen by callbacks and workers ---------------------------- */
+/* ---- violations seen by callbacks and workers -------------------------- */
 
 static atomic_long n_violations;
 static pthread_mutex_t violation_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -185,7 +185,7 @@ static void expect_su_mutex_held(struct ssys *sys, const char *who)
     }
 }
 
-/* ---- the T3 gate: an attribute whose callback blocks on demand ---------- */
+/* ---- the T3 gate: an attribute whose callback blocks on demand --------- */
 
 enum { EV_CB_ENTER = 1, EV_CB_EXIT, EV_DISCONNECT, EV_DROP, EV_RELEASE };
 
@@ -222,8 +222,7 @@ static void gate_event(struct snode *owner, int ev)
     pthread_mutex_unlock(&gate.lock);
 }
 
-/* ---- attribute callbacks ---------------------------------------------------
- */
+/* ---- attribute callbacks ----------------------------------------------- */
 
 /* Entering an attribute callback: the fragment must not be on its way out
  * (T3, RM10). Paired with the check in disconnect_notify: whichever of the
@@ -391,7 +390,7 @@ static struct configfs_attribute *group_attrs[] = {
     NULL,
 };
 
-/* ---- item and group callbacks ------------------------------------------- */
+/* ---- item and group callbacks ------------------------------------------ */
 
 static const struct config_item_type item_type;
 static const struct config_item_type group_type;
@@ -763,8 +762,7 @@ static void ssys_unregister(struct ssys *sys)
     config_group_put(&sys->su.su_group);
 }
 
-/* ---- allowed results ------------------------------------------------------
- */
+/* ---- allowed results --------------------------------------------------- */
 
 enum {
     R_OK = 1u << 0,
@@ -798,8 +796,7 @@ static unsigned int result_bit(int rc)
     }
 }
 
-/* ---- workers ----------------------------------------------------------------
- */
+/* ---- workers ----------------------------------------------------------- */
 
 #define NI 8 /* items/iN */
 #define NG 4 /* groups/gN, each with sub/sM */
@@ -1393,8 +1390,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* ---- configuration ---------------------------------------------------------
- */
+/* ---- configuration ----------------------------------------------------- */
 
 static long env_long(const char *name, long def, long min, long max)
 {
@@ -1418,8 +1414,7 @@ static long stress_seconds(void)
     return env_long("CFS_STRESS_SECONDS", 5, 1, 3600);
 }
 
-/* ---- running a load --------------------------------------------------------
- */
+/* ---- running a load ---------------------------------------------------- */
 
 /* How long past the wall-clock bound the workers may take to finish their
  * last operation before the run is declared deadlocked. */
@@ -1534,7 +1529,7 @@ static void run_load(double seconds)
     }
 }
 
-/* ---- teardown and accounting --------------------------------------------- */
+/* ---- teardown and accounting ------------------------------------------- */
 
 static void must(int rc, const char *what, const char *path)
 {
@@ -1725,8 +1720,7 @@ static int test_teardown(void **state)
     return 0;
 }
 
-/* ---- tests -----------------------------------------------------------------
- */
+/* ---- tests ------------------------------------------------------------- */
 
 /* The load, then a teardown by the rules: all steps succeed, everything is
  * released (RM11, M20), links dropped (UL4), nothing leaks. */
@@ -1759,8 +1753,7 @@ static void test_stress_ops_then_unregister(void **state)
     expect_all_released();
 }
 
-/* ---- T3: rmdir waits for running attribute callbacks ----------------------
- */
+/* ---- T3: rmdir waits for running attribute callbacks ------------------- */
 
 struct t3_call {
     pthread_t thread;

@@ -146,8 +146,7 @@ static void test_describe_order(void **state)
     size_t i = 0;
 
     (void)state;
-    json_object_foreach(props, key, v)
-    {
+    json_object_foreach(props, key, v) {
         assert_true(i < 11);
         assert_string_equal(key, names[i++]);
     }

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- the corpus ---------------------------------------------------------- */
+/* ---- the corpus -------------------------------------------------------- */
 
 struct expect {
     char file[128];
@@ -298,8 +298,7 @@ static void test_load_oom(void **state)
     assert_true(n > 20);
 }
 
-/* ---- directories ----------------------------------------------------------
- */
+/* ---- directories ------------------------------------------------------- */
 
 static char tmpdir[256];
 

@@ -42,8 +42,7 @@
 #define THREADS 4
 #define VALLEN  40
 
-/* ---- the child --------------------------------------------------------------
- */
+/* ---- the child --------------------------------------------------------- */
 
 struct child {
     struct cfs_store *store;
@@ -199,8 +198,7 @@ static int child_main(const char *db, int fd, unsigned run)
     return 0;
 }
 
-/* ---- the parent
- * ----------------------------------------------------------------- */
+/* ---- the parent -------------------------------------------------------- */
 
 struct istate {
     char acked[VALLEN];  /* "" absent */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-store-db.c - the database side of persistence, driven with change
+ * test-store-db.c - the database side of the store, driven with change
  * records built by hand: schema (STRICT, WAL, user_version), forward
  * migrations, the errno map, what each record does to the current state,
  * the journal and its history queries, pruning, export, and the order in
@@ -198,8 +198,7 @@ static void test_db_open_newer_refused(void **state)
     assert_null(s);
 }
 
-/* ---- state -----------------------------------------------------------------
- */
+/* ---- state ------------------------------------------------------------- */
 
 static const struct cfs_store_node *child(const struct cfs_store_node *n,
                                           const char *name)
@@ -308,8 +307,7 @@ static void test_db_apply_rename(void **state)
     cfs_store_close(s);
 }
 
-/* ---- replay order
- * ------------------------------------------------------------ */
+/* ---- replay order ------------------------------------------------------ */
 
 struct steps {
     char lines[64][160];
@@ -421,8 +419,7 @@ static void test_db_mkdir_replaces(void **state)
     cfs_store_close(s);
 }
 
-/* ---- journal
- * ------------------------------------------------------------------- */
+/* ---- journal ----------------------------------------------------------- */
 
 static void test_db_history(void **state)
 {

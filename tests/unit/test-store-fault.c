@@ -301,7 +301,7 @@ static void test_fault_queue_fails_newest_first(void **state)
     store_test_threaded(false);
 }
 
-/* ---- asynchronous submissions (cfs_store_submit_async) ---- */
+/* ---- asynchronous submissions (cfs_store_submit_async) ----------------- */
 
 struct calls {
     pthread_mutex_t lock;

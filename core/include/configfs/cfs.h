@@ -23,8 +23,7 @@
 extern "C" {
 #endif
 
-/* ---- allocation hook ------------------------------------------------------
- */
+/* ---- allocation hook --------------------------------------------------- */
 
 /**
  * Route every allocation core makes (and the compat kzalloc/kfree) through
@@ -42,8 +41,7 @@ CFS_EXPORT void cfs_free(void *ptr);
 CFS_EXPORT char *cfs_strdup(const char *s);
 CFS_EXPORT void *cfs_memdup(const void *p, size_t len);
 
-/* ---- names ----------------------------------------------------------------
- */
+/* ---- names ------------------------------------------------------------- */
 
 /** Check one path component: 1..CFS_NAME_MAX bytes of valid UTF-8, no '/',
  *  no C0 control byte or DEL, not "." or "..".
@@ -54,8 +52,7 @@ CFS_EXPORT int cfs_name_check(const char *name, size_t len);
  *  points past U+10FFFF (NUL bytes are well-formed). */
 CFS_EXPORT bool cfs_utf8_valid(const char *s, size_t len);
 
-/* ---- change records -------------------------------------------------------
- */
+/* ---- change records ---------------------------------------------------- */
 
 enum cfs_op {
     CFS_OP_MKDIR = 1,
@@ -108,8 +105,7 @@ struct cfs_change {
     struct cfs_change_private *priv;
 };
 
-/* ---- transactions ---------------------------------------------------------
- */
+/* ---- transactions ------------------------------------------------------ */
 
 struct cfs_txn;
 
@@ -122,7 +118,7 @@ struct cfs_txn;
 CFS_EXPORT int cfs_txn_begin(struct cfs_txn **ret_txn);
 
 /**
- * Start a replay transaction (persistence, at start-up or when a subsystem
+ * Start a replay transaction (the store, at start-up or when a subsystem
  * registers): operations run through the same checks and callbacks, but
  * record nothing and take no revision; nodes are stamped with the revision
  * set by cfs_txn_set_stamp() (the one stored with them). Commit it at the
@@ -173,7 +169,7 @@ CFS_EXPORT int cfs_txn_abort(struct cfs_txn *txn);
 /** The last revision handed out. */
 CFS_EXPORT uint64_t cfs_revision(void);
 
-/** Set the revision counter (persistence, at start-up). */
+/** Set the revision counter (the store, at start-up). */
 CFS_EXPORT void cfs_revision_set(uint64_t revision);
 
 /* ---- mutations -------------------------------------------------------------
@@ -213,8 +209,7 @@ CFS_EXPORT int cfs_unlink(struct cfs_txn *txn, const char *path);
 CFS_EXPORT int
 cfs_rename(struct cfs_txn *txn, const char *from, const char *to);
 
-/* ---- reads ------------------------------------------------------------------
- */
+/* ---- reads ------------------------------------------------------------- */
 
 enum cfs_kind {
     CFS_KIND_ROOT = 1,
@@ -292,11 +287,10 @@ CFS_EXPORT uint64_t cfs_tree_nodes(void);
  *  @return 0 or -ENOENT if the item is not in the tree. */
 CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
 
-/* ---- tree observers ---------------------------------------------------------
- */
+/* ---- tree observers ---------------------------------------------------- */
 
 /*
- * Told when a subsystem appears or goes (persistence replays stored state
+ * Told when a subsystem appears or goes (the store replays stored state
  * into a subsystem that registers). Called with the mutation lock held and
  * no other; subsystem_registered gets a replay transaction (see
  * cfs_txn_begin_replay()) that core commits when the callback returns.
@@ -312,8 +306,7 @@ struct cfs_observer {
 /** Install (or, with NULL, remove) the observer. There is one. */
 CFS_EXPORT void cfs_set_observer(const struct cfs_observer *observer);
 
-/* ---- modules
- * ----------------------------------------------------------------- */
+/* ---- modules ----------------------------------------------------------- */
 
 /**
  * Load a client module built against core/compat (configfsd --module):

@@ -90,7 +90,7 @@ static inline bool IS_ERR_OR_NULL(const void *ptr)
     return !ptr || IS_ERR(ptr);
 }
 
-/* ---- the object model --------------------------------------------------- */
+/* ---- the object model -------------------------------------------------- */
 
 struct config_item;
 struct config_group;
@@ -206,7 +206,7 @@ struct configfs_subsystem {
 /* Size of the show() page and the store() limit (SIMPLE_ATTR_SIZE). */
 #define CONFIGFS_PAGE_SIZE 4096
 
-/* ---- attribute macros (the kernel's, with numeric modes) ----------------- */
+/* ---- attribute macros (the kernel's, with numeric modes) --------------- */
 
 #define CFS_STRINGIFY_(x) #x
 #define CFS_STRINGIFY(x)  CFS_STRINGIFY_(x)
@@ -276,7 +276,7 @@ struct configfs_subsystem {
         .write = _pfx##_name##_write,                                          \
     }
 
-/* ---- items and groups ---------------------------------------------------- */
+/* ---- items and groups -------------------------------------------------- */
 
 /** Reset the reference count to 1 and the child-list entry. Keeps ci_name,
  *  ci_namebuf and ci_type, so a statically initialised item stays named. */
@@ -359,7 +359,7 @@ to_configfs_subsystem(struct config_group *group)
                  : NULL;
 }
 
-/* ---- registration -------------------------------------------------------- */
+/* ---- registration ------------------------------------------------------ */
 
 /**
  * Register a subsystem: it appears under the root with its attributes and
@@ -394,7 +394,7 @@ configfs_register_default_group(struct config_group *parent_group,
                                 const struct config_item_type *item_type);
 CFS_EXPORT void configfs_unregister_default_group(struct config_group *group);
 
-/* ---- dependencies (M16, M17) --------------------------------------------- */
+/* ---- dependencies (M16, M17) ------------------------------------------- */
 
 /** Pin @target: rmdir of it fails EBUSY until configfs_undepend_item().
  *  @return 0; -ENOENT if @subsys is not registered, @target is not in its

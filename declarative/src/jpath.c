@@ -124,7 +124,7 @@ void cfs_schema_jpath_pop(struct sch_jpath *p, size_t len)
     }
 }
 
-/* ---- rebuilding a path from a position ----------------------------------- */
+/* ---- rebuilding a path from a position --------------------------------- */
 
 #define SCAN_DEPTH 64
 

@@ -6,7 +6,7 @@
  * callers it settled and hands the lead to the next one queued. A caller
  * alone is its own leader and commits inline, in its own thread (a hand-off
  * to a writer thread costs more than it saves, see
- * docs/internals/persistence.md). Each waiter sleeps on its own condition
+ * docs/internals/store.md). Each waiter sleeps on its own condition
  * variable: waking all of them at every commit costs more than the commit
  * when there are many.
  *

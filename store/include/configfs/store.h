@@ -9,7 +9,7 @@
  * Front ends make a transaction durable with cfs_store_commit_txn(), which
  * shares one SQLite commit among concurrent callers (group commit). At open,
  * and whenever a subsystem registers later, the stored subtree is replayed
- * through the normal operations. docs/internals/persistence.md describes
+ * through the normal operations. docs/internals/store.md describes
  * the schema, the write path and the promises below in full.
  *
  * Promises of the interface (any backend must keep them):
@@ -39,7 +39,7 @@ extern "C" {
 
 struct cfs_store;
 
-/* ---- opening ------------------------------------------------------------- */
+/* ---- opening ----------------------------------------------------------- */
 
 enum cfs_store_sync {
     CFS_STORE_SYNC_FULL = 0, /* fsync the WAL at every commit (default) */
@@ -81,8 +81,7 @@ CFS_EXPORT int cfs_store_open(const struct cfs_store_options *opts,
  */
 CFS_EXPORT void cfs_store_close(struct cfs_store *store);
 
-/* ---- the write path -------------------------------------------------------
- */
+/* ---- the write path ---------------------------------------------------- */
 
 /**
  * Make an open transaction durable and end it. Seals @txn (other writers go
@@ -167,8 +166,7 @@ CFS_EXPORT int cfs_store_apply(struct cfs_store *store,
                                const struct cfs_store_changeset *sets,
                                size_t n);
 
-/* ---- replay ---------------------------------------------------------------
- */
+/* ---- replay ------------------------------------------------------------ */
 
 enum cfs_store_step_op {
     CFS_STORE_STEP_MKDIR = 1, /* make a user directory */
@@ -236,8 +234,7 @@ CFS_EXPORT int cfs_store_problems(struct cfs_store *store,
 CFS_EXPORT void cfs_store_problems_free(struct cfs_store_problem *problems,
                                         size_t n);
 
-/* ---- revisions and history ------------------------------------------------
- */
+/* ---- revisions and history --------------------------------------------- */
 
 struct cfs_store_info {
     uint64_t revision;      /* last durable revision */
@@ -287,8 +284,7 @@ CFS_EXPORT int cfs_store_history(struct cfs_store *store,
 CFS_EXPORT void cfs_store_history_free(struct cfs_store_history_entry *entries,
                                        size_t n);
 
-/* ---- export and diff --------------------------------------------------------
- */
+/* ---- export and diff --------------------------------------------------- */
 
 #define CFS_STORE_EXPORT_FORMAT 1
 

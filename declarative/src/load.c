@@ -60,7 +60,7 @@ static void error_file(struct cfs_schema_error *err, const char *file)
     }
 }
 
-/* ---- small checks -------------------------------------------------------- */
+/* ---- small checks ------------------------------------------------------ */
 
 /* Every key of @obj must be in @allowed (NULL-terminated). */
 static int check_keys(struct loader *L,
@@ -71,8 +71,7 @@ static int check_keys(struct loader *L,
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach(obj, key, v) {
         bool ok = false;
 
         for (size_t i = 0; allowed[i] && !ok; i++) {
@@ -162,7 +161,7 @@ static int type_ref(struct loader *L, json_t *v, struct sch_type **ret)
     return 0;
 }
 
-/* ---- attributes ---------------------------------------------------------- */
+/* ---- attributes -------------------------------------------------------- */
 
 static const struct {
     const char *name;
@@ -251,8 +250,7 @@ static int attr_values(struct loader *L, json_t *v, struct sch_attr *a)
     if (!a->values) {
         return -ENOMEM;
     }
-    json_array_foreach(v, i, e)
-    {
+    json_array_foreach(v, i, e) {
         size_t at = cfs_schema_jpath_index(&L->path, i);
         const char *s;
 
@@ -430,8 +428,7 @@ static int attr_parse(struct loader *L,
                     json_string_value(kind));
     }
     cfs_schema_jpath_pop(&L->path, at);
-    json_object_foreach(obj, key, v)
-    {
+    json_object_foreach(obj, key, v) {
         at = cfs_schema_jpath_key(&L->path, key);
         r = attr_option(L, key, v, a);
         if (r < 0) {
@@ -474,7 +471,7 @@ static int attr_parse(struct loader *L,
     return 0;
 }
 
-/* ---- types: pass 1, keys and attributes ---------------------------------- */
+/* ---- types: pass 1, keys and attributes -------------------------------- */
 
 static const char *const type_keys[] = {"attributes",
                                         "creates",
@@ -499,8 +496,7 @@ static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
     if (!t->attrs || !t->ct_attrs) {
         return -ENOMEM;
     }
-    json_object_foreach(attrs, name, v)
-    {
+    json_object_foreach(attrs, name, v) {
         struct sch_attr *a = &t->attrs[t->n_attrs];
         size_t at = cfs_schema_jpath_key(&L->path, name);
 
@@ -544,7 +540,7 @@ static int type_pass1(struct loader *L, struct sch_type *t, json_t *obj)
     return 0;
 }
 
-/* ---- types: pass 2, references ------------------------------------------- */
+/* ---- types: pass 2, references ----------------------------------------- */
 
 static struct sch_attr *find_attr(struct sch_type *t, const char *name)
 {
@@ -621,8 +617,7 @@ static int type_default_groups(struct loader *L,
     if (!t->dgroups) {
         return -ENOMEM;
     }
-    json_object_foreach(obj, name, v)
-    {
+    json_object_foreach(obj, name, v) {
         struct sch_default_group *dg = &t->dgroups[t->n_dgroups];
         size_t at = cfs_schema_jpath_key(&L->path, name);
 
@@ -687,8 +682,7 @@ static int type_links(struct loader *L, struct sch_type *t, json_t *obj)
     if (!t->allow) {
         return -ENOMEM;
     }
-    json_array_foreach(allow, i, e)
-    {
+    json_array_foreach(allow, i, e) {
         size_t at2 = cfs_schema_jpath_index(&L->path, i);
         struct sch_type *target = NULL;
 
@@ -722,8 +716,7 @@ static int commit_required(struct loader *L, struct sch_type *t, json_t *req)
     if (!t->required) {
         return -ENOMEM;
     }
-    json_array_foreach(req, i, e)
-    {
+    json_array_foreach(req, i, e) {
         size_t at = cfs_schema_jpath_index(&L->path, i);
         struct sch_attr *a;
 
@@ -878,7 +871,7 @@ static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
     return 0;
 }
 
-/* ---- whole-schema rules -------------------------------------------------- */
+/* ---- whole-schema rules ------------------------------------------------ */
 
 static bool has_group_parts(const struct sch_type *t)
 {
@@ -937,7 +930,7 @@ static int dg_cycle(struct loader *L, struct sch_type *t)
     return 0;
 }
 
-/* ---- the document -------------------------------------------------------- */
+/* ---- the document ------------------------------------------------------ */
 
 static const char *const top_keys[] = {
     "subsystem", "description", "root", "types", NULL};
@@ -951,8 +944,7 @@ static int each_type(struct loader *L,
     json_t *v;
     size_t i = 0;
 
-    json_object_foreach(types, name, v)
-    {
+    json_object_foreach(types, name, v) {
         size_t at = cfs_schema_jpath_key(&L->path, name);
         int r = pass(L, &L->s->types[i++], v);
 
@@ -975,8 +967,7 @@ static int load_types(struct loader *L, json_t *types)
     if (!L->s->types) {
         return -ENOMEM;
     }
-    json_object_foreach(types, name, v)
-    {
+    json_object_foreach(types, name, v) {
         struct sch_type *t = &L->s->types[L->s->n_types];
 
         at = cfs_schema_jpath_key(&L->path, name);

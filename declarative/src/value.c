@@ -65,7 +65,7 @@ static void why_set(char *why, size_t size, const char *fmt, ...)
     }
 }
 
-/* ---- kinds --------------------------------------------------------------- */
+/* ---- kinds ------------------------------------------------------------- */
 
 static int check_string(const struct sch_attr *a,
                         const char *in,

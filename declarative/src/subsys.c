@@ -58,7 +58,7 @@ static struct sch_obj *owner_of(struct config_item *item)
     return item && is_schema_type(item->ci_type) ? obj_of(item) : NULL;
 }
 
-/* ---- the schema's life --------------------------------------------------- */
+/* ---- the schema's life ------------------------------------------------- */
 
 static void attr_destroy(struct sch_attr *a)
 {
@@ -125,7 +125,7 @@ const char *cfs_schema_file(const struct cfs_schema *s)
     return s->file;
 }
 
-/* ---- objects ------------------------------------------------------------- */
+/* ---- objects ----------------------------------------------------------- */
 
 static void obj_release(struct config_item *item)
 {
@@ -197,7 +197,7 @@ fail:
     return NULL;
 }
 
-/* ---- group operations ---------------------------------------------------- */
+/* ---- group operations -------------------------------------------------- */
 
 /* @pre su_mutex (core holds it around make_*). */
 static struct sch_obj *make_obj(struct config_group *group, const char *name)
@@ -310,7 +310,7 @@ static int obj_uncommit(struct config_item *item)
     return 0;
 }
 
-/* ---- item operations ----------------------------------------------------- */
+/* ---- item operations --------------------------------------------------- */
 
 /* show: the value and one newline, the kernel's convention (RD7). */
 static ssize_t
@@ -431,7 +431,7 @@ static int obj_allow_link(struct config_item *src, struct config_item *target)
     return -EINVAL;
 }
 
-/* ---- wiring -------------------------------------------------------------- */
+/* ---- wiring ------------------------------------------------------------ */
 
 void cfs_schema_wire_types(struct cfs_schema *s)
 {
@@ -477,7 +477,7 @@ void cfs_schema_wire_types(struct cfs_schema *s)
     }
 }
 
-/* ---- registration -------------------------------------------------------- */
+/* ---- registration ------------------------------------------------------ */
 
 int cfs_schema_register(struct cfs_schema *s)
 {

@@ -30,8 +30,7 @@
 #define BLOCK_SIZE (256u * 1024u)
 #define READ_AHEAD 4
 
-/* ---- rows, as the reader packs them
- * ------------------------------------------- */
+/* ---- rows, as the reader packs them ------------------------------------ */
 
 enum rec_kind {
     REC_DIR = 1, /* a: path; u1: revision; flags: created, committed */
@@ -82,8 +81,7 @@ static void block_free(struct block *b)
     }
 }
 
-/* ---- the caller's side: rows to steps
- * ------------------------------------------- */
+/* ---- the caller's side: rows to steps ---------------------------------- */
 
 /* A growable byte buffer (caller's thread: cfs_malloc). */
 struct buf {
@@ -346,8 +344,7 @@ static int consume_block(struct consumer *c, const struct block *b)
     return r;
 }
 
-/* ---- the reader's side: SQLite to rows
- * ----------------------------------------- */
+/* ---- the reader's side: SQLite to rows --------------------------------- */
 
 struct reader {
     struct cfs_store *store;
@@ -748,8 +745,7 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* ---- the two together
- * ------------------------------------------------------------ */
+/* ---- the two together -------------------------------------------------- */
 
 int store_load(struct cfs_store *s,
                const char *const *subsystems,

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-/* ---- limits -------------------------------------------------------------- */
+/* ---- limits ------------------------------------------------------------ */
 
 /* Bytes in one schema file; a larger file is refused (-EFBIG). */
 #define CFS_SCHEMA_FILE_MAX ((size_t)1024 * 1024)
@@ -34,7 +34,7 @@ extern "C" {
 /* Bytes of a store/commit/mkdir/link detail, NUL included. */
 #define CFS_SCHEMA_DETAIL_LEN 1024
 
-/* ---- load errors --------------------------------------------------------- */
+/* ---- load errors ------------------------------------------------------- */
 
 /*
  * Why a schema could not be loaded or registered, in the spirit of
@@ -67,7 +67,7 @@ CFS_EXPORT char *cfs_schema_error_format(const struct cfs_schema_error *err,
                                          char *buf,
                                          size_t size);
 
-/* ---- one schema ---------------------------------------------------------- */
+/* ---- one schema -------------------------------------------------------- */
 
 struct cfs_schema;
 
@@ -140,7 +140,7 @@ CFS_EXPORT bool cfs_schema_registered(const struct cfs_schema *schema);
 CFS_EXPORT int cfs_schema_describe(const struct cfs_schema *schema,
                                    json_t **ret_json);
 
-/* ---- a directory of schemas (--schema-dir) ------------------------------- */
+/* ---- a directory of schemas (--schema-dir) ----------------------------- */
 
 struct cfs_schema_set;
 
@@ -183,7 +183,7 @@ CFS_EXPORT void cfs_schema_set_unregister(struct cfs_schema_set *set);
 /** Unregister and free every schema, then the set. NULL-safe. */
 CFS_EXPORT void cfs_schema_set_free(struct cfs_schema_set *set);
 
-/* ---- why a callback refused ---------------------------------------------- */
+/* ---- why a callback refused -------------------------------------------- */
 
 /**
  * The human explanation of the last refusal by a schema callback on the

@@ -39,8 +39,7 @@ struct plan {
     struct dnode *root;
 };
 
-/* ---- building the logical tree
- * ------------------------------------------------- */
+/* ---- building the logical tree ----------------------------------------- */
 
 static void dnode_free(struct dnode *d)
 {
@@ -225,8 +224,7 @@ static int merge(struct dnode *d, const struct cfs_store_node *n, bool want)
     return 0;
 }
 
-/* ---- paths and ops
- * ------------------------------------------------------------------ */
+/* ---- paths and ops ----------------------------------------------------- */
 
 static char *path_of(const struct plan *p, const struct dnode *d)
 {
@@ -354,8 +352,7 @@ static bool needs_stores(const struct dnode *d)
     return false;
 }
 
-/* ---- the phases
- * ---------------------------------------------------------------------- */
+/* ---- the phases -------------------------------------------------------- */
 
 static bool removed(const struct dnode *d, enum cfs_store_diff_mode mode)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store-internal.h - what the persistence sources share: the store object,
+ * store-internal.h - what the store sources share: the store object,
  * its prepared statements, the schema and migration framework, and the one
  * place where SQLite result codes become errno values.
  *
@@ -138,8 +138,7 @@ struct cfs_store {
     bool observing;
 };
 
-/* ---- db.c ------------------------------------------------------------------
- */
+/* ---- db.c -------------------------------------------------------------- */
 
 /** The one mapping of SQLite result codes (primary or extended) to 0 or a
  *  negative errno. */
@@ -174,8 +173,7 @@ int store_bind_blob(sqlite3_stmt *st, int idx, const void *p, size_t len);
 /** Step a statement that returns no row, then reset it. */
 int store_step_done(sqlite3_stmt *st);
 
-/* ---- apply.c ----------------------------------------------------------------
- */
+/* ---- apply.c ----------------------------------------------------------- */
 
 int store_prepare_write(struct cfs_store *store);
 void store_finalize_write(struct cfs_store *store);
@@ -189,8 +187,7 @@ int store_write_sets(struct cfs_store *store,
                      const struct cfs_store_changeset *sets,
                      size_t n) CFS_STORE_NO_TSA;
 
-/* ---- commit.c
- * ---------------------------------------------------------------- */
+/* ---- commit.c ---------------------------------------------------------- */
 
 /** Wait until nothing is queued or being written (returns at once while
  *  failed transactions wait to be aborted). @pre no q_lock. */
@@ -199,8 +196,7 @@ void store_drain(struct cfs_store *store);
  * them was called back. @pre no lock. */
 void store_stop_async(struct cfs_store *store);
 
-/* ---- load.c
- * ------------------------------------------------------------------ */
+/* ---- load.c ------------------------------------------------------------ */
 
 /**
  * cfs_store_load() with the choice of plan: @ranged reads one subsystem
@@ -214,8 +210,7 @@ int store_load(struct cfs_store *store,
                cfs_store_step_fn fn,
                void *data);
 
-/* ---- replay.c ---------------------------------------------------------------
- */
+/* ---- replay.c ---------------------------------------------------------- */
 
 /** Replay every registered subsystem, install the observer. */
 int store_replay_open(struct cfs_store *store);
@@ -231,8 +226,7 @@ void store_problem_add(struct cfs_store *store,
                        enum cfs_store_step_op op,
                        int error);
 
-/* ---- paths.c ----------------------------------------------------------------
- */
+/* ---- paths.c ----------------------------------------------------------- */
 
 /** A set of strings (open addressing), for replay bookkeeping. */
 struct store_strset {

@@ -13,8 +13,7 @@
 
 #define SUBTREE "(path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0'))"
 
-/* ---- freeing
- * -------------------------------------------------------------------- */
+/* ---- freeing ----------------------------------------------------------- */
 
 static void node_done(struct cfs_store_node *n)
 {
@@ -60,8 +59,7 @@ static char *memdup0(const void *p, size_t len)
     return s;
 }
 
-/* ---- from the database
- * ------------------------------------------------------------ */
+/* ---- from the database ------------------------------------------------- */
 
 /* A directory row while the tree is put together. */
 struct drow {
@@ -431,8 +429,7 @@ out:
     return 0;
 }
 
-/* ---- from the live tree
- * --------------------------------------------------------------- */
+/* ---- from the live tree ------------------------------------------------ */
 
 static bool is_dir(enum cfs_kind kind)
 {

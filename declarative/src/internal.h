@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - the loaded form of a schema, shared inside schema/src only.
+ * internal.h - the loaded form of a schema, shared inside declarative/src only.
  *
  * load.c turns a JSON document into a struct cfs_schema of types and
  * attributes; value.c validates values against an attribute; subsys.c
@@ -142,7 +142,7 @@ struct sch_obj {
     size_t *lens;
 };
 
-/* ---- value.c ------------------------------------------------------------- */
+/* ---- value.c ----------------------------------------------------------- */
 
 /*
  * Check @len bytes of @in against @a (no newline stripping here) and
@@ -157,11 +157,11 @@ int cfs_schema_value_check(const struct sch_attr *a,
                            char *why,
                            size_t why_size);
 
-/* ---- detail.c ------------------------------------------------------------ */
+/* ---- detail.c ---------------------------------------------------------- */
 
 void cfs_schema_set_detail(const char *fmt, ...) CFS_PRINTF(1, 2);
 
-/* ---- subsys.c ------------------------------------------------------------ */
+/* ---- subsys.c ---------------------------------------------------------- */
 
 /* Fill in the operations of every type (after loading). */
 void cfs_schema_wire_types(struct cfs_schema *schema);
@@ -172,7 +172,7 @@ void cfs_schema_put(struct cfs_schema *schema);
 /* Free what load.c built (the last reference went). */
 void cfs_schema_destroy(struct cfs_schema *schema);
 
-/* ---- jpath.c ------------------------------------------------------------- */
+/* ---- jpath.c ----------------------------------------------------------- */
 
 /* A JSONPath being built while walking a document. */
 struct sch_jpath {

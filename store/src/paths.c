@@ -152,8 +152,7 @@ void store_strset_free(struct store_strset *set)
     set->cap = set->n = 0;
 }
 
-/* ---- directory ids
- * ----------------------------------------------------------- */
+/* ---- directory ids ----------------------------------------------------- */
 
 #define IDCACHE_SLOTS 8192
 

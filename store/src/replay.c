@@ -24,8 +24,7 @@ struct replayer {
     int error; /* first allocation failure */
 };
 
-/* ---- problems
- * ----------------------------------------------------------------- */
+/* ---- problems ---------------------------------------------------------- */
 
 static int plist_add(struct store_problem_list *l,
                      const char *path,
@@ -177,8 +176,7 @@ const char *cfs_store_step_name(enum cfs_store_step_op op)
     return "?";
 }
 
-/* ---- the step runner
- * ----------------------------------------------------------- */
+/* ---- the step runner --------------------------------------------------- */
 
 /* The failed directory that @path (a directory, @len bytes) is in, if any:
  * the index of its problem, or -1. */
@@ -371,8 +369,7 @@ static void replayer_finish(struct replayer *rp)
     store_strset_free(&rp->failed);
 }
 
-/* ---- which subsystems are replayed
- * --------------------------------------------- */
+/* ---- which subsystems are replayed ------------------------------------- */
 
 /* Mark @name replayed; false if it already was. @pre p_lock */
 static bool replayed_add(struct cfs_store *s, const char *name)
@@ -462,8 +459,7 @@ static int report_absent_subsystems(struct cfs_store *s)
     return r;
 }
 
-/* ---- the observer
- * ---------------------------------------------------------------- */
+/* ---- the observer ------------------------------------------------------ */
 
 static void on_registered(void *data, struct cfs_txn *txn, const char *name)
 {

@@ -89,8 +89,7 @@ void store_finalize_write(struct cfs_store *store)
     }
 }
 
-/* ---- directories ----------------------------------------------------------
- */
+/* ---- directories ------------------------------------------------------- */
 
 /* The id of the directory at @path (@len bytes; 0 bytes is the root), or 0
  * in *ret_id if the database has none. */
@@ -229,8 +228,7 @@ static bool is_name(const char *s, size_t len, const char *name)
     return strlen(name) == len && memcmp(s, name, len) == 0;
 }
 
-/* ---- one record each ------------------------------------------------------
- */
+/* ---- one record each --------------------------------------------------- */
 
 static int
 apply_mkdir(struct cfs_store *s, const struct cfs_change *c, size_t len)
