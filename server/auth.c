@@ -10,6 +10,7 @@
  * libmicrohttpd's GnuTLS already pulls in: no crypto of the project's own.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,11 @@
 
 #include <configfs/limits.h>
 
-#include "http-internal.h"
+#include "auth.h"
 #include "log.h"
+#include "reply.h"
+#include "request.h"
+#include "router.h"
 
 #define NAME_MAX_BYTES 64
 #define HASH_PREFIX    "sha256:"
@@ -119,20 +123,6 @@ void cfs_http_token_hash(const char *token, size_t len, char hex[65])
     hex[64] = '\0';
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 static int hash_parse(const char *s, uint8_t out[32])
 {
     if (strncmp(s, HASH_PREFIX, strlen(HASH_PREFIX)) != 0) {
@@ -143,8 +133,8 @@ static int hash_parse(const char *s, uint8_t out[32])
         return -EINVAL;
     }
     for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++) {
-        int hi = hexval(s[2 * i]);
-        int lo = hexval(s[2 * i + 1]);
+        int hi = cfs_http_hexval(s[2 * i]);
+        int lo = cfs_http_hexval(s[2 * i + 1]);
 
         if (hi < 0 || lo < 0) {
             return -EINVAL;
@@ -410,42 +400,16 @@ enum cfs_http_role cfs_http_tokens_role_now(const struct cfs_http_tokens *then,
 
 /* ---- per request ------------------------------------------------------- */
 
-static bool path_is(const char *url, const char *prefix)
+/* The server's tokens table of this moment: a new reference, or NULL when
+ * the server has no tokens. */
+static struct cfs_http_tokens *server_tokens(struct cfs_http_server *srv)
 {
-    size_t n = strlen(prefix);
+    struct cfs_http_tokens *t;
 
-    return strncmp(url, prefix, n) == 0 && (url[n] == '\0' || url[n] == '/');
-}
-
-/* The role a request needs. Everything under /api/ needs a token, but the
- * OpenAPI file; the health probes and the web UI's files need none (they
- * hold no data, and a browser cannot send a bearer token when it
- * navigates).
- * Routing matches the same raw, undecoded URL, so an encoded variant of an
- * API path can never reach an API handler without this check. */
-static enum cfs_http_role role_needed(const struct cfs_http_req *req)
-{
-    const char *url = req->url;
-
-    if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0 ||
-        strcmp(url, "/api/v1/openapi.yaml") == 0) {
-        return CFS_ROLE_NONE; /* probes, and the public contract */
-    }
-    if (!path_is(url, "/api") && !path_is(url, "/metrics")) {
-        return CFS_ROLE_NONE; /* static files */
-    }
-    /* export carries write-only values; import replaces the whole tree */
-    if (path_is(url, "/api/v1/export") || path_is(url, "/api/v1/import")) {
-        return CFS_ROLE_ADMIN;
-    }
-    switch (req->method) {
-    case CFS_M_POST:
-    case CFS_M_PUT:
-    case CFS_M_DELETE:
-        return CFS_ROLE_WRITER;
-    default:
-        return CFS_ROLE_READER; /* GET, HEAD; others are then 405 */
-    }
+    pthread_mutex_lock(&srv->tok_lock);
+    t = cfs_http_tokens_ref(srv->tokens);
+    pthread_mutex_unlock(&srv->tok_lock);
+    return t;
 }
 
 /* The token of "Authorization: Bearer TOKEN"; NULL if there is none or
@@ -475,7 +439,7 @@ void cfs_http_authorize(struct cfs_http_req *req)
 
     /* The table of this moment, kept until the request completes: a
      * reload does not pull the principal's name from under it. */
-    req->tokens = cfs_http_server_tokens(req->srv);
+    req->tokens = server_tokens(req->srv);
     tokens = req->tokens;
     if (!tokens) {
         return; /* loopback only, everyone is trusted */
@@ -487,7 +451,7 @@ void cfs_http_authorize(struct cfs_http_req *req)
     if (have != CFS_ROLE_NONE) {
         req->principal = name;
     }
-    need = role_needed(req);
+    need = cfs_http_route_role(req->rt, req->url, req->method);
     if (need == CFS_ROLE_NONE || have >= need) {
         return;
     }

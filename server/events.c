@@ -21,8 +21,10 @@
 
 #include <configfs/store.h>
 
-#include "http-internal.h"
+#include "events.h"
 #include "jsonw.h"
+#include "reply.h"
+#include "request.h"
 
 #define RING_CAP    4096
 #define HOLD_CAP    256
@@ -477,7 +479,7 @@ static int backlog(struct cfs_http_events *h,
 
 void cfs_http_handle_events(struct cfs_http_req *req)
 {
-    struct cfs_http_events *h = cfs_http_events_of(req);
+    struct cfs_http_events *h = req->srv->events;
     const char *since_s = cfs_http_query(req, "since");
     const char *last_id = cfs_http_header_in(req, "Last-Event-ID");
     const char *path = cfs_http_query(req, "path");
@@ -502,12 +504,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         }
         resume = true;
     }
-    if (path && path[0] != '/') {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "path must be an absolute config path");
+    if (path && !cfs_http_absolute(req, path, strlen(path), "path")) {
         return;
     }
     c = calloc(1, sizeof(*c));

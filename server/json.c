@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * json.c - the node JSON of DESIGN section 4: a directory with its
+ * json.c - the node JSON of docs/DESIGN.md §4: a directory with its
  * attributes (one show() each), children and links, nested ?depth= levels.
  */
 #include <errno.h>
@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http-internal.h"
+#include "json.h"
 #include "jsonw.h"
+#include "status.h"
 
 void cfs_http_value_json(json_t *obj, const char *data, size_t len)
 {
@@ -43,24 +44,6 @@ char *cfs_http_join(const char *path, const char *name)
         memcpy(p + pl + 1, name, nl + 1);
     }
     return p;
-}
-
-static const char *kind_name(enum cfs_kind k)
-{
-    switch (k) {
-    case CFS_KIND_ROOT:
-        return "root";
-    case CFS_KIND_SUBSYSTEM:
-        return "subsystem";
-    case CFS_KIND_GROUP:
-        return "group";
-    case CFS_KIND_ITEM:
-        return "item";
-    case CFS_KIND_LINK:
-        return "link";
-    default:
-        return "attribute";
-    }
 }
 
 static void jw_mode(struct jw *w, unsigned mode)
@@ -152,7 +135,7 @@ static int node_json(struct jw *w,
     JW_LIT(w, ",\"path\":");
     jw_str(w, path);
     JW_LIT(w, ",\"kind\":");
-    jw_str(w, kind_name(self->kind));
+    jw_str(w, cfs_kind_name(self->kind));
     JW_LIT(w, ",\"type\":");
     jw_str(w, self->type_name);
     JW_LIT(w, ",\"default_group\":");
@@ -215,7 +198,7 @@ static int node_json(struct jw *w,
             JW_LIT(w, "{\"name\":");
             jw_str(w, e->name);
             JW_LIT(w, ",\"kind\":");
-            jw_str(w, kind_name(e->kind));
+            jw_str(w, cfs_kind_name(e->kind));
             JW_LIT(w, ",\"path\":");
             jw_str(w, cp);
             JW_LIT(w, ",\"default_group\":");

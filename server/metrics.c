@@ -14,7 +14,8 @@
 
 #include <configfs/store.h>
 
-#include "http-internal.h"
+#include "metrics.h"
+#include "reply.h"
 
 /* clang-format off */
 static const char *const routes[] = {

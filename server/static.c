@@ -25,7 +25,9 @@
 
 #include <configfs/limits.h>
 
-#include "http-internal.h"
+#include "reply.h"
+#include "request.h"
+#include "static.h"
 
 /* The UI is plain ES modules and CSS files from this server: nothing
  * inline, nothing from elsewhere, no plugins, no framing. */
@@ -321,7 +323,7 @@ static void page_headers(struct cfs_http_req *req)
 
 void cfs_http_handle_static(struct cfs_http_req *req)
 {
-    int dirfd = cfs_http_static_fd(req);
+    int dirfd = req->srv->static_fd;
     char *segs[CFS_DEPTH_MAX + 1];
     char etag[80], date[40];
     const char *name = NULL;
@@ -331,13 +333,7 @@ void cfs_http_handle_static(struct cfs_http_req *req)
     int fd = -1, r;
 
     if (req->method != CFS_M_GET && req->method != CFS_M_HEAD) {
-        cfs_http_problem(req,
-                         MHD_HTTP_METHOD_NOT_ALLOWED,
-                         -EOPNOTSUPP,
-                         NULL,
-                         "%s is not allowed here; allowed: GET, HEAD",
-                         req->method_name);
-        cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        cfs_http_not_allowed(req, CFS_M_READ, NULL);
         page_headers(req);
         return;
     }

@@ -1,232 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * handlers-store.c - the routes backed by the store: readiness (replay
- * problems), history and export. Without a store (a tree in memory only)
- * history and export answer 503.
+ * h-export.c - GET /api/v1/export and POST /api/v1/import: the written
+ * tree as one JSON document, and such a document planned against the tree
+ * (a diff by the store) and applied in one transaction. Without a store
+ * (a tree in memory only) both are 503.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <configfs/store.h>
 
-#include "http-internal.h"
-
-static struct cfs_store *store_of(struct cfs_http_req *req)
-{
-    return cfs_http_opts(req)->store;
-}
-
-static bool no_store(struct cfs_http_req *req)
-{
-    if (store_of(req)) {
-        return false;
-    }
-    cfs_http_problem(req,
-                     MHD_HTTP_SERVICE_UNAVAILABLE,
-                     -EROFS,
-                     NULL,
-                     "this server keeps no store");
-    return true;
-}
-
-json_t *cfs_http_problems_json(struct cfs_http_req *req)
-{
-    struct cfs_store_problem *ps = NULL;
-    json_t *arr = json_array();
-    size_t n = 0;
-
-    if (store_of(req) && cfs_store_problems(store_of(req), &ps, &n) == 0) {
-        for (size_t i = 0; i < n; i++) {
-            json_t *p = json_object();
-
-            json_object_set_new(p, "path", json_string(ps[i].path));
-            json_object_set_new(
-                p, "step", json_string(cfs_store_step_name(ps[i].op)));
-            json_object_set_new(
-                p, "errno", json_string(cfs_http_errno_name(ps[i].error)));
-            json_object_set_new(
-                p, "skipped", json_integer((json_int_t)ps[i].skipped));
-            json_array_append_new(arr, p);
-        }
-        cfs_store_problems_free(ps, n);
-    }
-    return arr;
-}
-
-void cfs_http_handle_readyz(struct cfs_http_req *req)
-{
-    json_t *problems = cfs_http_problems_json(req);
-    json_t *body;
-
-    if (json_array_size(problems) > 0) {
-        json_t *extra = json_object();
-
-        json_object_set_new(extra, "problems", problems);
-        cfs_http_problem_json(req,
-                              MHD_HTTP_SERVICE_UNAVAILABLE,
-                              -EIO,
-                              "Not Ready",
-                              "stored changes could not be replayed (their "
-                              "data is kept)",
-                              extra);
-        return;
-    }
-    json_decref(problems);
-    body = json_object();
-    json_object_set_new(body, "status", json_string("ready"));
-    json_object_set_new(
-        body, "revision", json_integer((json_int_t)cfs_revision()));
-    cfs_http_reply_json(req, MHD_HTTP_OK, body);
-}
-
-static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!s || !*s || *s == '-') {
-        return -EINVAL;
-    }
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (*end || errno || v > max) {
-        return -EINVAL;
-    }
-    *ret = v;
-    return 0;
-}
-
-/* "value"/"encoding" or "old"/"old_encoding" */
-static void
-value_json(json_t *obj, const char *key, const char *data, size_t len)
-{
-    json_t *tmp = json_object();
-
-    cfs_http_value_json(tmp, data, len);
-    json_object_set(obj, key, json_object_get(tmp, "value"));
-    if (json_object_get(tmp, "encoding")) {
-        json_object_set(obj,
-                        strcmp(key, "value") == 0 ? "encoding" : "old_encoding",
-                        json_object_get(tmp, "encoding"));
-    }
-    json_decref(tmp);
-}
-
-void cfs_http_handle_history(struct cfs_http_req *req)
-{
-    struct cfs_store_history_query q = {0};
-    struct cfs_store_history_entry *es = NULL;
-    const char *path = cfs_http_query(req, "path");
-    const char *before = cfs_http_query(req, "before");
-    const char *limit = cfs_http_query(req, "limit");
-    json_t *doc, *arr;
-    uint64_t v;
-    size_t n = 0;
-    int r;
-
-    if (no_store(req)) {
-        return;
-    }
-    if (path && path[0] != '/') {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "path must be an absolute config path");
-        return;
-    }
-    q.path = path;
-    if (before) {
-        if (parse_u64(before, UINT64_MAX, &v) < 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "before must be a revision");
-            return;
-        }
-        q.before = v;
-    }
-    if (limit) {
-        if (parse_u64(limit, 10000, &v) < 0 || v == 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "limit must be 1 to 10000");
-            return;
-        }
-        q.limit = (size_t)v;
-    }
-    r = cfs_store_history(store_of(req), &q, &es, &n);
-    if (r < 0) {
-        cfs_http_problem(req, 0, r, NULL, "cannot read the journal");
-        return;
-    }
-    arr = json_array();
-    for (size_t i = 0; i < n; i++) {
-        json_t *e = json_object();
-        char when[48];
-        time_t secs = (time_t)(es[i].time_us / 1000000);
-        struct tm tm;
-        size_t w;
-
-        gmtime_r(&secs, &tm);
-        w = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-        (void)snprintf(when + w,
-                       sizeof(when) - w,
-                       ".%06dZ",
-                       (int)(es[i].time_us % 1000000));
-        json_object_set_new(
-            e, "revision", json_integer((json_int_t)es[i].revision));
-        json_object_set_new(e, "time", json_string(when));
-        json_object_set_new(e,
-                            "principal",
-                            es[i].principal ? json_string(es[i].principal)
-                                            : json_null());
-        json_object_set_new(e, "op", json_string(cfs_op_name(es[i].op)));
-        json_object_set_new(e, "path", json_string(es[i].path));
-        if (es[i].write_only) {
-            json_object_set_new(e, "write_only", json_true());
-        }
-        if (es[i].op == CFS_OP_RENAME) {
-            json_object_set_new(e, "from", json_string(es[i].path));
-            json_object_set_new(
-                e, "to", json_string(es[i].arg ? es[i].arg : ""));
-        } else if (es[i].arg && es[i].op == CFS_OP_STORE) {
-            value_json(e, "value", es[i].arg, es[i].arg_len);
-        } else if (es[i].arg) {
-            json_object_set_new(e, "target", json_string(es[i].arg));
-        }
-        if (es[i].old) {
-            value_json(e, "old", es[i].old, es[i].old_len);
-        }
-        json_array_append_new(arr, e);
-    }
-    doc = json_object();
-    json_object_set_new(doc, "entries", arr);
-    /* a full page: the next one starts below its oldest revision */
-    json_object_set_new(doc,
-                        "next_before",
-                        n > 0 && n == (q.limit ? q.limit : 100)
-                            ? json_integer((json_int_t)es[n - 1].revision)
-                            : json_null());
-    {
-        struct cfs_store_info info;
-
-        json_object_set_new(
-            doc,
-            "floor",
-            json_integer(cfs_store_info(store_of(req), &info) == 0
-                             ? (json_int_t)info.history_floor
-                             : 0));
-    }
-    cfs_store_history_free(es, n);
-    cfs_http_reply_json(req, MHD_HTTP_OK, doc);
-}
+#include "body.h"
+#include "commit.h"
+#include "h-batch.h"
+#include "h-export.h"
+#include "json.h"
+#include "reply.h"
+#include "request.h"
 
 static json_t *export_node(const struct cfs_store_node *n)
 {
@@ -271,18 +63,13 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     json_t *doc;
     int r;
 
-    if (no_store(req)) {
+    if (cfs_http_no_store(req)) {
         return;
     }
-    if (path && path[0] != '/') {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "path must be an absolute config path");
+    if (path && !cfs_http_absolute(req, path, strlen(path), "path")) {
         return;
     }
-    r = cfs_store_export(store_of(req), path ? path : "/", &ex);
+    r = cfs_store_export(cfs_http_opts(req)->store, path ? path : "/", &ex);
     if (r < 0) {
         cfs_http_problem(
             req, 0, r, NULL, "cannot export %s", path ? path : "/");
@@ -298,7 +85,7 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     cfs_http_etag(req, cfs_revision());
 }
 
-/* ---- POST /api/v1/import ----------------------------------------------- */
+/* ---- POST /api/v1/import --------------------------------------------- */
 
 static char *dup_str(const char *s)
 {
@@ -411,25 +198,6 @@ static json_t *plan_json(const struct cfs_store_op *ops, size_t n)
     return arr;
 }
 
-static int run_op(struct cfs_txn *txn, const struct cfs_store_op *op)
-{
-    switch (op->op) {
-    case CFS_OP_MKDIR:
-        return cfs_mkdir(txn, op->path);
-    case CFS_OP_RMDIR:
-        return cfs_rmdir(txn, op->path);
-    case CFS_OP_STORE:
-        return cfs_store(txn, op->path, op->arg, op->arg_len);
-    case CFS_OP_SYMLINK:
-        return cfs_symlink(txn, op->path, op->arg);
-    case CFS_OP_UNLINK:
-        return cfs_unlink(txn, op->path);
-    case CFS_OP_RENAME:
-        return cfs_rename(txn, op->path, op->arg);
-    }
-    return -EINVAL;
-}
-
 void cfs_http_handle_import(struct cfs_http_req *req)
 {
     const char *mode = cfs_http_query(req, "mode");
@@ -530,7 +298,8 @@ void cfs_http_handle_import(struct cfs_http_req *req)
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        r = run_op(txn, &ops[i]);
+        r = cfs_http_apply(
+            txn, ops[i].op, ops[i].path, ops[i].arg, ops[i].arg_len);
         if (r < 0) {
             json_t *extra = json_object();
             char detail[512];

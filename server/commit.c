@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * commit.c - the asynchronous commit: a handler's transaction goes to the
+ * store's commit thread and the worker goes on; the connection sleeps
+ * until the change is durable, then the answer the handler built is sent
+ * (or replaced by a 503 if the change could not be stored and was undone).
+ *
+ * No lock on that path: the worker and the commit thread meet on one
+ * atomic state per request, and whoever comes second acts. While the
+ * server stops, workers wait for their commits instead of suspending.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <configfs/store.h>
+
+#include "commit.h"
+#include "events.h"
+#include "metrics.h"
+#include "reply.h"
+
+/* A commit that failed: the change was undone; the answer says so. */
+static void commit_failed(struct cfs_http_req *req, int err)
+{
+    cfs_http_problem(req,
+                     MHD_HTTP_SERVICE_UNAVAILABLE,
+                     err,
+                     NULL,
+                     "the change could not be stored and was undone");
+}
+
+/*
+ * Where a request that waits for its commit is: the worker that ran its
+ * handler and the store's thread that calls it back each move it on once,
+ * and whoever comes second acts.
+ */
+enum cfs_http_cstate {
+    CS_RUNNING = 0, /* the handler runs; nothing decided */
+    CS_SUSPENDED,   /* the connection sleeps; commit_done() resumes it */
+    CS_WAITING,     /* stopping: the worker waits for commit_done() */
+    CS_READY,       /* called back: answer */
+};
+
+/* One suspended (or about to be) request fewer; the last one lets
+ * cfs_http_commit_stop() go on. Under c_lock, so that the server outlives it.
+ */
+static void async_done(struct cfs_http_server *srv)
+{
+    pthread_mutex_lock(&srv->c_lock);
+    if (atomic_fetch_sub(&srv->c_async, 1) == 1) {
+        pthread_cond_broadcast(&srv->c_done);
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+}
+
+/* The store's commit thread: @req's change is durable (@err 0) or was
+ * undone. Only the commit fields of @req are touched here; the answer is
+ * finished by the worker, when the connection runs again. */
+static void commit_done(void *ctx, int err, uint64_t revision)
+{
+    struct cfs_http_req *req = ctx;
+    struct cfs_http_server *srv = req->srv;
+
+    (void)revision;
+    cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, err == 0);
+    if (err == 0) {
+        cfs_http_events_publish(srv->events, req->evs);
+    } else {
+        cfs_http_events_discard(req->evs);
+    }
+    req->evs = NULL;
+    req->commit_err = err;
+    switch (atomic_exchange(&req->cstate, CS_READY)) {
+    case CS_SUSPENDED:
+        MHD_resume_connection(req->conn); /* the handler runs again */
+        async_done(srv);
+        break;
+    case CS_WAITING:
+        pthread_mutex_lock(&srv->c_lock);
+        req->sync_done = true;
+        pthread_cond_broadcast(&srv->c_done);
+        pthread_mutex_unlock(&srv->c_lock);
+        break;
+    default: /* the worker has not decided yet, and will see READY */
+        break;
+    }
+}
+
+int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
+{
+    struct cfs_http_server *srv = req->srv;
+    size_t n = 0;
+    const struct cfs_change *ch = cfs_txn_changes(txn, &n);
+    struct cfs_http_evbatch *evs = cfs_http_events_prepare(ch, n);
+    int r;
+
+    if (!srv->opts.store) {
+        cfs_txn_commit(txn); /* a tree in memory only */
+        cfs_http_events_publish(srv->events, evs);
+        return 0;
+    }
+    /* Queue the records in revision order and let go of the tree; the
+     * answer the handler now builds is sent once they are durable (or
+     * replaced by a 503 if they cannot be, and then undone). */
+    req->commit_start = cfs_http_now_us();
+    req->evs = evs;
+    req->committing = true;
+    atomic_store(&req->cstate, CS_RUNNING);
+    r = cfs_store_submit_async(
+        srv->opts.store, txn, req->principal, commit_done, req);
+    if (r == 0) {
+        return 0;
+    }
+    /* not queued: no call back will come */
+    req->committing = false;
+    cfs_http_events_discard(evs); /* failed, or nothing changed */
+    req->evs = NULL;
+    if (r < 0) {
+        cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, false);
+        commit_failed(req, r);
+        return r;
+    }
+    return 0;
+}
+
+bool cfs_http_commit_wait(struct cfs_http_req *req)
+{
+    struct cfs_http_server *srv = req->srv;
+    int running = CS_RUNNING;
+
+    if (atomic_load(&req->cstate) == CS_READY) {
+        return false; /* durable already */
+    }
+    /* Announced before c_stop is read: cfs_http_commit_stop() sets c_stop
+     * first, then waits for every announced one to be resumed. */
+    atomic_fetch_add(&srv->c_async, 1);
+    if (!atomic_load(&srv->c_stop)) {
+        MHD_suspend_connection(req->conn);
+        if (!atomic_compare_exchange_strong(
+                &req->cstate, &running, CS_SUSPENDED)) {
+            /* called back meanwhile: run again at once */
+            MHD_resume_connection(req->conn);
+            async_done(srv);
+        }
+        return true;
+    }
+    async_done(srv);
+    pthread_mutex_lock(&srv->c_lock);
+    if (atomic_compare_exchange_strong(&req->cstate, &running, CS_WAITING)) {
+        /* Woken under c_lock by commit_done(), which is then done with
+         * the server: it may go once this returns. */
+        while (!req->sync_done) {
+            pthread_cond_wait(&srv->c_done, &srv->c_lock);
+        }
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+    return false;
+}
+
+void cfs_http_commit_stop(struct cfs_http_server *srv)
+{
+    pthread_mutex_lock(&srv->c_lock);
+    atomic_store(&srv->c_stop, true);
+    while (atomic_load(&srv->c_async) > 0) {
+        pthread_cond_wait(&srv->c_done, &srv->c_lock);
+    }
+    pthread_mutex_unlock(&srv->c_lock);
+}
+
+bool cfs_http_commit_ready(const struct cfs_http_req *req)
+{
+    return req->committing && atomic_load(&req->cstate) == CS_READY;
+}
+
+void cfs_http_commit_finish(struct cfs_http_req *req)
+{
+    req->committing = false;
+    if (req->commit_err) {
+        commit_failed(req, req->commit_err);
+    }
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * commit.h - a handler's durable commit, and the daemon's side of the wait:
+ * the handler commits and builds its answer; the daemon suspends the
+ * connection until the change is durable, then sends it.
+ */
+#ifndef CFS_HTTP_COMMIT_H
+#define CFS_HTTP_COMMIT_H
+
+#include "context.h"
+
+/* Commit a transaction durably (through the store when there is one) and
+ * publish it. Consumes @txn. @return 0 (the handler goes on to build the
+ * answer, sent once the change is durable, or replaced by a 503 if it
+ * cannot be), or a negative errno: the change was undone and the request
+ * is answered already. */
+int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn);
+
+/* The daemon, after the handler of a committing request: true if the
+ * answer must wait (the connection is then suspended until the commit
+ * thread resumes it). While the server stops, the worker waits here
+ * instead and false is returned. */
+bool cfs_http_commit_wait(struct cfs_http_req *req);
+/* The request is back from a commit that is done: answer it. */
+bool cfs_http_commit_ready(const struct cfs_http_req *req);
+/* The commit is over: a failed one replaces the answer with a 503. */
+void cfs_http_commit_finish(struct cfs_http_req *req);
+
+/* Let every suspended answer be resumed; from now on, workers wait for
+ * their commits themselves instead of suspending. Before the daemon stops. */
+void cfs_http_commit_stop(struct cfs_http_server *srv);
+
+#endif /* CFS_HTTP_COMMIT_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * context.h - the two structures every part of the server reads: the
+ * server (made by daemon.c) and one request.
+ *
+ * The bottom of server/: it declares data and a few inline accessors, no
+ * function of another file, so any file may include it. Each request gets
+ * one struct cfs_http_req, made on the first call of the access handler and
+ * freed in the completion callback (the libmicrohttpd pattern of
+ * docs/STYLE.md); a handler answers by filling req->resp once.
+ */
+#ifndef CFS_HTTP_CONTEXT_H
+#define CFS_HTTP_CONTEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include <configfs/cfs.h>
+
+#include "http.h"
+
+struct cfs_http_events;
+struct cfs_http_evbatch;
+struct cfs_http_route;
+
+/* The methods a route can answer; CFS_M_OTHER is any other, always 405. */
+enum cfs_http_method {
+    CFS_M_GET = 1,
+    CFS_M_HEAD,
+    CFS_M_POST,
+    CFS_M_PUT,
+    CFS_M_DELETE,
+    CFS_M_OTHER,
+};
+
+/* A set of methods, one bit each (the Allow header of a 405). */
+#define CFS_M(m)   (1u << (m))
+#define CFS_M_READ (CFS_M(CFS_M_GET) | CFS_M(CFS_M_HEAD))
+#define CFS_M_ANY                                                              \
+    (CFS_M_READ | CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
+
+struct cfs_http_server {
+    struct MHD_Daemon *daemon;
+    struct cfs_http_events *events;
+    /* Requests whose answer waits for their durable commit (commit.c): the
+     * store's commit thread calls each back, which resumes it. No lock on
+     * that path but for the last step of a suspended one. */
+    pthread_mutex_t c_lock;
+    pthread_cond_t c_done;        /* a suspended one is resumed, or a worker's
+                                   * own waits are over */
+    atomic_size_t c_async;        /* may be or are suspended, not yet resumed */
+    atomic_bool c_stop;           /* stopping: no more suspending */
+    struct cfs_http_options opts; /* opts.tokens is NULL: see tokens */
+    /* The tokens table new requests are authorized with (a reference), or
+     * NULL for none, for the server's life; swapped by
+     * cfs_http_server_set_tokens(). Each request holds a reference to the
+     * table it was authorized with until it completes. */
+    pthread_mutex_t tok_lock;
+    struct cfs_http_tokens *tokens;
+    uint16_t port;
+    atomic_bool running; /* MHD_start_daemon() has returned */
+    int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
+};
+
+struct cfs_http_req {
+    struct cfs_http_server *srv;
+    struct MHD_Connection *conn;
+    enum cfs_http_method method;
+    const char *method_name;
+    char *url; /* raw, still percent-encoded */
+    /* The route of url (router.c), NULL for none; for a route that takes a
+     * subtree, rest is the part of url after it (still encoded). */
+    const struct cfs_http_route *rt;
+    const char *rest;
+    char *body;
+    size_t body_len;
+    bool body_too_big;
+    uint64_t start_us;
+    int status;        /* answered status, for the access log and metrics */
+    size_t resp_len;   /* bytes of the answered body */
+    const char *route; /* a route label for metrics */
+    struct MHD_Response *resp;
+    const char *principal; /* token name, or "anonymous" */
+    /* The tokens table req->principal is borrowed from: a reference taken
+     * by cfs_http_authorize(), dropped when the request completes; NULL
+     * without tokens. */
+    struct cfs_http_tokens *tokens;
+    int denied;          /* 401 or 403 decided from the headers, or 0 */
+    bool denied_invalid; /* 401: a token was sent, and is not valid */
+    enum cfs_http_role denied_need; /* 403: the role it needs */
+    char *decoded[8];               /* decoded query values */
+    /* A commit the answer waits for (commit.c): the worker and the store's
+     * commit thread meet on cstate. */
+    struct cfs_http_evbatch *evs; /* its events */
+    uint64_t commit_start;
+    int commit_err;  /* its result, set before cstate becomes READY */
+    bool committing; /* submitted; the answer waits */
+    bool sync_done;  /* waiting while stopping: called back (under c_lock) */
+    atomic_int cstate;
+    size_t n_decoded;
+};
+
+/* The server's options (borrowed). */
+static inline const struct cfs_http_options *
+cfs_http_opts(const struct cfs_http_req *req)
+{
+    return &req->srv->opts;
+}
+
+/* Microseconds of the monotonic clock. */
+static inline uint64_t cfs_http_now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+#endif /* CFS_HTTP_CONTEXT_H */

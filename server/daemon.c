@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: MIT
+/*
+ * daemon.c - the libmicrohttpd daemon: its life cycle, the framing checks
+ * a request passes first, the access handler that collects a body and
+ * sends the answer, and the access log.
+ *
+ * A request context is made on the first call of the access handler (its
+ * route found and its token checked there) and the response is queued on a
+ * later call, never the first (libmicrohttpd 0.9.75 closes keep-alive
+ * connections otherwise). The daemon runs an epoll thread pool; handlers
+ * (router.c) never wait for the disk: a commit suspends the connection
+ * (commit.c) until the change is durable.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <configfs/limits.h>
+
+#include "auth.h"
+#include "commit.h"
+#include "events.h"
+#include "log.h"
+#include "metrics.h"
+#include "reply.h"
+#include "router.h"
+
+static enum cfs_http_method method_of(const char *m)
+{
+    if (strcmp(m, "GET") == 0) {
+        return CFS_M_GET;
+    }
+    if (strcmp(m, "HEAD") == 0) {
+        return CFS_M_HEAD;
+    }
+    if (strcmp(m, "POST") == 0) {
+        return CFS_M_POST;
+    }
+    if (strcmp(m, "PUT") == 0) {
+        return CFS_M_PUT;
+    }
+    if (strcmp(m, "DELETE") == 0) {
+        return CFS_M_DELETE;
+    }
+    return CFS_M_OTHER;
+}
+
+/* ---- request framing --------------------------------------------------- */
+
+struct framing {
+    unsigned int hosts, lengths, encodings;
+    bool bad_name, bad_encoding;
+};
+
+static enum MHD_Result count_header(void *cls,
+                                    enum MHD_ValueKind kind,
+                                    const char *key,
+                                    const char *value)
+{
+    struct framing *f = cls;
+
+    (void)kind;
+    if (key[strcspn(key, " \t")] != '\0') {
+        f->bad_name = true; /* "Transfer-Encoding : chunked" */
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->hosts++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        f->lengths++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->encodings++;
+        f->bad_encoding |= !value || strcasecmp(value, "chunked") != 0;
+    }
+    return MHD_YES;
+}
+
+/* What libmicrohttpd lets through but RFC 9112 says a server must refuse,
+ * because a proxy in front might frame the message differently (request
+ * smuggling): several Host or Content-Length fields, Content-Length with
+ * Transfer-Encoding, a coding other than chunked, whitespace in a field
+ * name. @return the reason, or NULL when the request is well framed. */
+static const char *misframed(struct MHD_Connection *conn)
+{
+    struct framing f = {0, 0, 0, false, false};
+
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
+    if (f.bad_name) {
+        return "a header field name holds whitespace";
+    }
+    if (f.hosts > 1) {
+        return "more than one Host field";
+    }
+    if (f.lengths > 1) {
+        return "more than one Content-Length field";
+    }
+    if (f.encodings && f.lengths) {
+        return "both Content-Length and Transfer-Encoding";
+    }
+    if (f.encodings > 1 || f.bad_encoding) {
+        return "a Transfer-Encoding other than chunked";
+    }
+    return NULL;
+}
+
+/* Answer at once, before any body, and close: nothing after a misframed
+ * request can be trusted to start a new one. */
+static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
+                                        const char *why)
+{
+    enum MHD_Result ret;
+
+    cfs_http_problem(
+        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
+    cfs_http_header(req, MHD_HTTP_HEADER_CONNECTION, "close");
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    ret = MHD_queue_response(req->conn, (unsigned int)req->status, req->resp);
+    MHD_destroy_response(req->resp);
+    req->resp = NULL;
+    return ret;
+}
+
+static enum MHD_Result access_handler(void *cls,
+                                      struct MHD_Connection *conn,
+                                      const char *url,
+                                      const char *method,
+                                      const char *version,
+                                      const char *upload_data,
+                                      size_t *upload_data_size,
+                                      void **req_cls)
+{
+    struct cfs_http_server *srv = cls;
+    struct cfs_http_req *req = *req_cls;
+    enum MHD_Result ret;
+    const char *why;
+
+    (void)version;
+    if (!req) {
+        req = calloc(1, sizeof(*req));
+        if (!req) {
+            return MHD_NO;
+        }
+        req->srv = srv;
+        req->conn = conn;
+        req->start_us = cfs_http_now_us();
+        req->method = method_of(method);
+        req->method_name = method;
+        req->url = strdup(url);
+        req->principal = "anonymous";
+        *req_cls = req;
+        if (!req->url) {
+            return MHD_NO;
+        }
+        why = misframed(conn);
+        if (why) {
+            return refuse_misframed(req, why);
+        }
+        req->rt = cfs_http_route_find(req->url, &req->rest);
+        cfs_http_authorize(req);
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+
+        if (req->denied) {
+            *upload_data_size = 0; /* not kept: it will be refused */
+            return MHD_YES;
+        }
+        if (!req->body_too_big && req->body_len + n <= srv->opts.body_limit) {
+            char *b = realloc(req->body, req->body_len + n + 1);
+
+            if (!b) {
+                return MHD_NO;
+            }
+            memcpy(b + req->body_len, upload_data, n);
+            req->body = b;
+            req->body_len += n;
+            req->body[req->body_len] = '\0';
+        } else {
+            req->body_too_big = true; /* keep reading, answer 413 at the end */
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (cfs_http_commit_ready(req)) {
+        goto committed; /* back from a durable commit: answer */
+    }
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -EFBIG,
+                         NULL,
+                         "the request body is over %zu bytes",
+                         srv->opts.body_limit);
+    } else if (req->method == CFS_M_OTHER) {
+        char detail[96];
+
+        (void)snprintf(
+            detail, sizeof(detail), "method %s is not supported", method);
+        cfs_http_not_allowed(req, CFS_M_ANY, detail);
+    } else {
+        cfs_http_dispatch(req);
+    }
+    if (req->committing) {
+        /* The answer waits for the disk, this thread does not: the
+         * connection sleeps until the commit is done. */
+        if (cfs_http_commit_wait(req)) {
+            return MHD_YES;
+        }
+    committed:
+        cfs_http_commit_finish(req);
+    }
+    if (!req->resp) {
+        cfs_http_problem(
+            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
+    }
+    /* Every body is what its Content-Type says, never sniffed into HTML. */
+    cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
+    MHD_destroy_response(req->resp);
+    req->resp = NULL;
+    return ret;
+}
+
+static void request_completed(void *cls,
+                              struct MHD_Connection *conn,
+                              void **req_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+    struct cfs_http_server *srv = cls;
+    struct cfs_http_req *req = *req_cls;
+
+    (void)conn;
+    (void)toe;
+    if (!req) {
+        return;
+    }
+    if (req->status) {
+        cfs_http_metrics_request(req->route,
+                                 (int)req->method,
+                                 req->status,
+                                 cfs_http_now_us() - req->start_us);
+    }
+    if (!srv->opts.quiet && req->status) {
+        cfs_log_access(req->method_name,
+                       req->url,
+                       req->status,
+                       req->resp_len,
+                       cfs_http_now_us() - req->start_us,
+                       req->principal);
+    }
+    /* the last use of req->principal: the store read it before the commit
+     * callback, which came before this */
+    req->principal = NULL;
+    cfs_http_tokens_unref(req->tokens);
+    if (req->resp) {
+        MHD_destroy_response(req->resp);
+    }
+    for (size_t i = 0; i < req->n_decoded; i++) {
+        free(req->decoded[i]);
+    }
+    free(req->url);
+    free(req->body);
+    free(req);
+    *req_cls = NULL;
+}
+
+int cfs_http_server_set_tokens(struct cfs_http_server *srv,
+                               struct cfs_http_tokens *tokens)
+{
+    struct cfs_http_tokens *old;
+
+    if (!tokens) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&srv->tok_lock);
+    old = srv->tokens;
+    if (old) {
+        srv->tokens = cfs_http_tokens_ref(tokens);
+    }
+    pthread_mutex_unlock(&srv->tok_lock);
+    if (!old) {
+        return -EINVAL; /* started without tokens: it stays so */
+    }
+    /* A request in flight completes as authorized; a stream does not
+     * outlive its token. */
+    cfs_http_events_retoken(srv->events, tokens);
+    cfs_http_tokens_unref(old); /* freed here unless requests still hold it */
+    return 0;
+}
+
+/* Keep the URL as sent: paths are decoded segment by segment, so that
+ * "%2F" can never become a separator. Query values are decoded here. */
+static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    return strlen(s);
+}
+
+/* libmicrohttpd's own messages. While starting they say why start-up fails
+ * (a port in use, a key GnuTLS refuses); once serving they are about single
+ * connections, which a client controls, so they are only debug. */
+__attribute__((format(printf, 2, 0))) static void
+mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    struct cfs_http_server *srv = cls;
+    char msg[1024];
+    size_t n;
+
+    (void)vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) {
+        msg[--n] = '\0';
+    }
+    cfs_log(atomic_load(&srv->running) ? CFS_LOG_DEBUG : CFS_LOG_ERROR,
+            "mhd",
+            "%s",
+            msg);
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+/* TLS 1.2 and 1.3 only, GnuTLS's NORMAL choice of ciphers within them. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+static int parse_listen(const char *listen, struct sockaddr_in *sa)
+{
+    char host[64];
+    const char *colon = strrchr(listen, ':');
+    long port;
+    char *end;
+
+    if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+        return -EINVAL;
+    }
+    memcpy(host, listen, (size_t)(colon - listen));
+    host[colon - listen] = '\0';
+    port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535) {
+        return -EINVAL;
+    }
+    memset(sa, 0, sizeof(*sa));
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    if (strcmp(host, "localhost") == 0) {
+        strcpy(host, "127.0.0.1");
+    }
+    if (inet_pton(AF_INET, host, &sa->sin_addr) != 1) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cfs_http_listen_check(const char *listen, bool have_tokens)
+{
+    struct sockaddr_in sa;
+    int r = parse_listen(listen, &sa);
+
+    if (r < 0) {
+        return r;
+    }
+    if ((ntohl(sa.sin_addr.s_addr) >> 24) == 127 || have_tokens) {
+        return 0;
+    }
+    return -EPERM;
+}
+
+int cfs_http_server_start(const struct cfs_http_options *opts,
+                          struct cfs_http_server **ret_srv)
+{
+    struct cfs_http_server *srv = calloc(1, sizeof(*srv));
+    struct sockaddr_in sa;
+    const union MHD_DaemonInfo *info;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+                         MHD_ALLOW_SUSPEND_RESUME;
+    struct MHD_OptionItem tls[4] = {
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    int r;
+
+    if (!srv) {
+        return -ENOMEM;
+    }
+    srv->opts = *opts;
+    if (!srv->opts.listen) {
+        srv->opts.listen = "127.0.0.1:8080";
+    }
+    if (!srv->opts.body_limit) {
+        srv->opts.body_limit = CFS_BODY_MAX;
+    }
+    if (!srv->opts.header_limit) {
+        srv->opts.header_limit = CFS_HEADER_MAX;
+    }
+    if (!srv->opts.threads) {
+        srv->opts.threads = ncpu > 0 ? (unsigned int)ncpu : 2;
+    }
+    if (!srv->opts.max_connections) {
+        srv->opts.max_connections = CFS_CONN_MAX;
+    }
+    if (!srv->opts.timeout_s) {
+        srv->opts.timeout_s = CFS_CONN_TIMEOUT;
+    }
+    r = cfs_http_listen_check(srv->opts.listen, srv->opts.tokens != NULL);
+    if (r == 0) {
+        r = parse_listen(srv->opts.listen, &sa);
+    }
+    if (r == 0 && !srv->opts.tls_cert_pem != !srv->opts.tls_key_pem) {
+        r = -EINVAL;
+    }
+    if (r == 0 && srv->opts.tls_cert_pem) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            r = -ENOTSUP;
+        } else {
+            flags |= MHD_USE_TLS;
+            tls[0] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)srv->opts.tls_cert_pem};
+            tls[1] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)srv->opts.tls_key_pem};
+            tls[2] = (struct MHD_OptionItem){
+                MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
+        }
+    }
+    srv->static_fd = -1;
+    if (r == 0 && srv->opts.static_dir) {
+        srv->static_fd =
+            open(srv->opts.static_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        r = srv->static_fd < 0 ? -errno : 0;
+    }
+    pthread_mutex_init(&srv->c_lock, NULL);
+    pthread_cond_init(&srv->c_done, NULL);
+    pthread_mutex_init(&srv->tok_lock, NULL);
+    srv->tokens = cfs_http_tokens_ref(srv->opts.tokens);
+    srv->opts.tokens = NULL; /* it may be replaced: srv->tokens is current */
+    if (r == 0) {
+        r = cfs_http_events_new(srv->opts.store, &srv->events);
+    }
+    if (r < 0) {
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
+        free(srv);
+        return r;
+    }
+    srv->daemon =
+        MHD_start_daemon(flags,
+                         0,
+                         NULL,
+                         NULL,
+                         access_handler,
+                         srv,
+                         MHD_OPTION_EXTERNAL_LOGGER, /* first, or MHD warns */
+                         mhd_logger,
+                         srv,
+                         MHD_OPTION_SOCK_ADDR,
+                         (struct sockaddr *)&sa,
+                         MHD_OPTION_THREAD_POOL_SIZE,
+                         (unsigned int)srv->opts.threads,
+                         MHD_OPTION_NOTIFY_COMPLETED,
+                         request_completed,
+                         srv,
+                         MHD_OPTION_UNESCAPE_CALLBACK,
+                         unescape_none,
+                         NULL,
+                         MHD_OPTION_CONNECTION_LIMIT,
+                         (unsigned int)srv->opts.max_connections,
+                         MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                         srv->opts.per_ip_connections, /* 0: none */
+                         MHD_OPTION_CONNECTION_TIMEOUT,
+                         (unsigned int)srv->opts.timeout_s,
+                         MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                         srv->opts.header_limit,
+                         MHD_OPTION_STRICT_FOR_CLIENT,
+                         1, /* HTTP/1.1 needs Host; no spaces in URLs */
+                         MHD_OPTION_ARRAY,
+                         tls,
+                         MHD_OPTION_END);
+    if (!srv->daemon) {
+        cfs_http_commit_stop(srv);
+        cfs_http_events_stop(srv->events);
+        cfs_http_events_free(srv->events);
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
+        free(srv);
+        return -EIO; /* mhd_logger() has said why */
+    }
+    atomic_store(&srv->running, true);
+    info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    srv->port = info ? info->port : 0;
+    *ret_srv = srv;
+    return 0;
+}
+
+uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
+{
+    return srv->port;
+}
+
+void cfs_http_server_free(struct cfs_http_server *srv)
+{
+    if (srv) {
+        cfs_http_commit_stop(srv);         /* every waiting answer goes */
+        cfs_http_events_stop(srv->events); /* streams end */
+        MHD_stop_daemon(srv->daemon);
+        cfs_http_events_free(srv->events);
+        if (srv->static_fd >= 0) {
+            close(srv->static_fd);
+        }
+        /* every request has completed and let go of its table */
+        cfs_http_tokens_unref(srv->tokens);
+        pthread_mutex_destroy(&srv->tok_lock);
+        free(srv);
+    }
+}

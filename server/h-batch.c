@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * h-batch.c - POST /api/v1/rename and POST /api/v1/batch: operations named
+ * in a JSON body, run in one transaction, so a request either stands whole
+ * or changes nothing. Each op is an enum cfs_op, read from the names
+ * cfs_op_name() gives, checked and run through one switch each.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <configfs/limits.h>
+#include <configfs/schema.h>
+
+#include "body.h"
+#include "commit.h"
+#include "h-batch.h"
+#include "json.h"
+#include "reply.h"
+#include "request.h"
+
+int cfs_http_apply(struct cfs_txn *txn,
+                   enum cfs_op op,
+                   const char *path,
+                   const char *arg,
+                   size_t arg_len)
+{
+    switch (op) {
+    case CFS_OP_MKDIR:
+        return cfs_mkdir(txn, path);
+    case CFS_OP_RMDIR:
+        return cfs_rmdir(txn, path);
+    case CFS_OP_STORE:
+        return cfs_store(txn, path, arg, arg_len);
+    case CFS_OP_SYMLINK:
+        return cfs_symlink(txn, path, arg);
+    case CFS_OP_UNLINK:
+        return cfs_unlink(txn, path);
+    case CFS_OP_RENAME:
+        return cfs_rename(txn, path, arg);
+    }
+    return -EINVAL;
+}
+
+/* ---- rename ------------------------------------------------------------ */
+
+void cfs_http_handle_rename(struct cfs_http_req *req)
+{
+    json_t *body = cfs_http_json_body(req);
+    char *from = NULL, *to = NULL;
+    struct cfs_txn *txn = NULL;
+    struct cfs_entry e;
+    char *text = NULL;
+    size_t text_len = 0;
+    uint64_t rev;
+    int r;
+
+    if (!body) {
+        return;
+    }
+    if (json_object_size(body) != 2 ||
+        cfs_http_body_path(req, json_object_get(body, "from"), "from", &from) <
+            0 ||
+        cfs_http_body_path(req, json_object_get(body, "to"), "to", &to) < 0) {
+        if (!req->resp) {
+            cfs_http_problem(req,
+                             MHD_HTTP_BAD_REQUEST,
+                             -EINVAL,
+                             NULL,
+                             "the body is {\"from\": PATH, \"to\": PATH}");
+        }
+        goto out;
+    }
+    r = cfs_txn_begin(&txn);
+    if (r == 0) {
+        r = cfs_stat(from, &e);
+        if (r == 0) {
+            rev = e.revision;
+            cfs_entry_done(&e);
+            if (!cfs_http_if_match(req, rev)) {
+                cfs_txn_abort(txn);
+                goto out;
+            }
+            r = cfs_rename(txn, from, to);
+        }
+    }
+    if (r < 0) {
+        cfs_http_op_problem(req, r, "rename", from);
+        cfs_txn_abort(txn);
+        goto out;
+    }
+    rev = cfs_txn_revision(txn);
+    r = cfs_http_commit(req, txn);
+    if (r < 0) {
+        goto out; /* answered by cfs_http_commit() */
+    }
+    r = cfs_http_node_text(to, NULL, 0, true, &text, &text_len);
+    if (r < 0) {
+        cfs_http_op_problem(req, r, "stat", to);
+        goto out;
+    }
+    cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
+    if (rev) {
+        cfs_http_etag(req, rev);
+    }
+out:
+    free(from);
+    free(to);
+    json_decref(body);
+}
+
+/* ---- batch ------------------------------------------------------------- */
+
+/* One op of a batch, as read from its JSON (strings borrowed from it). */
+struct batch_op {
+    enum cfs_op op;
+    const char *path; /* "path"; a rename's "from" */
+    const char *arg;  /* a symlink's "target", a rename's "to" */
+    json_t *value;    /* a store's "value" and "encoding" */
+    json_t *encoding;
+};
+
+/* The enum cfs_op of @name ("mkdir" ...), or 0. */
+static enum cfs_op op_of(const char *name)
+{
+    for (enum cfs_op op = CFS_OP_MKDIR; name && op <= CFS_OP_RENAME; op++) {
+        if (strcmp(name, cfs_op_name(op)) == 0) {
+            return op;
+        }
+    }
+    return 0;
+}
+
+static void batch_problem(struct cfs_http_req *req,
+                          int status,
+                          int err,
+                          size_t index,
+                          const char *detail)
+{
+    json_t *extra = json_object();
+
+    json_object_set_new(extra, "op_index", json_integer((json_int_t)index));
+    cfs_http_problem_json(req, status, err, NULL, detail, extra);
+}
+
+/* Member @what of @op is a valid config path. */
+static int path_member(struct cfs_http_req *req, json_t *op, const char *what)
+{
+    char *p = NULL;
+    int r = cfs_http_body_path(req, json_object_get(op, what), what, &p);
+
+    free(p);
+    return r;
+}
+
+/* Read op @i of a batch into @b, checking its syntax before anything
+ * changes. False: answered 400 with its op_index. */
+static bool
+op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
+{
+    static const char *const members[] = {
+        "op", "path", "value", "encoding", "target", "from", "to", NULL};
+    const char *key;
+    json_t *v;
+    int r;
+
+    memset(b, 0, sizeof(*b));
+    b->op = json_is_object(op)
+                ? op_of(json_string_value(json_object_get(op, "op")))
+                : 0;
+    if (!b->op) {
+        batch_problem(req,
+                      MHD_HTTP_BAD_REQUEST,
+                      -EINVAL,
+                      i,
+                      "each op is an object whose \"op\" is mkdir, "
+                      "rmdir, store, symlink, unlink or rename");
+        return false;
+    }
+    json_object_foreach(op, key, v) {
+        size_t k = 0;
+
+        while (members[k] && strcmp(key, members[k]) != 0) {
+            k++;
+        }
+        if (!members[k]) {
+            batch_problem(
+                req, MHD_HTTP_BAD_REQUEST, -EINVAL, i, "unknown member in op");
+            return false;
+        }
+    }
+    switch (b->op) {
+    case CFS_OP_RENAME:
+        r = path_member(req, op, "from");
+        if (r == 0) {
+            r = path_member(req, op, "to");
+        }
+        b->path = json_string_value(json_object_get(op, "from"));
+        b->arg = json_string_value(json_object_get(op, "to"));
+        break;
+    case CFS_OP_SYMLINK:
+        r = path_member(req, op, "path");
+        if (r == 0) {
+            r = path_member(req, op, "target");
+        }
+        b->arg = json_string_value(json_object_get(op, "target"));
+        break;
+    case CFS_OP_STORE:
+        r = path_member(req, op, "path");
+        b->value = json_object_get(op, "value");
+        b->encoding = json_object_get(op, "encoding");
+        if (r == 0 && !b->value) {
+            r = -EINVAL;
+        }
+        break;
+    default: /* mkdir, rmdir, unlink */
+        r = path_member(req, op, "path");
+        break;
+    }
+    if (b->op != CFS_OP_RENAME) {
+        b->path = json_string_value(json_object_get(op, "path"));
+    }
+    if (r < 0) {
+        batch_problem(req,
+                      MHD_HTTP_BAD_REQUEST,
+                      r == -ENAMETOOLONG ? r : -EINVAL,
+                      i,
+                      "op has a missing or invalid path, target or value");
+        return false;
+    }
+    return true;
+}
+
+/* Run op @i in @txn. False: answered (400 for a value that is not, or the
+ * object model's refusal), with its op_index. */
+static bool op_run(struct cfs_http_req *req,
+                   struct cfs_txn *txn,
+                   const struct batch_op *b,
+                   size_t i)
+{
+    char *bytes = NULL;
+    size_t len = 0;
+    char detail[512];
+    int r;
+
+    if (b->op == CFS_OP_STORE) {
+        const char *why = NULL;
+
+        bytes = cfs_http_json_value_bytes(b->value, b->encoding, &len, &why);
+        if (!bytes) {
+            batch_problem(req,
+                          MHD_HTTP_BAD_REQUEST,
+                          -EINVAL,
+                          i,
+                          why ? why : "out of memory");
+            return false;
+        }
+    }
+    r = cfs_http_apply(txn, b->op, b->path, bytes ? bytes : b->arg, len);
+    free(bytes);
+    if (r == 0) {
+        return true;
+    }
+    (void)snprintf(detail,
+                   sizeof(detail),
+                   "op %zu (%s %s): %s",
+                   i,
+                   cfs_op_name(b->op),
+                   b->path,
+                   *cfs_schema_last_detail() ? cfs_schema_last_detail()
+                                             : strerror(-r));
+    batch_problem(req, 0, r, i, detail);
+    return false;
+}
+
+void cfs_http_handle_batch(struct cfs_http_req *req)
+{
+    json_t *body = cfs_http_json_body(req);
+    json_t *ops, *op, *ifrev, *results = NULL;
+    struct cfs_txn *txn = NULL;
+    struct batch_op b;
+    size_t i;
+    uint64_t rev;
+    int r;
+
+    if (!body) {
+        return;
+    }
+    ops = json_object_get(body, "ops");
+    ifrev = json_object_get(body, "if_revision");
+    if (!cfs_http_known_members(
+            req, body, (const char *const[]){"ops", "if_revision", NULL})) {
+        goto out;
+    }
+    if (!json_is_array(ops) || (ifrev && !json_is_integer(ifrev))) {
+        cfs_http_bad_request(
+            req, "the body is {\"ops\": [...], \"if_revision\": N?}");
+        goto out;
+    }
+    if (json_array_size(ops) > CFS_BATCH_MAX) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -E2BIG,
+                         NULL,
+                         "at most %d operations per batch",
+                         CFS_BATCH_MAX);
+        goto out;
+    }
+    /* Check the syntax of every op before anything changes. */
+    json_array_foreach(ops, i, op) {
+        if (!op_read(req, op, i, &b)) {
+            goto out;
+        }
+    }
+
+    r = cfs_txn_begin(&txn);
+    if (r < 0) {
+        cfs_http_problem(req, 0, r, NULL, "cannot start a transaction");
+        goto out;
+    }
+    if (!cfs_http_if_match(req, cfs_revision())) { /* the tree's */
+        cfs_txn_abort(txn);
+        goto out;
+    }
+    if (ifrev && (uint64_t)json_integer_value(ifrev) != cfs_revision()) {
+        cfs_http_problem(req,
+                         MHD_HTTP_PRECONDITION_FAILED,
+                         -ESTALE,
+                         NULL,
+                         "if_revision %lld is not the current revision %llu",
+                         (long long)json_integer_value(ifrev),
+                         (unsigned long long)cfs_revision());
+        cfs_txn_abort(txn);
+        goto out;
+    }
+    results = json_array();
+    json_array_foreach(ops, i, op) {
+        json_t *res;
+
+        (void)op_read(req, op, i, &b); /* checked above: it holds */
+        if (!op_run(req, txn, &b, i)) {
+            cfs_txn_abort(txn);
+            goto out;
+        }
+        res = json_object();
+        json_object_set_new(res, "op", json_string(cfs_op_name(b.op)));
+        json_object_set_new(res, "path", json_string(b.path));
+        json_object_set_new(res, "status", json_string("ok"));
+        json_array_append_new(results, res);
+    }
+    rev = cfs_txn_revision(txn);
+    if (!rev) {
+        rev = cfs_revision();
+    }
+    r = cfs_http_commit(req, txn);
+    if (r < 0) {
+        goto out; /* answered by cfs_http_commit() */
+    }
+    {
+        json_t *doc = json_object();
+
+        json_object_set_new(doc, "revision", json_integer((json_int_t)rev));
+        json_object_set_new(doc, "results", results);
+        results = NULL;
+        cfs_http_reply_json(req, MHD_HTTP_OK, doc);
+    }
+out:
+    json_decref(results);
+    json_decref(body);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * h-service.c - the server describing itself: GET /api/v1 (version,
+ * revision, subsystems, replay problems) and the probes /healthz (it
+ * answers) and /readyz (nothing failed to replay).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <configfs/schema.h>
+
+#include "h-service.h"
+#include "reply.h"
+
+void cfs_http_handle_healthz(struct cfs_http_req *req)
+{
+    json_t *body = json_object();
+
+    json_object_set_new(body, "status", json_string("ok"));
+    cfs_http_reply_json(req, MHD_HTTP_OK, body);
+}
+
+void cfs_http_handle_readyz(struct cfs_http_req *req)
+{
+    json_t *problems = cfs_http_problems_json(req);
+    json_t *body;
+
+    if (json_array_size(problems) > 0) {
+        json_t *extra = json_object();
+
+        json_object_set_new(extra, "problems", problems);
+        cfs_http_problem_json(req,
+                              MHD_HTTP_SERVICE_UNAVAILABLE,
+                              -EIO,
+                              "Not Ready",
+                              "stored changes could not be replayed (their "
+                              "data is kept)",
+                              extra);
+        return;
+    }
+    json_decref(problems);
+    body = json_object();
+    json_object_set_new(body, "status", json_string("ready"));
+    json_object_set_new(
+        body, "revision", json_integer((json_int_t)cfs_revision()));
+    cfs_http_reply_json(req, MHD_HTTP_OK, body);
+}
+
+void cfs_http_handle_api_root(struct cfs_http_req *req)
+{
+    const struct cfs_http_options *o = cfs_http_opts(req);
+    json_t *doc = json_object();
+    json_t *subs = json_array();
+    json_t *described = json_array();
+    struct cfs_entry *es = NULL;
+    size_t n = 0;
+
+    if (cfs_readdir("/", &es, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            struct cfs_schema *sc =
+                o->schemas ? cfs_schema_set_find(o->schemas, es[i].name) : NULL;
+
+            json_array_append_new(subs, json_string(es[i].name));
+            if (sc && cfs_schema_registered(sc)) {
+                json_array_append_new(described, json_string(es[i].name));
+            }
+        }
+        cfs_entries_free(es, n);
+    }
+    json_object_set_new(doc, "name", json_string("configfsd"));
+    json_object_set_new(doc, "version", json_string(CFS_VERSION));
+    json_object_set_new(
+        doc, "revision", json_integer((json_int_t)cfs_revision()));
+    json_object_set_new(doc, "subsystems", subs);
+    json_object_set_new(doc, "described", described);
+    json_object_set_new(doc, "problems", cfs_http_problems_json(req));
+    cfs_http_reply_json(req, MHD_HTTP_OK, doc);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * request.c - what a request says outside its body: the config path of its
+ * URL, decoded segment by segment, its query values and headers, and the
+ * If-Match precondition.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reply.h"
+#include "request.h"
+
+int cfs_http_hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len)
+{
+    char *out = malloc(len + 1);
+    size_t o = 0;
+
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '%') {
+            int hi = i + 2 < len ? cfs_http_hexval(s[i + 1]) : -1;
+            int lo = i + 2 < len ? cfs_http_hexval(s[i + 2]) : -1;
+
+            if (hi < 0 || lo < 0) {
+                free(out);
+                return NULL;
+            }
+            out[o++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    if (ret_len) {
+        *ret_len = o;
+    }
+    return out;
+}
+
+int cfs_http_config_path(const char *raw, char **ret_path)
+{
+    size_t cap = strlen(raw) + 2;
+    char *path = malloc(cap);
+    size_t o = 0;
+    const char *p = raw;
+
+    if (!path) {
+        return -ENOMEM;
+    }
+    path[o++] = '/';
+    while (*p) {
+        size_t seglen = strcspn(p, "/");
+
+        if (seglen > 0) {
+            size_t dlen;
+            char *seg = cfs_http_pct_decode(p, seglen, &dlen);
+            int r;
+
+            if (!seg) {
+                free(path);
+                return -EINVAL;
+            }
+            r = cfs_name_check(seg, dlen); /* "%2F" stays in: refused */
+            if (r < 0 || strlen(seg) != dlen) {
+                free(seg);
+                free(path);
+                return r < 0 ? r : -EINVAL;
+            }
+            if (o > 1) {
+                path[o++] = '/';
+            }
+            memcpy(path + o, seg, dlen);
+            o += dlen;
+            free(seg);
+        }
+        p += seglen;
+        while (*p == '/') {
+            p++;
+        }
+    }
+    path[o] = '\0';
+    *ret_path = path;
+    return 0;
+}
+
+const char *cfs_http_query(struct cfs_http_req *req, const char *key)
+{
+    const char *raw =
+        MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    char *v, *p;
+
+    if (!raw ||
+        req->n_decoded == sizeof(req->decoded) / sizeof(req->decoded[0])) {
+        return raw;
+    }
+    v = strdup(raw);
+    if (!v) {
+        return NULL;
+    }
+    for (p = v; *p; p++) {
+        if (*p == '+') {
+            *p = ' '; /* form encoding */
+        }
+    }
+    p = cfs_http_pct_decode(v, strlen(v), NULL);
+    free(v);
+    if (!p) {
+        return NULL; /* a bad escape: treated as absent */
+    }
+    req->decoded[req->n_decoded++] = p;
+    return p;
+}
+
+const char *cfs_http_header_in(struct cfs_http_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+}
+
+static bool if_match(struct cfs_http_req *req, uint64_t revision)
+{
+    const char *im = cfs_http_header_in(req, MHD_HTTP_HEADER_IF_MATCH);
+    char etag[32];
+    const char *p;
+
+    if (!im) {
+        return true;
+    }
+    (void)snprintf(
+        etag, sizeof(etag), "\"%llu\"", (unsigned long long)revision);
+    /* a list of entity tags, or "*" */
+    p = im;
+    while (*p) {
+        size_t len;
+
+        while (*p == ' ' || *p == ',' || *p == '\t') {
+            p++;
+        }
+        len = strcspn(p, ", \t");
+        if ((len == 1 && p[0] == '*') ||
+            (len == strlen(etag) && memcmp(p, etag, len) == 0) ||
+            (len > 2 && p[0] == 'W' && p[1] == '/' && len - 2 == strlen(etag) &&
+             memcmp(p + 2, etag, len - 2) == 0)) {
+            return true;
+        }
+        p += len;
+    }
+    return false;
+}
+
+bool cfs_http_if_match(struct cfs_http_req *req, uint64_t revision)
+{
+    if (if_match(req, revision)) {
+        return true;
+    }
+    cfs_http_problem(req,
+                     MHD_HTTP_PRECONDITION_FAILED,
+                     -ESTALE,
+                     NULL,
+                     "If-Match does not match the current revision %llu",
+                     (unsigned long long)revision);
+    return false;
+}
+
+bool cfs_http_absolute(struct cfs_http_req *req,
+                       const char *s,
+                       size_t len,
+                       const char *what)
+{
+    if (s && s[0] == '/' && strlen(s) == len) {
+        return true;
+    }
+    cfs_http_bad_request(req, "%s must be an absolute config path", what);
+    return false;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * router.c - the route table: every URL the server answers, with its
+ * methods, its least role, what honours If-Match and reads a body, and its
+ * handler; and the dispatch that follows it.
+ *
+ * Routes match the raw, undecoded URL, as auth.c does through
+ * cfs_http_route_role(), so an encoded variant of an API path can never
+ * reach an API handler without its role being checked.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <configfs/schema.h>
+
+#include "events.h"
+#include "h-batch.h"
+#include "h-config.h"
+#include "h-export.h"
+#include "h-history.h"
+#include "h-schema.h"
+#include "h-service.h"
+#include "metrics.h"
+#include "openapi.h"
+#include "reply.h"
+#include "router.h"
+#include "static.h"
+
+#define POST     CFS_M(CFS_M_POST)
+#define WRITES   (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
+#define CFG_BODY (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT))
+#define READER   CFS_ROLE_READER
+#define PUBLIC   CFS_ROLE_NONE
+
+/* clang-format off */
+static const struct cfs_http_route routes[] = {
+    /* path                    prefix label      methods     role    If-Match body      handler */
+    {"/api/v1/config/",        true,  "config",  CFS_M_ANY,  READER, WRITES,  CFG_BODY, cfs_http_handle_config},
+    {"/api/v1/config",         false, "config",  CFS_M_ANY,  READER, WRITES,  CFG_BODY, cfs_http_handle_config},
+    {"/api/v1/schema/",        true,  "schema",  CFS_M_READ, READER, 0,       0,        cfs_http_handle_schema},
+    {"/api/v1",                false, "api",     CFS_M_READ, READER, 0,       0,        cfs_http_handle_api_root},
+    {"/api/v1/",               false, "api",     CFS_M_READ, READER, 0,       0,        cfs_http_handle_api_root},
+    {"/api/v1/rename",         false, "rename",  POST,       READER, POST,    POST,     cfs_http_handle_rename},
+    {"/api/v1/batch",          false, "batch",   POST,       READER, POST,    POST,     cfs_http_handle_batch},
+    {"/api/v1/history",        false, "history", CFS_M_READ, READER, 0,       0,        cfs_http_handle_history},
+    /* export carries write-only values; import replaces the whole tree */
+    {"/api/v1/export",         false, "export",  CFS_M_READ, CFS_ROLE_ADMIN, 0, 0,      cfs_http_handle_export},
+    {"/api/v1/import",         false, "import",  POST,       CFS_ROLE_ADMIN, POST, POST, cfs_http_handle_import},
+    {"/api/v1/events",         false, "events",  CFS_M(CFS_M_GET), READER, 0, 0,        cfs_http_handle_events},
+    /* the public contract, and the probes: they hold no data */
+    {"/api/v1/openapi.yaml",   false, "openapi", CFS_M_READ, PUBLIC, 0,       0,        cfs_http_handle_openapi},
+    {"/metrics",               false, "metrics", CFS_M_ANY,  READER, 0,       0,        cfs_http_handle_metrics},
+    {"/readyz",                false, "readyz",  CFS_M_ANY,  PUBLIC, 0,       0,        cfs_http_handle_readyz},
+    {"/healthz",               false, "healthz", CFS_M_READ, PUBLIC, 0,       0,        cfs_http_handle_healthz},
+};
+/* clang-format on */
+
+#define N_ROUTES (sizeof(routes) / sizeof(routes[0]))
+
+const struct cfs_http_route *cfs_http_routes(size_t *ret_n)
+{
+    *ret_n = N_ROUTES;
+    return routes;
+}
+
+const struct cfs_http_route *cfs_http_route_find(const char *url,
+                                                 const char **ret_rest)
+{
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const struct cfs_http_route *rt = &routes[i];
+
+        if (!rt->prefix && strcmp(url, rt->path) == 0) {
+            *ret_rest = "";
+            return rt;
+        }
+        if (rt->prefix && strncmp(url, rt->path, strlen(rt->path)) == 0) {
+            *ret_rest = url + strlen(rt->path);
+            return rt;
+        }
+    }
+    *ret_rest = "";
+    return NULL;
+}
+
+/* @url is @prefix or below it. */
+static bool path_is(const char *url, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    while (n > 0 && prefix[n - 1] == '/') {
+        n--;
+    }
+    return strncmp(url, prefix, n) == 0 && (url[n] == '\0' || url[n] == '/');
+}
+
+/* Everything under /api/ needs a token, but the OpenAPI file; the health
+ * probes and the web UI's files need none (they hold no data, and a
+ * browser cannot send a bearer token when it navigates). A URL that is no
+ * route but lies under one needs that route's role when it is higher, so
+ * that probing below export or import asks for admin as they do. */
+enum cfs_http_role cfs_http_route_role(const struct cfs_http_route *rt,
+                                       const char *url,
+                                       enum cfs_http_method method)
+{
+    enum cfs_http_role need =
+        method == CFS_M_POST || method == CFS_M_PUT || method == CFS_M_DELETE
+            ? CFS_ROLE_WRITER
+            : CFS_ROLE_READER; /* GET, HEAD; others are then 405 */
+
+    if (rt) {
+        if (rt->role == CFS_ROLE_NONE) {
+            return CFS_ROLE_NONE;
+        }
+        return rt->role > need ? rt->role : need;
+    }
+    if (!path_is(url, "/api") && !path_is(url, "/metrics")) {
+        return CFS_ROLE_NONE; /* static files */
+    }
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        if (routes[i].role > need && path_is(url, routes[i].path)) {
+            need = routes[i].role;
+        }
+    }
+    return need;
+}
+
+void cfs_http_dispatch(struct cfs_http_req *req)
+{
+    const struct cfs_http_route *rt = req->rt;
+    const char *url = req->url;
+
+    cfs_schema_clear_detail(); /* a refusal's reason, set by callbacks */
+    if (rt) {
+        req->route = rt->label;
+        if (!(rt->methods & CFS_M(req->method))) {
+            cfs_http_not_allowed(req, rt->methods, NULL);
+        } else {
+            rt->handle(req);
+        }
+    } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
+        req->route = "other";
+        cfs_http_problem(
+            req, MHD_HTTP_NOT_FOUND, -ENOENT, NULL, "no such resource");
+    } else {
+        /* The web UI. Everything outside /api/ goes through without a
+         * token (cfs_http_route_role()): no route holding data may live
+         * out here. */
+        req->route = "static";
+        cfs_http_handle_static(req);
+    }
+}

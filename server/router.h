@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * router.h - the route table and dispatch: which handler answers a URL,
+ * for which methods, and the least role it needs.
+ *
+ * The table is data on purpose: the daemon finds a request's route once,
+ * auth.c reads its role from it, dispatch its methods and handler, and
+ * tests read it whole through cfs_http_routes().
+ */
+#ifndef CFS_HTTP_ROUTER_H
+#define CFS_HTTP_ROUTER_H
+
+#include "context.h"
+
+struct cfs_http_route {
+    /* The URL as sent (not decoded); with prefix, its beginning, and the
+     * rest of the URL (req->rest) is the handler's. */
+    const char *path;
+    bool prefix;
+    const char *label; /* the route in metrics */
+    /* The methods answered (a CFS_M() set); any other is 405 with Allow
+     * computed from it. */
+    unsigned methods;
+    /* With tokens, the least role: CFS_ROLE_NONE is public; otherwise a
+     * POST, PUT or DELETE needs writer at least, anything else reader. */
+    enum cfs_http_role role;
+    unsigned if_match; /* the methods that honour If-Match */
+    unsigned body;     /* the methods that read a body (at most --body-limit) */
+    void (*handle)(struct cfs_http_req *req);
+};
+
+/* The table, in the order URLs are matched (static; *ret_n entries). */
+const struct cfs_http_route *cfs_http_routes(size_t *ret_n);
+
+/* The route of @url, or NULL (then /api/... is 404 and anything else a
+ * static file); *ret_rest is the part of @url after a prefix route, else
+ * "". */
+const struct cfs_http_route *cfs_http_route_find(const char *url,
+                                                 const char **ret_rest);
+
+/* The role a request for @url with @method needs when the server has
+ * tokens; @rt is cfs_http_route_find(@url). */
+enum cfs_http_role cfs_http_route_role(const struct cfs_http_route *rt,
+                                       const char *url,
+                                       enum cfs_http_method method);
+
+/* Answer req (its route req->rt found): 405, 404, or the route's handler. */
+void cfs_http_dispatch(struct cfs_http_req *req);
+
+#endif /* CFS_HTTP_ROUTER_H */
