@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c - configfsd: options (each with an environment twin), signals, and
- * the wiring of core, samples, modules and the HTTP server.
+ * main.c - configfsd: options (one table: each with its environment twin
+ * and its --help line), signals, and the wiring of core, samples, modules
+ * and the HTTP server.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -49,257 +51,285 @@ struct options {
     const char *log_file;
     const char *static_dir;
     bool static_dir_given;
+    bool help, version;
 };
+
+enum opt_kind {
+    OPT_STRING, /* const char *; the last one given wins */
+    OPT_FLAG,   /* bool, no argument; its variable is on unless "0" */
+    OPT_MODULE, /* repeatable; its variable is a ':'-separated list */
+    OPT_UINT,   /* unsigned int, from min to max */
+    OPT_SIZE,   /* size_t, from min to max */
+    OPT_LONG,   /* long, from min to max */
+};
+
+/* One option: the command line, its environment twin and --help all come
+ * from here. The variable is read first, the flag overrides it. */
+struct opt {
+    const char *name; /* --name */
+    const char *arg;  /* what it takes, in --help; NULL: nothing */
+    const char *env;  /* the environment twin, or NULL */
+    enum opt_kind kind;
+    size_t field;      /* offsetof(struct options, ...) */
+    long min, max;     /* a number's range ... */
+    const char *range; /* ... as said when it is out of it */
+    const char *help;  /* what it does (and its default, if not shown) */
+    long shown;        /* a number's default for --help; 0: none */
+};
+
+/* A string, a flag or --module; a number with its range and default. */
+#define OPT(name, arg, env, kind, member, help)                                \
+    {                                                                          \
+        name, arg, env, kind, offsetof(struct options, member), 0, 0, NULL,    \
+            help, 0                                                            \
+    }
+#define NUM(name, arg, env, kind, member, min, max, range, help, shown)        \
+    {                                                                          \
+        name, arg, env, kind, offsetof(struct options, member), min, max,      \
+            range, help, shown                                                 \
+    }
+
+/* clang-format off */
+static const struct opt opts[] = {
+    OPT("listen", "HOST:PORT", "CONFIGFSD_LISTEN", OPT_STRING, listen,
+        "address to serve on; default 127.0.0.1:8080"),
+    OPT("db", "PATH", "CONFIGFSD_DB", OPT_STRING, db,
+        "SQLite database; default ./configfsd.db"),
+    OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
+        "declarative subsystems; default schemas"),
+    OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
+        "load a client module; repeatable; the variable is ':'-separated"),
+    OPT("no-samples", NULL, "CONFIGFSD_NO_SAMPLES", OPT_FLAG, no_samples,
+        "do not register the four sample subsystems"),
+    OPT("tokens", "FILE", "CONFIGFSD_TOKENS", OPT_STRING, tokens,
+        "bearer tokens and roles; lines of NAME reader|writer|admin "
+        "sha256:HEX, made by `configfsd hash-token NAME ROLE < TOKEN`; "
+        "SIGHUP re-reads it (a bad file keeps the old tokens)"),
+    OPT("tls-cert", "FILE", "CONFIGFSD_TLS_CERT", OPT_STRING, tls_cert,
+        "TLS certificate; read at start-up only"),
+    OPT("tls-key", "FILE", "CONFIGFSD_TLS_KEY", OPT_STRING, tls_key,
+        "TLS private key; read at start-up only"),
+    OPT("sync", "full|normal", "CONFIGFSD_SYNC", OPT_STRING, sync,
+        "SQLite synchronous mode; default full"),
+    NUM("threads", "N", "CONFIGFSD_THREADS", OPT_UINT, threads,
+        1, 256, "1..256", "HTTP worker threads; default: one per core", 0),
+    NUM("history-limit", "N", "CONFIGFSD_HISTORY_LIMIT", OPT_LONG, history_limit,
+        0, 1L << 40, "a count", "journal rows to keep; default: all", 0),
+    NUM("body-limit", "BYTES", "CONFIGFSD_BODY_LIMIT", OPT_SIZE, body_limit,
+        4096, 1L << 30, "4096..2^30", "largest request body",
+        (long)CFS_BODY_MAX),
+    NUM("header-limit", "BYTES", "CONFIGFSD_HEADER_LIMIT", OPT_SIZE, header_limit,
+        8192, 16L << 20, "8192..2^24",
+        "memory of one connection: request line and headers",
+        (long)CFS_HEADER_MAX),
+    NUM("max-connections", "N", "CONFIGFSD_MAX_CONNECTIONS", OPT_UINT, max_connections,
+        1, 65536, "1..65536", "concurrent connections", CFS_CONN_MAX),
+    NUM("per-ip-connections", "N", "CONFIGFSD_PER_IP_CONNECTIONS", OPT_UINT,
+        per_ip_connections, 0, 65536, "0..65536",
+        "concurrent connections from one address; more are closed at once; "
+        "default 0: no cap, as behind a proxy", 0),
+    NUM("timeout", "SECONDS", "CONFIGFSD_TIMEOUT", OPT_UINT, timeout_s,
+        1, 86400, "1..86400", "close a connection silent this long",
+        CFS_CONN_TIMEOUT),
+    OPT("static-dir", "DIR", "CONFIGFSD_STATIC_DIR", OPT_STRING, static_dir,
+        "the web UI's files; default " CFS_STATIC_DIR),
+    OPT("log-level", "LEVEL", "CONFIGFSD_LOG_LEVEL", OPT_STRING, log_level,
+        "error|warning|info|debug; default info"),
+    OPT("log-file", "FILE", "CONFIGFSD_LOG_FILE", OPT_STRING, log_file,
+        "log there instead of stderr; SIGHUP reopens it"),
+    OPT("help", NULL, NULL, OPT_FLAG, help, "this text"),
+    OPT("version", NULL, NULL, OPT_FLAG, version, "the version"),
+};
+/* clang-format on */
+
+#define N_OPTS  (sizeof(opts) / sizeof(opts[0]))
+#define OPT_VAL 256 /* getopt_long()'s value for opts[i]: OPT_VAL + i */
+
+/* @text from column @col on, wrapped at 79 columns, continued at 26. */
+static void put_wrapped(FILE *out, const char *text, int col)
+{
+    const char *p = text;
+
+    while (*p) {
+        size_t n = strcspn(p, " ");
+
+        if (col > 26 && col + 1 + (int)n > 79) {
+            (void)fprintf(out, "\n%26s", "");
+            col = 26;
+        } else if (col > 26) {
+            (void)fputc(' ', out);
+            col++;
+        }
+        (void)fprintf(out, "%.*s", (int)n, p);
+        col += (int)n;
+        p += n;
+        p += strspn(p, " ");
+    }
+    (void)fputc('\n', out);
+}
 
 static void usage(FILE *out)
 {
-    (void)fprintf(
-        out,
-        "Usage: configfsd [OPTION]...\n"
-        "       configfsd hash-token NAME ROLE < TOKEN\n"
-        "Serve a configfs object model over HTTP.\n\n"
-        "  --listen HOST:PORT    address to serve on (CONFIGFSD_LISTEN;"
-        " default 127.0.0.1:8080)\n"
-        "  --db PATH             SQLite database (CONFIGFSD_DB; default"
-        " ./configfsd.db)\n"
-        "  --schema-dir DIR      declarative subsystems"
-        " (CONFIGFSD_SCHEMA_DIR; default schemas)\n"
-        "  --module PATH.so      load a client module; repeatable"
-        " (CONFIGFSD_MODULES, ':'-separated)\n"
-        "  --no-samples          do not register the four sample"
-        " subsystems (CONFIGFSD_NO_SAMPLES=1)\n"
-        "  --tokens FILE         bearer tokens and roles"
-        " (CONFIGFSD_TOKENS); lines of\n"
-        "                        NAME reader|writer|admin sha256:HEX, made"
-        " by\n"
-        "                        `configfsd hash-token NAME ROLE < TOKEN`;\n"
-        "                        SIGHUP re-reads it (a bad file keeps the"
-        " old tokens)\n"
-        "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT);"
-        " read at start-up only\n"
-        "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY);"
-        " read at start-up only\n"
-        "  --sync full|normal    SQLite synchronous mode"
-        " (CONFIGFSD_SYNC; default full)\n"
-        "  --threads N           HTTP worker threads (CONFIGFSD_THREADS;"
-        " default: one per core)\n"
-        "  --history-limit N     journal rows to keep"
-        " (CONFIGFSD_HISTORY_LIMIT; default: all)\n"
-        "  --body-limit BYTES    largest request body"
-        " (CONFIGFSD_BODY_LIMIT; default %zu)\n"
-        "  --header-limit BYTES  memory of one connection: request line"
-        " and headers\n"
-        "                        (CONFIGFSD_HEADER_LIMIT; default %zu)\n"
-        "  --max-connections N   concurrent connections"
-        " (CONFIGFSD_MAX_CONNECTIONS; default %d)\n"
-        "  --per-ip-connections N  concurrent connections from one address;"
-        " more are\n"
-        "                        closed at once (CONFIGFSD_PER_IP_CONNECTIONS;"
-        " default 0:\n"
-        "                        no cap, as behind a proxy)\n"
-        "  --timeout SECONDS     close a connection silent this long"
-        " (CONFIGFSD_TIMEOUT;\n"
-        "                        default %d)\n"
-        "  --static-dir DIR      the web UI's files (CONFIGFSD_STATIC_DIR;"
-        " default\n"
-        "                        " CFS_STATIC_DIR ")\n"
-        "  --log-level LEVEL     error|warning|info|debug"
-        " (CONFIGFSD_LOG_LEVEL; default info)\n"
-        "  --log-file FILE       log there instead of stderr; SIGHUP"
-        " reopens it (CONFIGFSD_LOG_FILE)\n"
-        "  --help                this text\n"
-        "  --version             the version\n",
-        CFS_BODY_MAX,
-        CFS_HEADER_MAX,
-        CFS_CONN_MAX,
-        CFS_CONN_TIMEOUT);
+    (void)fprintf(out,
+                  "Usage: configfsd [OPTION]...\n"
+                  "       configfsd hash-token NAME ROLE < TOKEN\n"
+                  "Serve a configfs object model over HTTP. Each option "
+                  "may be given in its\nenvironment variable instead; the "
+                  "command line wins.\n\n");
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const struct opt *d = &opts[i];
+        char help[512];
+        size_t n = (size_t)snprintf(help, sizeof(help), "%s", d->help);
+        int col = fprintf(out,
+                          "  --%s%s%s",
+                          d->name,
+                          d->arg ? " " : "",
+                          d->arg ? d->arg : "");
+
+        if (d->shown && n < sizeof(help)) {
+            n += (size_t)snprintf(
+                help + n, sizeof(help) - n, "; default %ld", d->shown);
+        }
+        if (d->env && n < sizeof(help)) {
+            (void)snprintf(help + n, sizeof(help) - n, " (%s)", d->env);
+        }
+        if (col > 25) {
+            (void)fprintf(out, "\n%26s", "");
+        } else {
+            (void)fprintf(out, "%*s", 26 - col, "");
+        }
+        put_wrapped(out, help, 26);
+    }
 }
 
-static int parse_uint(const char *s, long max, long *ret)
+/* Set option @d from @value (the command line's, or its variable's); a
+ * number is only kept in *@raw, and read once all are set, so that a flag
+ * overrides a variable that would be refused. */
+static int opt_set(const struct opt *d,
+                   const char *value,
+                   struct options *o,
+                   const char **raw)
 {
+    char *field = (char *)o + d->field;
+
+    switch (d->kind) {
+    case OPT_STRING:
+        *(const char **)(void *)field = value;
+        return 0;
+    case OPT_FLAG:
+        *(bool *)(void *)field = strcmp(value, "0") != 0;
+        return 0;
+    case OPT_MODULE:
+        if (o->n_modules == MAX_MODULES) {
+            (void)fprintf(
+                stderr, "configfsd: at most %d modules\n", MAX_MODULES);
+            return 2;
+        }
+        o->modules[o->n_modules++] = value;
+        return 0;
+    case OPT_UINT:
+    case OPT_SIZE:
+    case OPT_LONG:
+        *raw = value;
+        return 0;
+    }
+    return 2;
+}
+
+/* A number option from the text it was given last. */
+static int opt_number(const struct opt *d, const char *raw, struct options *o)
+{
+    char *field = (char *)o + d->field;
     char *end;
     long v;
 
     errno = 0;
-    v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < 0 || v > max) {
-        return -EINVAL;
+    v = strtol(raw, &end, 10);
+    if (!*raw || *end || errno || v < d->min || v > d->max) {
+        (void)fprintf(
+            stderr, "configfsd: --%s must be %s\n", d->name, d->range);
+        return 2;
     }
-    *ret = v;
+    if (d->kind == OPT_UINT) {
+        *(unsigned int *)(void *)field = (unsigned int)v;
+    } else if (d->kind == OPT_SIZE) {
+        *(size_t *)(void *)field = (size_t)v;
+    } else {
+        *(long *)(void *)field = v;
+    }
     return 0;
 }
 
-static const char *env_or(const char *name, const char *dflt)
+/* The environment twins: a variable set and not empty counts. */
+static int env_options(struct options *o, const char **raw)
 {
-    const char *v = getenv(name);
+    for (size_t i = 0; i < N_OPTS; i++) {
+        const char *v = opts[i].env ? getenv(opts[i].env) : NULL;
+        int r = 0;
 
-    return v && *v ? v : dflt;
+        if (!v || !*v) {
+            continue;
+        }
+        if (opts[i].kind == OPT_MODULE) {
+            static char buf[4096];
+
+            (void)snprintf(buf, sizeof(buf), "%s", v);
+            for (char *tok = strtok(buf, ":");
+                 tok && o->n_modules < MAX_MODULES;
+                 tok = strtok(NULL, ":")) {
+                r = opt_set(&opts[i], tok, o, &raw[i]);
+            }
+        } else {
+            r = opt_set(&opts[i], v, o, &raw[i]);
+        }
+        if (r) {
+            return r;
+        }
+    }
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum {
-        O_LISTEN = 256,
-        O_DB,
-        O_SCHEMA,
-        O_MODULE,
-        O_NO_SAMPLES,
-        O_TOKENS,
-        O_TLS_CERT,
-        O_TLS_KEY,
-        O_SYNC,
-        O_THREADS,
-        O_HISTORY,
-        O_BODY_LIMIT,
-        O_HEADER_LIMIT,
-        O_MAX_CONN,
-        O_PER_IP,
-        O_TIMEOUT,
-        O_LOG,
-        O_LOG_FILE,
-        O_STATIC_DIR,
-        O_HELP,
-        O_VERSION,
-    };
-    static const struct option longopts[] = {
-        {"listen", required_argument, NULL, O_LISTEN},
-        {"db", required_argument, NULL, O_DB},
-        {"schema-dir", required_argument, NULL, O_SCHEMA},
-        {"module", required_argument, NULL, O_MODULE},
-        {"no-samples", no_argument, NULL, O_NO_SAMPLES},
-        {"tokens", required_argument, NULL, O_TOKENS},
-        {"tls-cert", required_argument, NULL, O_TLS_CERT},
-        {"tls-key", required_argument, NULL, O_TLS_KEY},
-        {"sync", required_argument, NULL, O_SYNC},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"history-limit", required_argument, NULL, O_HISTORY},
-        {"body-limit", required_argument, NULL, O_BODY_LIMIT},
-        {"header-limit", required_argument, NULL, O_HEADER_LIMIT},
-        {"max-connections", required_argument, NULL, O_MAX_CONN},
-        {"per-ip-connections", required_argument, NULL, O_PER_IP},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"log-level", required_argument, NULL, O_LOG},
-        {"log-file", required_argument, NULL, O_LOG_FILE},
-        {"static-dir", required_argument, NULL, O_STATIC_DIR},
-        {"help", no_argument, NULL, O_HELP},
-        {"version", no_argument, NULL, O_VERSION},
-        {NULL, 0, NULL, 0},
-    };
-    const char *threads = env_or("CONFIGFSD_THREADS", NULL);
-    const char *history = env_or("CONFIGFSD_HISTORY_LIMIT", NULL);
-    const char *mods = env_or("CONFIGFSD_MODULES", NULL);
-    const char *body_limit = env_or("CONFIGFSD_BODY_LIMIT", NULL);
-    const char *header_limit = env_or("CONFIGFSD_HEADER_LIMIT", NULL);
-    const char *max_conn = env_or("CONFIGFSD_MAX_CONNECTIONS", NULL);
-    const char *per_ip = env_or("CONFIGFSD_PER_IP_CONNECTIONS", NULL);
-    const char *timeout = env_or("CONFIGFSD_TIMEOUT", NULL);
-    long v;
-    int c;
+    struct option longopts[N_OPTS + 1];
+    const char *raw[N_OPTS] = {NULL};
+    int c, r;
 
-    o->listen = env_or("CONFIGFSD_LISTEN", "127.0.0.1:8080");
-    o->db = env_or("CONFIGFSD_DB", "./configfsd.db");
-    o->schema_dir = env_or("CONFIGFSD_SCHEMA_DIR", NULL);
-    o->schema_dir_given = o->schema_dir != NULL;
-    if (!o->schema_dir) {
-        o->schema_dir = "schemas";
-    }
-    o->no_samples = strcmp(env_or("CONFIGFSD_NO_SAMPLES", "0"), "0") != 0;
-    o->tokens = env_or("CONFIGFSD_TOKENS", NULL);
-    o->tls_cert = env_or("CONFIGFSD_TLS_CERT", NULL);
-    o->tls_key = env_or("CONFIGFSD_TLS_KEY", NULL);
-    o->sync = env_or("CONFIGFSD_SYNC", "full");
-    o->log_level = env_or("CONFIGFSD_LOG_LEVEL", "info");
-    o->log_file = env_or("CONFIGFSD_LOG_FILE", NULL);
-    o->static_dir = env_or("CONFIGFSD_STATIC_DIR", NULL);
-    o->static_dir_given = o->static_dir != NULL;
-    if (!o->static_dir) {
-        o->static_dir = CFS_STATIC_DIR;
-    }
+    o->listen = "127.0.0.1:8080";
+    o->db = "./configfsd.db";
+    o->sync = "full";
+    o->log_level = "info";
     o->history_limit = -1;
-    if (mods) {
-        static char buf[4096];
-
-        (void)snprintf(buf, sizeof(buf), "%s", mods);
-        for (char *tok = strtok(buf, ":"); tok && o->n_modules < MAX_MODULES;
-             tok = strtok(NULL, ":")) {
-            o->modules[o->n_modules++] = tok;
-        }
+    r = env_options(o, raw);
+    if (r) {
+        return r;
     }
+    for (size_t i = 0; i < N_OPTS; i++) {
+        longopts[i] =
+            (struct option){opts[i].name,
+                            opts[i].arg ? required_argument : no_argument,
+                            NULL,
+                            OPT_VAL + (int)i};
+    }
+    longopts[N_OPTS] = (struct option){NULL, 0, NULL, 0};
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_LISTEN:
-            o->listen = optarg;
-            break;
-        case O_DB:
-            o->db = optarg;
-            break;
-        case O_SCHEMA:
-            o->schema_dir = optarg;
-            o->schema_dir_given = true;
-            break;
-        case O_MODULE:
-            if (o->n_modules == MAX_MODULES) {
-                (void)fprintf(
-                    stderr, "configfsd: at most %d modules\n", MAX_MODULES);
-                return 2;
-            }
-            o->modules[o->n_modules++] = optarg;
-            break;
-        case O_NO_SAMPLES:
-            o->no_samples = true;
-            break;
-        case O_TOKENS:
-            o->tokens = optarg;
-            break;
-        case O_TLS_CERT:
-            o->tls_cert = optarg;
-            break;
-        case O_TLS_KEY:
-            o->tls_key = optarg;
-            break;
-        case O_SYNC:
-            o->sync = optarg;
-            break;
-        case O_THREADS:
-            threads = optarg;
-            break;
-        case O_HISTORY:
-            history = optarg;
-            break;
-        case O_BODY_LIMIT:
-            body_limit = optarg;
-            break;
-        case O_HEADER_LIMIT:
-            header_limit = optarg;
-            break;
-        case O_MAX_CONN:
-            max_conn = optarg;
-            break;
-        case O_PER_IP:
-            per_ip = optarg;
-            break;
-        case O_TIMEOUT:
-            timeout = optarg;
-            break;
-        case O_LOG:
-            o->log_level = optarg;
-            break;
-        case O_LOG_FILE:
-            o->log_file = optarg;
-            break;
-        case O_STATIC_DIR:
-            o->static_dir = optarg;
-            o->static_dir_given = true;
-            break;
-        case O_HELP:
-            usage(stdout);
-            exit(0);
-        case O_VERSION:
-            printf("configfsd %s\n", CFS_VERSION);
-            exit(0);
-        default:
+        size_t i = (size_t)(c - OPT_VAL);
+
+        if (c < OPT_VAL || i >= N_OPTS) {
             usage(stderr);
             return 2;
+        }
+        r = opt_set(&opts[i], optarg ? optarg : "1", o, &raw[i]);
+        if (r) {
+            return r;
+        }
+        if (o->help) {
+            usage(stdout);
+            exit(0);
+        }
+        if (o->version) {
+            printf("configfsd %s\n", CFS_VERSION);
+            exit(0);
         }
     }
     if (optind < argc) {
@@ -307,59 +337,19 @@ static int parse_options(int argc, char **argv, struct options *o)
             stderr, "configfsd: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    if (threads) {
-        if (parse_uint(threads, 256, &v) < 0 || v == 0) {
-            (void)fprintf(stderr, "configfsd: --threads must be 1..256\n");
-            return 2;
+    for (size_t i = 0; i < N_OPTS; i++) {
+        r = raw[i] ? opt_number(&opts[i], raw[i], o) : 0;
+        if (r) {
+            return r;
         }
-        o->threads = (unsigned int)v;
     }
-    if (history) {
-        if (parse_uint(history, 1L << 40, &v) < 0) {
-            (void)fprintf(stderr,
-                          "configfsd: --history-limit must be a count\n");
-            return 2;
-        }
-        o->history_limit = v;
+    o->schema_dir_given = o->schema_dir != NULL;
+    if (!o->schema_dir) {
+        o->schema_dir = "schemas";
     }
-    if (body_limit) {
-        if (parse_uint(body_limit, 1L << 30, &v) < 0 || v < 4096) {
-            (void)fprintf(stderr,
-                          "configfsd: --body-limit must be 4096..2^30\n");
-            return 2;
-        }
-        o->body_limit = (size_t)v;
-    }
-    if (header_limit) {
-        if (parse_uint(header_limit, 16L << 20, &v) < 0 || v < 8192) {
-            (void)fprintf(stderr,
-                          "configfsd: --header-limit must be 8192..2^24\n");
-            return 2;
-        }
-        o->header_limit = (size_t)v;
-    }
-    if (max_conn) {
-        if (parse_uint(max_conn, 65536, &v) < 0 || v == 0) {
-            (void)fprintf(stderr,
-                          "configfsd: --max-connections must be 1..65536\n");
-            return 2;
-        }
-        o->max_connections = (unsigned int)v;
-    }
-    if (per_ip) {
-        if (parse_uint(per_ip, 65536, &v) < 0) {
-            (void)fprintf(stderr,
-                          "configfsd: --per-ip-connections must be 0..65536\n");
-            return 2;
-        }
-        o->per_ip_connections = (unsigned int)v;
-    }
-    if (timeout) {
-        if (parse_uint(timeout, 86400, &v) < 0 || v == 0) {
-            (void)fprintf(stderr, "configfsd: --timeout must be 1..86400\n");
-            return 2;
-        }
-        o->timeout_s = (unsigned int)v;
+    o->static_dir_given = o->static_dir != NULL;
+    if (!o->static_dir) {
+        o->static_dir = CFS_STATIC_DIR;
     }
     if (strcmp(o->sync, "full") != 0 && strcmp(o->sync, "normal") != 0) {
         (void)fprintf(stderr, "configfsd: --sync is full or normal\n");
