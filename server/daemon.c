@@ -450,12 +450,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
     if (r < 0) {
-        if (srv->static_fd >= 0) {
-            close(srv->static_fd);
-        }
-        cfs_http_tokens_unref(srv->tokens);
-        pthread_mutex_destroy(&srv->tok_lock);
-        free(srv);
+        cfs_http_server_free(srv);
         return r;
     }
     srv->daemon =
@@ -492,15 +487,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          tls,
                          MHD_OPTION_END);
     if (!srv->daemon) {
-        cfs_http_commit_stop(srv);
-        cfs_http_events_stop(srv->events);
-        cfs_http_events_free(srv->events);
-        if (srv->static_fd >= 0) {
-            close(srv->static_fd);
-        }
-        cfs_http_tokens_unref(srv->tokens);
-        pthread_mutex_destroy(&srv->tok_lock);
-        free(srv);
+        cfs_http_server_free(srv);
         return -EIO; /* mhd_logger() has said why */
     }
     atomic_store(&srv->running, true);
@@ -515,12 +502,16 @@ uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
     return srv->port;
 }
 
+/* Also the undoing of a cfs_http_server_start() that failed half-way:
+ * every member is NULL, -1 or made. */
 void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
         cfs_http_commit_stop(srv);         /* every waiting answer goes */
         cfs_http_events_stop(srv->events); /* streams end */
-        MHD_stop_daemon(srv->daemon);
+        if (srv->daemon) {
+            MHD_stop_daemon(srv->daemon);
+        }
         cfs_http_events_free(srv->events);
         if (srv->static_fd >= 0) {
             close(srv->static_fd);

@@ -495,11 +495,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         errno = 0;
         since = strtoull(s, &end, 10);
         if (!*s || *end || errno || *s == '-') {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "since and Last-Event-ID are revisions");
+            cfs_http_bad_request(req, "since and Last-Event-ID are revisions");
             return;
         }
         resume = true;
@@ -510,7 +506,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     c = calloc(1, sizeof(*c));
     if (!c || (path && !(c->prefix = strdup(path)))) {
         free(c);
-        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        cfs_http_no_memory(req);
         return;
     }
     c->hub = h;
@@ -562,7 +558,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         MHD_SIZE_UNKNOWN, 4096, reader, c, client_free);
     if (!resp) {
         client_free(c);
-        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        cfs_http_no_memory(req);
         return;
     }
     MHD_add_response_header(

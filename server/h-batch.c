@@ -64,11 +64,8 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
             0 ||
         cfs_http_body_path(req, json_object_get(body, "to"), "to", &to) < 0) {
         if (!req->resp) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "the body is {\"from\": PATH, \"to\": PATH}");
+            cfs_http_bad_request(req,
+                                 "the body is {\"from\": PATH, \"to\": PATH}");
         }
         goto out;
     }

@@ -130,7 +130,7 @@ static void not_allowed(struct cfs_http_req *req, enum cfs_kind kind)
 
 /* ---- GET --------------------------------------------------------------- */
 
-/* Answer with the attribute JSON of DESIGN section 4. */
+/* Answer with the attribute JSON of docs/DESIGN.md §4. */
 static void reply_attr(struct cfs_http_req *req,
                        const char *path,
                        const struct cfs_entry *e,
@@ -141,7 +141,7 @@ static void reply_attr(struct cfs_http_req *req,
     size_t text_len = 0;
 
     if (cfs_http_attr_text(path, e, buf, len, &text, &text_len) < 0) {
-        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        cfs_http_no_memory(req);
         return;
     }
     cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
@@ -217,20 +217,12 @@ static void get_node(struct cfs_http_req *req, const char *path)
     }
     default:
         if (parse_depth(req, &depth) < 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "depth must be an integer from 0 to 64");
+            cfs_http_bad_request(req, "depth must be an integer from 0 to 64");
             break;
         }
         values = cfs_http_query(req, "values");
         if (values && strcmp(values, "0") != 0 && strcmp(values, "1") != 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "values must be 0 or 1");
+            cfs_http_bad_request(req, "values must be 0 or 1");
             break;
         }
         r = cfs_http_node_text(path,
@@ -276,19 +268,11 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         goto out;
     }
     if (!json_is_string(jname)) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "\"name\" must be a string");
+        cfs_http_bad_request(req, "\"name\" must be a string");
         goto out;
     }
     if (jattrs && !json_is_object(jattrs)) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "\"attributes\" must be an object");
+        cfs_http_bad_request(req, "\"attributes\" must be an object");
         goto out;
     }
     r = cfs_name_check(json_string_value(jname), json_string_length(jname));
@@ -332,13 +316,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         free(bytes);
         if (r < 0) {
             if (why) {
-                cfs_http_problem(req,
-                                 MHD_HTTP_BAD_REQUEST,
-                                 -EINVAL,
-                                 NULL,
-                                 "attribute \"%s\": %s",
-                                 key,
-                                 why);
+                cfs_http_bad_request(req, "attribute \"%s\": %s", key, why);
             } else {
                 cfs_http_op_problem(req, r, "store", apath ? apath : key);
             }
@@ -562,12 +540,9 @@ static void put(struct cfs_http_req *req, const char *path)
         return;
     }
     if ((target && value) || (!target && !value)) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "give either \"target\" (a symlink) or \"value\" "
-                         "(a store)");
+        cfs_http_bad_request(req,
+                             "give either \"target\" (a symlink) or \"value\" "
+                             "(a store)");
     } else if (target) {
         if (cfs_http_absolute(req,
                               json_string_value(target),
@@ -582,12 +557,7 @@ static void put(struct cfs_http_req *req, const char *path)
             value, json_object_get(body, "encoding"), &len, &why);
 
         if (!bytes) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "%s",
-                             why ? why : "out of memory");
+            cfs_http_bad_request(req, "%s", why ? why : "out of memory");
         } else {
             put_store(req, path, bytes, len);
         }

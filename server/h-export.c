@@ -217,16 +217,11 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     if (mode && strcmp(mode, "replace") == 0) {
         dm = CFS_STORE_DIFF_REPLACE;
     } else if (mode && strcmp(mode, "merge") != 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "mode is merge or replace");
+        cfs_http_bad_request(req, "mode is merge or replace");
         return;
     }
     if (dry && strcmp(dry, "0") != 0 && strcmp(dry, "1") != 0) {
-        cfs_http_problem(
-            req, MHD_HTTP_BAD_REQUEST, -EINVAL, NULL, "dry_run is 0 or 1");
+        cfs_http_bad_request(req, "dry_run is 0 or 1");
         return;
     }
     body = cfs_http_json_body(req);
@@ -236,13 +231,11 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     if (json_integer_value(json_object_get(body, "format")) !=
             CFS_STORE_EXPORT_FORMAT ||
         !json_is_object(json_object_get(body, "root"))) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "an import is an export document: {\"format\": %d, "
-                         "\"root\": {...}}",
-                         CFS_STORE_EXPORT_FORMAT);
+        cfs_http_bad_request(
+            req,
+            "an import is an export document: {\"format\": %d, "
+            "\"root\": {...}}",
+            CFS_STORE_EXPORT_FORMAT);
         goto out;
     }
     want = cfs_zalloc(sizeof(*want));
@@ -259,11 +252,7 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     }
     path = want->root.path;
     if (path[0] != '/') {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "the tree's path must be absolute");
+        cfs_http_bad_request(req, "the tree's path must be absolute");
         goto out;
     }
     /* Plan and apply under one mutation lock, so nothing moves between. */

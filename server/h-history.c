@@ -70,22 +70,14 @@ void cfs_http_handle_history(struct cfs_http_req *req)
     q.path = path;
     if (before) {
         if (parse_u64(before, UINT64_MAX, &v) < 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "before must be a revision");
+            cfs_http_bad_request(req, "before must be a revision");
             return;
         }
         q.before = v;
     }
     if (limit) {
         if (parse_u64(limit, 10000, &v) < 0 || v == 0) {
-            cfs_http_problem(req,
-                             MHD_HTTP_BAD_REQUEST,
-                             -EINVAL,
-                             NULL,
-                             "limit must be 1 to 10000");
+            cfs_http_bad_request(req, "limit must be 1 to 10000");
             return;
         }
         q.limit = (size_t)v;

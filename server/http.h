@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * http.h - the HTTP front end of configfsd: a libmicrohttpd daemon serving
- * the REST API of DESIGN section 4 over the core's operation layer.
+ * the REST API of docs/DESIGN.md §4 over the core's operation layer.
  */
 #ifndef CFS_HTTP_H
 #define CFS_HTTP_H

@@ -160,7 +160,7 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
     struct cfs_store_info info;
 
     if (!f) {
-        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        cfs_http_no_memory(req);
         return;
     }
     (void)fprintf(
@@ -248,7 +248,7 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
     json_decref(problems);
     if (fclose(f) != 0 || !text) {
         free(text);
-        cfs_http_problem(req, 0, -ENOMEM, NULL, "out of memory");
+        cfs_http_no_memory(req);
         return;
     }
     cfs_http_reply_text(

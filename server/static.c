@@ -343,11 +343,7 @@ void cfs_http_handle_static(struct cfs_http_req *req)
         r = open_beneath(dirfd, segs, n, &fd, &st, &name);
     }
     if (r == -EINVAL) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "the path has a bad percent escape");
+        cfs_http_bad_request(req, "the path has a bad percent escape");
     } else if (r < 0) {
         /* ELOOP (a symlink), ENOTDIR, EACCES ...: all just not here */
         cfs_http_problem(
