@@ -4,7 +4,8 @@
  * integration tests do not reach: /api/v1/openapi.yaml is the file of the
  * source tree, and one request for each documented shape of the routes that
  * exist (attribute JSON, links, depth, values=0, HEAD, 405s), so that
- * integration.openapi-responses checks each of them against the spec.
+ * integration.openapi-responses checks each of them against the spec; and
+ * the route table (server/router.h) kept by what the server answers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <configfs/configfs.h>
 
 #include "harness.h"
+#include "router.h"
 
 static const char *jstr(json_t *o, const char *key)
 {
@@ -447,6 +449,107 @@ static void test_api_node_values_encoded(void **state)
     configfs_unregister_subsystem(&rawecho_subsys);
 }
 
+/* Every route of the table answers a method it does not list with 405,
+ * and Allow names exactly the methods it lists: the table is what the
+ * server does, not a second description of it. */
+static void test_api_routes_405_from_table(void **state)
+{
+    static const struct {
+        enum cfs_http_method m;
+        const char *name;
+    } methods[] = {
+        {CFS_M_GET, "GET"},
+        {CFS_M_HEAD, "HEAD"},
+        {CFS_M_POST, "POST"},
+        {CFS_M_PUT, "PUT"},
+        {CFS_M_DELETE, "DELETE"},
+    };
+    size_t n = 0;
+    const struct cfs_http_route *rt = cfs_http_routes(&n);
+    unsigned refused = 0;
+
+    (void)state;
+    assert_true(n > 10);
+    for (size_t i = 0; i < n; i++) {
+        char allow[64] = "", url[128];
+        size_t o = 0;
+
+        assert_non_null(rt[i].handle);
+        assert_true(rt[i].path[0] == '/');
+        for (size_t k = 0; k < 5; k++) {
+            if (rt[i].methods & CFS_M(methods[k].m)) {
+                o += (size_t)snprintf(allow + o,
+                                      sizeof(allow) - o,
+                                      "%s%s",
+                                      o ? ", " : "",
+                                      methods[k].name);
+            }
+        }
+        (void)snprintf(
+            url, sizeof(url), "%s%s", rt[i].path, rt[i].prefix ? "x" : "");
+        for (size_t k = 0; k < 5; k++) {
+            struct http_resp r;
+
+            /* HEAD is not tried: the spec reads it as GET */
+            if ((rt[i].methods & CFS_M(methods[k].m)) ||
+                methods[k].m == CFS_M_HEAD) {
+                continue;
+            }
+            http(&r, methods[k].name, url, "{}", 2, NULL);
+            expect_problem(&r, 405, "EOPNOTSUPP");
+            expect_header(&r, "Allow", allow);
+            http_resp_done(&r);
+            refused++;
+        }
+    }
+    assert_true(refused > 20);
+}
+
+/* The role each request needs with tokens (docs/security.md): from its
+ * route, and for a URL below a route that is no route, the higher of that
+ * route's and the method's. */
+static void test_api_route_roles(void **state)
+{
+    static const struct {
+        const char *url;
+        enum cfs_http_method m;
+        enum cfs_http_role need;
+    } cases[] = {
+        {"/api/v1/config/a/b", CFS_M_GET, CFS_ROLE_READER},
+        {"/api/v1/config/a/b", CFS_M_PUT, CFS_ROLE_WRITER},
+        {"/api/v1/config", CFS_M_DELETE, CFS_ROLE_WRITER},
+        {"/api/v1/batch", CFS_M_POST, CFS_ROLE_WRITER},
+        {"/api/v1/batch", CFS_M_GET, CFS_ROLE_READER},
+        {"/api/v1/export", CFS_M_GET, CFS_ROLE_ADMIN},
+        {"/api/v1/export/x", CFS_M_GET, CFS_ROLE_ADMIN},
+        {"/api/v1/import", CFS_M_POST, CFS_ROLE_ADMIN},
+        {"/api/v1/openapi.yaml", CFS_M_GET, CFS_ROLE_NONE},
+        {"/api/v1/openapi.yaml", CFS_M_DELETE, CFS_ROLE_NONE},
+        {"/api/v1/openapi.yaml/x", CFS_M_GET, CFS_ROLE_READER},
+        {"/api/v1/nothing", CFS_M_POST, CFS_ROLE_WRITER},
+        {"/api", CFS_M_OTHER, CFS_ROLE_READER},
+        {"/healthz", CFS_M_GET, CFS_ROLE_NONE},
+        {"/readyz", CFS_M_POST, CFS_ROLE_NONE},
+        {"/metrics", CFS_M_GET, CFS_ROLE_READER},
+        {"/metrics/x", CFS_M_PUT, CFS_ROLE_WRITER},
+        {"/metricsx", CFS_M_PUT, CFS_ROLE_NONE},
+        {"/index.html", CFS_M_DELETE, CFS_ROLE_NONE},
+        {"/apix", CFS_M_GET, CFS_ROLE_NONE},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *rest;
+        const struct cfs_http_route *rt =
+            cfs_http_route_find(cases[i].url, &rest);
+
+        if (cfs_http_route_role(rt, cases[i].url, cases[i].m) !=
+            cases[i].need) {
+            fail_msg("%s needs role %d", cases[i].url, (int)cases[i].need);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +559,8 @@ int main(void)
         cmocka_unit_test(test_api_attribute_shapes),
         cmocka_unit_test(test_api_link_shapes),
         cmocka_unit_test(test_api_node_values_encoded),
+        cmocka_unit_test(test_api_routes_405_from_table),
+        cmocka_unit_test(test_api_route_roles),
     };
 
     return cmocka_run_group_tests_name(
