@@ -6,7 +6,6 @@
  * onto one transaction of core operations, so a request either stands
  * whole or changes nothing.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,32 +20,10 @@
 #include "reply.h"
 #include "request.h"
 
-/* /api/v1/config + the path, each segment percent-encoded. */
+/* /api/v1/config + the path, each segment percent-encoded: a Location. */
 static char *config_url(const char *path)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t len = strlen(path);
-    char *out = malloc(strlen("/api/v1/config") + 3 * len + 2);
-    size_t o;
-
-    if (!out) {
-        return NULL;
-    }
-    o = (size_t)sprintf(out, "/api/v1/config");
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)path[i];
-
-        if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
-            c == '/') {
-            out[o++] = (char)c;
-        } else {
-            out[o++] = '%';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
-        }
-    }
-    out[o] = '\0';
-    return out;
+    return cfs_http_url_encode("/api/v1/config", path, "-_.~/", false);
 }
 
 /* A config path deeper than CFS_DEPTH_MAX (counting the item a POST would

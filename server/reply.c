@@ -146,31 +146,28 @@ static const char *default_title(int status)
     }
 }
 
-/* The request's path as a URI reference: bytes outside the unreserved,
- * sub-delims, ':', '@', '/' and well-formed %XX escapes are escaped. */
-static json_t *instance_of(const char *url)
+char *cfs_http_url_encode(const char *prefix,
+                          const char *s,
+                          const char *keep,
+                          bool escapes)
 {
     static const char hex[] = "0123456789ABCDEF";
-    static const char ok[] = "-._~!$&'()*+,;=:@/";
-    size_t len = url ? strlen(url) : 0;
-    char *out;
-    size_t o = 0;
-    json_t *j;
+    size_t plen = strlen(prefix);
+    size_t len = strlen(s);
+    char *out = malloc(plen + 3 * len + 1);
+    size_t o = plen;
 
-    if (!url) {
-        return json_string("/");
-    }
-    out = malloc(3 * len + 1);
     if (!out) {
         return NULL;
     }
+    memcpy(out, prefix, plen);
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)url[i];
-        bool escape_ok = c == '%' && i + 2 < len &&
-                         strchr(hex, toupper((unsigned char)url[i + 1])) &&
-                         strchr(hex, toupper((unsigned char)url[i + 2]));
+        unsigned char c = (unsigned char)s[i];
+        bool escape_ok = escapes && c == '%' && i + 2 < len &&
+                         strchr(hex, toupper((unsigned char)s[i + 1])) &&
+                         strchr(hex, toupper((unsigned char)s[i + 2]));
 
-        if ((c < 0x80 && isalnum(c)) || (c && strchr(ok, c)) || escape_ok) {
+        if ((c < 0x80 && isalnum(c)) || (c && strchr(keep, c)) || escape_ok) {
             out[o++] = (char)c;
         } else {
             out[o++] = '%';
@@ -179,6 +176,23 @@ static json_t *instance_of(const char *url)
         }
     }
     out[o] = '\0';
+    return out;
+}
+
+/* The request's path as a URI reference: bytes outside the unreserved,
+ * sub-delims, ':', '@', '/' and well-formed %XX escapes are escaped. */
+static json_t *instance_of(const char *url)
+{
+    char *out;
+    json_t *j;
+
+    if (!url) {
+        return json_string("/");
+    }
+    out = cfs_http_url_encode("", url, "-._~!$&'()*+,;=:@/", true);
+    if (!out) {
+        return NULL;
+    }
     j = json_string(out);
     free(out);
     return j;

@@ -41,6 +41,14 @@ void cfs_http_header(struct cfs_http_req *req,
 /* ETag: "@revision". */
 void cfs_http_etag(struct cfs_http_req *req, uint64_t revision);
 
+/* @prefix, then @s percent-encoded: ASCII letters and digits and the
+ * bytes of @keep stay as they are, and with @escapes a well-formed %XX
+ * too. @return a new string (malloc'd), or NULL. */
+char *cfs_http_url_encode(const char *prefix,
+                          const char *s,
+                          const char *keep,
+                          bool escapes);
+
 /* RFC 9457 problem+json. @err is a negative errno (its name is sent as
  * "errno"); @status 0 means "from the errno table" (status.h). */
 void cfs_http_problem(struct cfs_http_req *req,
