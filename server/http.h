@@ -78,7 +78,7 @@ uint16_t cfs_http_server_port(const struct cfs_http_server *srv);
 /** Stop accepting, finish requests in flight, free. NULL-safe. */
 void cfs_http_server_free(struct cfs_http_server *srv);
 
-/* ---- tokens (auth.c) --------------------------------------------------- */
+/* ---- tokens (tokens.c) ------------------------------------------------- */
 
 /* A table is reference-counted (atomically): the loader's reference, the
  * server's, and one per request authorized with it. */
