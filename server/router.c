@@ -26,32 +26,55 @@
 #include "router.h"
 #include "static.h"
 
+/* Short names for the table. */
+#define GET      CFS_M(CFS_M_GET)
+#define READ     CFS_M_READ
+#define ANY      CFS_M_ANY
 #define POST     CFS_M(CFS_M_POST)
 #define WRITES   (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
 #define CFG_BODY (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT))
-#define READER   CFS_ROLE_READER
 #define PUBLIC   CFS_ROLE_NONE
+#define READER   CFS_ROLE_READER
+#define ADMIN    CFS_ROLE_ADMIN
 
+/* The order is the order of matching; the config routes come first, as
+ * most requests are theirs. */
 /* clang-format off */
 static const struct cfs_http_route routes[] = {
-    /* path                    prefix label      methods     role    If-Match body      handler */
-    {"/api/v1/config/",        true,  "config",  CFS_M_ANY,  READER, WRITES,  CFG_BODY, cfs_http_handle_config},
-    {"/api/v1/config",         false, "config",  CFS_M_ANY,  READER, WRITES,  CFG_BODY, cfs_http_handle_config},
-    {"/api/v1/schema/",        true,  "schema",  CFS_M_READ, READER, 0,       0,        cfs_http_handle_schema},
-    {"/api/v1",                false, "api",     CFS_M_READ, READER, 0,       0,        cfs_http_handle_api_root},
-    {"/api/v1/",               false, "api",     CFS_M_READ, READER, 0,       0,        cfs_http_handle_api_root},
-    {"/api/v1/rename",         false, "rename",  POST,       READER, POST,    POST,     cfs_http_handle_rename},
-    {"/api/v1/batch",          false, "batch",   POST,       READER, POST,    POST,     cfs_http_handle_batch},
-    {"/api/v1/history",        false, "history", CFS_M_READ, READER, 0,       0,        cfs_http_handle_history},
+    /* path                  prefix label      methods role  If-Match body */
+    {"/api/v1/config/",      true,  "config",  ANY,  READER, WRITES, CFG_BODY,
+     cfs_http_handle_config},
+    {"/api/v1/config",       false, "config",  ANY,  READER, WRITES, CFG_BODY,
+     cfs_http_handle_config},
+    {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
+     cfs_http_handle_schema},
+    {"/api/v1",              false, "api",     READ, READER, 0,      0,
+     cfs_http_handle_api_root},
+    {"/api/v1/",             false, "api",     READ, READER, 0,      0,
+     cfs_http_handle_api_root},
+    {"/api/v1/rename",       false, "rename",  POST, READER, POST,   POST,
+     cfs_http_handle_rename},
+    {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
+     cfs_http_handle_batch},
+    {"/api/v1/history",      false, "history", READ, READER, 0,      0,
+     cfs_http_handle_history},
     /* export carries write-only values; import replaces the whole tree */
-    {"/api/v1/export",         false, "export",  CFS_M_READ, CFS_ROLE_ADMIN, 0, 0,      cfs_http_handle_export},
-    {"/api/v1/import",         false, "import",  POST,       CFS_ROLE_ADMIN, POST, POST, cfs_http_handle_import},
-    {"/api/v1/events",         false, "events",  CFS_M(CFS_M_GET), READER, 0, 0,        cfs_http_handle_events},
+    {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
+     cfs_http_handle_export},
+    {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
+     cfs_http_handle_import},
+    {"/api/v1/events",       false, "events",  GET,  READER, 0,      0,
+     cfs_http_handle_events},
     /* the public contract, and the probes: they hold no data */
-    {"/api/v1/openapi.yaml",   false, "openapi", CFS_M_READ, PUBLIC, 0,       0,        cfs_http_handle_openapi},
-    {"/metrics",               false, "metrics", CFS_M_ANY,  READER, 0,       0,        cfs_http_handle_metrics},
-    {"/readyz",                false, "readyz",  CFS_M_ANY,  PUBLIC, 0,       0,        cfs_http_handle_readyz},
-    {"/healthz",               false, "healthz", CFS_M_READ, PUBLIC, 0,       0,        cfs_http_handle_healthz},
+    {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
+     cfs_http_handle_openapi},
+    /* /metrics and /readyz answer any method, as they always have */
+    {"/metrics",             false, "metrics", ANY,  READER, 0,      0,
+     cfs_http_handle_metrics},
+    {"/readyz",              false, "readyz",  ANY,  PUBLIC, 0,      0,
+     cfs_http_handle_readyz},
+    {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
+     cfs_http_handle_healthz},
 };
 /* clang-format on */
 
