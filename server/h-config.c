@@ -342,11 +342,7 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
 
     if (!slash) {
         free(dirpath);
-        cfs_http_problem(req,
-                         MHD_HTTP_INTERNAL_SERVER_ERROR,
-                         -ENOMEM,
-                         NULL,
-                         "out of memory");
+        cfs_http_no_memory(req); /* 500, from the errno table */
         return;
     }
     if (slash == dirpath) {
