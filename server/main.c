@@ -21,6 +21,7 @@
 
 #include "http.h"
 #include "log.h"
+#include "probe.h"
 #include "samples.h"
 
 #define MAX_MODULES 64
@@ -46,6 +47,8 @@ struct options {
     long history_limit;
     const char *log_level;
     enum cfs_log_level level;
+    const char *log_format;
+    bool insecure_listen;
     const char *log_file;
     const char *static_dir;
     bool static_dir_given;
@@ -57,13 +60,15 @@ static void usage(FILE *out)
         out,
         "Usage: configfsd [OPTION]...\n"
         "       configfsd hash-token NAME ROLE < TOKEN\n"
+        "       configfsd probe [--timeout SECONDS] [URL]\n"
         "Serve a configfs object model over HTTP.\n\n"
         "  --listen HOST:PORT    address to serve on (CONFIGFSD_LISTEN;"
         " default 127.0.0.1:8080)\n"
-        "  --db PATH             SQLite database (CONFIGFSD_DB; default"
-        " ./configfsd.db)\n"
+        "  --db PATH             SQLite database (CONFIGFSD_DB; default\n"
+        "                        " CFS_DEFAULT_DB ")\n"
         "  --schema-dir DIR      declarative subsystems"
-        " (CONFIGFSD_SCHEMA_DIR; default schemas)\n"
+        " (CONFIGFSD_SCHEMA_DIR; default\n"
+        "                        " CFS_SCHEMA_DIR ")\n"
         "  --module PATH.so      load a client module; repeatable"
         " (CONFIGFSD_MODULES, ':'-separated)\n"
         "  --no-samples          do not register the four sample"
@@ -75,6 +80,11 @@ static void usage(FILE *out)
         "                        `configfsd hash-token NAME ROLE < TOKEN`;\n"
         "                        SIGHUP re-reads it (a bad file keeps the"
         " old tokens)\n"
+        "  --insecure-listen     serve beyond loopback WITHOUT tokens: anyone"
+        " who reaches\n"
+        "                        the port reads and changes everything; for"
+        " demos only\n"
+        "                        (CONFIGFSD_INSECURE_LISTEN=1)\n"
         "  --tls-cert FILE       TLS certificate (CONFIGFSD_TLS_CERT);"
         " read at start-up only\n"
         "  --tls-key FILE        TLS private key (CONFIGFSD_TLS_KEY);"
@@ -105,6 +115,8 @@ static void usage(FILE *out)
         "                        " CFS_STATIC_DIR ")\n"
         "  --log-level LEVEL     error|warning|info|debug"
         " (CONFIGFSD_LOG_LEVEL; default info)\n"
+        "  --log-format FORMAT   logfmt|json (CONFIGFSD_LOG_FORMAT; default"
+        " logfmt)\n"
         "  --log-file FILE       log there instead of stderr; SIGHUP"
         " reopens it (CONFIGFSD_LOG_FILE)\n"
         "  --help                this text\n"
@@ -158,6 +170,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         O_LOG,
         O_LOG_FILE,
         O_STATIC_DIR,
+        O_INSECURE_LISTEN,
+        O_LOG_FORMAT,
         O_HELP,
         O_VERSION,
     };
@@ -181,6 +195,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"log-level", required_argument, NULL, O_LOG},
         {"log-file", required_argument, NULL, O_LOG_FILE},
         {"static-dir", required_argument, NULL, O_STATIC_DIR},
+        {"insecure-listen", no_argument, NULL, O_INSECURE_LISTEN},
+        {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"help", no_argument, NULL, O_HELP},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -193,15 +209,16 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *max_conn = env_or("CONFIGFSD_MAX_CONNECTIONS", NULL);
     const char *per_ip = env_or("CONFIGFSD_PER_IP_CONNECTIONS", NULL);
     const char *timeout = env_or("CONFIGFSD_TIMEOUT", NULL);
+    enum cfs_log_format format;
     long v;
     int c;
 
     o->listen = env_or("CONFIGFSD_LISTEN", "127.0.0.1:8080");
-    o->db = env_or("CONFIGFSD_DB", "./configfsd.db");
+    o->db = env_or("CONFIGFSD_DB", CFS_DEFAULT_DB);
     o->schema_dir = env_or("CONFIGFSD_SCHEMA_DIR", NULL);
     o->schema_dir_given = o->schema_dir != NULL;
     if (!o->schema_dir) {
-        o->schema_dir = "schemas";
+        o->schema_dir = CFS_SCHEMA_DIR;
     }
     o->no_samples = strcmp(env_or("CONFIGFSD_NO_SAMPLES", "0"), "0") != 0;
     o->tokens = env_or("CONFIGFSD_TOKENS", NULL);
@@ -210,6 +227,9 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->sync = env_or("CONFIGFSD_SYNC", "full");
     o->log_level = env_or("CONFIGFSD_LOG_LEVEL", "info");
     o->log_file = env_or("CONFIGFSD_LOG_FILE", NULL);
+    o->log_format = env_or("CONFIGFSD_LOG_FORMAT", "logfmt");
+    o->insecure_listen =
+        strcmp(env_or("CONFIGFSD_INSECURE_LISTEN", "0"), "0") != 0;
     o->static_dir = env_or("CONFIGFSD_STATIC_DIR", NULL);
     o->static_dir_given = o->static_dir != NULL;
     if (!o->static_dir) {
@@ -291,6 +311,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->static_dir = optarg;
             o->static_dir_given = true;
             break;
+        case O_INSECURE_LISTEN:
+            o->insecure_listen = true;
+            break;
+        case O_LOG_FORMAT:
+            o->log_format = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             exit(0);
@@ -365,6 +391,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         (void)fprintf(stderr, "configfsd: --sync is full or normal\n");
         return 2;
     }
+    if (cfs_log_format_parse(o->log_format, &format) < 0) {
+        (void)fprintf(stderr, "configfsd: --log-format is logfmt or json\n");
+        return 2;
+    }
+    cfs_log_set_format(format);
     if (cfs_log_level_parse(o->log_level, &o->level) < 0) {
         (void)fprintf(stderr,
                       "configfsd: --log-level is error, warning, info or "
@@ -487,6 +518,25 @@ static void reload_tokens(struct cfs_http_server *srv, const char *path)
                    cfs_http_tokens_count(t));
 }
 
+/* Tell systemd (Type=notify) that requests are served from now on. */
+static void notify_manager(struct cfs_http_server *srv)
+{
+    char state[128];
+    int r;
+
+    (void)snprintf(state,
+                   sizeof(state),
+                   "READY=1\nSTATUS=serving on port %u",
+                   cfs_http_server_port(srv));
+    r = cfs_notify(state);
+    if (r < 0) {
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "Failed to notify $NOTIFY_SOCKET: %s",
+                strerror(-r));
+    }
+}
+
 /* Undo start-up, newest first: modules, schemas, samples, the store,
  * tokens and TLS files. */
 static void teardown(void)
@@ -604,6 +654,9 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "hash-token") == 0) {
         return cfs_http_hash_token_main(argc - 1, argv + 1);
     }
+    if (argc > 1 && strcmp(argv[1], "probe") == 0) {
+        return cfs_probe_main(argc - 1, argv + 1);
+    }
     memset(&o, 0, sizeof(o));
     r = parse_options(argc, argv, &o);
     if (r) {
@@ -625,11 +678,12 @@ int main(int argc, char **argv)
                       "configfsd: --tls-cert and --tls-key go together\n");
         return 2;
     }
-    r = cfs_http_listen_check(o.listen, o.tokens != NULL);
+    r = cfs_http_listen_check(o.listen, o.tokens != NULL || o.insecure_listen);
     if (r == -EPERM) {
         (void)fprintf(stderr,
                       "configfsd: refusing to listen on %s without --tokens; "
-                      "bind a loopback address or give --tokens\n",
+                      "bind a loopback address, give --tokens, or (for a "
+                      "demo) --insecure-listen\n",
                       o.listen);
         return 2;
     }
@@ -653,6 +707,14 @@ int main(int argc, char **argv)
                        read_pem(o.tls_key, "--tls-key", &tls_key) < 0)) {
         teardown();
         return 1;
+    }
+    if (!tokens && cfs_http_listen_check(o.listen, false) == -EPERM) {
+        cfs_log(CFS_LOG_WARNING,
+                "insecure",
+                "--insecure-listen: serving %s WITHOUT AUTHENTICATION; anyone "
+                "who reaches it can read, change and delete everything. For "
+                "demos only: give --tokens",
+                o.listen);
     }
     if (tokens && !tls_cert && cfs_http_listen_check(o.listen, false) < 0) {
         cfs_log(CFS_LOG_WARNING,
@@ -723,6 +785,7 @@ int main(int argc, char **argv)
     hopts.schemas = schemas;
     hopts.store = store;
     hopts.tokens = tokens;
+    hopts.insecure_listen = o.insecure_listen;
     hopts.static_dir = o.static_dir;
     hopts.tls_cert_pem = tls_cert;
     hopts.tls_key_pem = tls_key;
@@ -743,6 +806,7 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
+    notify_manager(srv);
 
     /* One signal at a time, in the order they came: a SIGTERM right after
      * a SIGHUP is never lost to it. */
@@ -760,6 +824,7 @@ int main(int argc, char **argv)
         }
     }
     cfs_log_notice("stop", "stopping");
+    (void)cfs_notify("STOPPING=1");
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     cfs_log_close();
