@@ -311,6 +311,7 @@ static void begin(struct line *l, const char *level, const char *event)
     l->truncated = false;
     l->json = atomic_load(&log_format) == CFS_LOG_FORMAT_JSON;
     l->json_string = false;
+    l->field_start = 0;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     (void)snprintf(stamp,

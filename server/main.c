@@ -48,10 +48,10 @@ struct options {
     const char *log_level;
     enum cfs_log_level level;
     const char *log_format;
-    bool insecure_listen;
     const char *log_file;
     const char *static_dir;
     bool static_dir_given;
+    bool insecure_listen;
 };
 
 static void usage(FILE *out)

@@ -245,6 +245,24 @@ static const char *default_url(char *buf, size_t size)
     return buf;
 }
 
+/* "HTTP/1.x NNN ..." -> NNN, or -1 */
+static int parse_status(const char *line)
+{
+    if (strncmp(line, "HTTP/1.", 7) != 0 ||
+        (line[7] != '0' && line[7] != '1') || line[8] != ' ') {
+        return -1;
+    }
+    for (int i = 9; i < 12; i++) {
+        if (line[i] < '0' || line[i] > '9') {
+            return -1;
+        }
+    }
+    if (line[12] != '\0' && line[12] != ' ') {
+        return -1;
+    }
+    return (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
+}
+
 static int usage(void)
 {
     (void)fprintf(
@@ -270,8 +288,8 @@ int cfs_probe_main(int argc, char **argv)
     struct timespec deadline;
     struct probe_url u;
     char req[PROBE_PATH_MAX + PROBE_HOST_MAX + 128];
-    char line[256];
-    int fd, r, status = 0;
+    char line[256] = "";
+    int fd, r, status;
     int i = 1;
 
     if (i < argc && strcmp(argv[i], "--timeout") == 0) {
@@ -340,7 +358,8 @@ int cfs_probe_main(int argc, char **argv)
         (void)fprintf(stderr, "configfsd probe: %s: %s\n", url, strerror(-r));
         return 1;
     }
-    if (sscanf(line, "HTTP/1.%*1[01] %3d", &status) != 1) {
+    status = parse_status(line);
+    if (status < 0) {
         (void)fprintf(stderr,
                       "configfsd probe: %s: not an HTTP answer: \"%.64s\"\n",
                       url,
