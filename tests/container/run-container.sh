@@ -8,7 +8,8 @@
 # that it runs as non-root and that `docker stop` stops it cleanly; then the
 # two other ways to start it: without tokens (refused) and with
 # --insecure-listen (served, and logged as such). TAP output; every wait is
-# bounded; the containers and the volume it made are removed at the end, and
+# bounded; then the same through docker/compose.yaml (docker-compose, installed
+# if missing). The containers and volumes it made are removed at the end, and
 # dockerd too when this test started it. The image stays, as a build cache.
 # usage: run-container.sh SOURCE_ROOT
 set -uo pipefail
@@ -26,7 +27,10 @@ vol=$run_id-state
 tmp=$(mktemp -d)
 pidfile=$tmp/dockerd.pid
 containers=()
+compose=() compose_up=
 started_dockerd=
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -35,7 +39,10 @@ not_ok() {
   for l in "$@"; do printf '%s\n' "$l" | tail -15 | sed 's/^/# /'; done
 }
 cleanup() {
-  for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1; done
+  if [ -n "$compose_up" ]; then
+    timeout 120 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
+  fi
+  for c in "${containers[@]}"; do docker rm -f -v "$c" >/dev/null 2>&1; done
   docker volume rm -f "$vol" >/dev/null 2>&1
   if [ -n "$started_dockerd" ] && [ -s "$pidfile" ]; then
     local p; p=$(cat "$pidfile")
@@ -65,6 +72,10 @@ new_id=$(docker image inspect -f '{{.Id}}' "$tag")
 if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
   docker rmi "$old_id" >/dev/null 2>&1 # the previous run's, now untagged
 fi
+# the previous runs' build stages (dangling, newest first): this run's, the
+# newest, is the next run's cache
+docker images -q -f dangling=true -f label=io.configfsd.stage=build | tail -n +2 |
+  xargs -r docker rmi >/dev/null 2>&1
 
 inspect_img() { docker image inspect -f "$1" "$tag"; }
 user=$(inspect_img '{{.Config.User}}')
@@ -215,6 +226,36 @@ if docker logs "$c4" 2>&1 | grep -q 'level=warning event=insecure.*WITHOUT AUTHE
 else
   not_ok "--insecure-listen is logged as a warning" "$(docker logs "$c4" 2>&1)"
 fi
-docker rm -f "$c4" >/dev/null 2>&1
+docker rm -f -v "$c4" >/dev/null 2>&1
+
+# ---- docker/compose.yaml: named volume, tokens secret -------------------------
+if ! command -v docker-compose >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
+    --no-install-recommends docker-compose >/dev/null 2>&1
+fi
+if command -v docker-compose >/dev/null; then
+  compose_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  export CONFIGFSD_IMAGE=$tag CONFIGFSD_TOKENS_FILE=$tmp/tokens CONFIGFSD_PORT=$compose_port
+  compose=(docker-compose -p "$run_id" -f "$src/docker/compose.yaml")
+  compose_up=1
+  if out=$(timeout 120 "${compose[@]}" up -d --no-build 2>&1); then
+    c5=$("${compose[@]}" ps -q configfsd)
+    if s=$(wait_healthy "$c5") &&
+       curl -sf "${auth[@]}" "http://127.0.0.1:$compose_port/api/v1/config/" | grep -q '"usb_gadget"'; then
+      ok "docker/compose.yaml: healthy, served with the tokens secret"
+    else
+      not_ok "docker/compose.yaml: healthy, served with the tokens secret" "state $s" "$(docker logs "$c5" 2>&1)"
+    fi
+    if docker volume inspect "${run_id}_configfsd-state" >/dev/null 2>&1; then
+      ok "docker/compose.yaml: state in the named volume"
+    else
+      not_ok "docker/compose.yaml: state in the named volume"
+    fi
+  else
+    not_ok "docker/compose.yaml: docker-compose up" "$out"
+  fi
+else
+  not_ok "docker-compose installs (apt-get install docker-compose)"
+fi
 
 finish
