@@ -39,9 +39,8 @@ static ssize_t greeter_greeting_show(struct config_item *item, char *page)
     return len;
 }
 
-static ssize_t greeter_greeting_store(struct config_item *item,
-                                      const char *page,
-                                      size_t count)
+static ssize_t
+greeter_greeting_store(struct config_item *item, const char *page, size_t count)
 {
     struct greeter *g = to_greeter(item);
     size_t len = count;
