@@ -9,7 +9,7 @@ pkgs=(
   libmicrohttpd-dev libjansson-dev libsqlite3-dev
   libcmocka-dev libcurl4-openssl-dev
   valgrind clang-format
-  nettle-dev openssl
+  nettle-dev openssl curl
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -415,7 +415,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (!srv->opts.timeout_s) {
         srv->opts.timeout_s = CFS_CONN_TIMEOUT;
     }
-    r = cfs_http_listen_check(srv->opts.listen, srv->opts.tokens != NULL);
+    r = cfs_http_listen_check(srv->opts.listen,
+                              srv->opts.tokens != NULL ||
+                                  srv->opts.insecure_listen);
     if (r == 0) {
         r = parse_listen(srv->opts.listen, &sa);
     }

@@ -41,6 +41,8 @@ struct cfs_http_options {
      * takes a reference of its own (the caller keeps, and drops, its
      * one); cfs_http_server_set_tokens() replaces the table later. */
     struct cfs_http_tokens *tokens;
+    /* Serve beyond loopback without tokens (--insecure-listen). */
+    bool insecure_listen;
     /* TLS: certificate chain and private key as PEM text, both or neither;
      * borrowed, read only during cfs_http_server_start(). */
     const char *tls_cert_pem;

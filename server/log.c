@@ -5,6 +5,10 @@
  * printable ASCII is written as \xNN, so that nothing a client sends (a
  * path, a method) can forge a line or smuggle terminal escapes.
  *
+ * With cfs_log_set_format(CFS_LOG_FORMAT_JSON) the same keys make one JSON
+ * object per line ("status", "bytes" and "us" as numbers), strings escaped
+ * alike: control bytes and bytes outside ASCII as \u00NN.
+ *
  * The file descriptor number never changes once a file is open: a reopen
  * dup3()s the new file onto it, so writers need no lock.
  */
@@ -24,6 +28,7 @@
 #define LINE_MAX_BYTES 4096
 
 static atomic_int log_level = CFS_LOG_INFO;
+static atomic_int log_format = CFS_LOG_FORMAT_LOGFMT;
 static atomic_int log_fd = -1; /* -1: stderr */
 static char *log_path;         /* under path_lock */
 static pthread_mutex_t path_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,6 +49,23 @@ int cfs_log_level_parse(const char *name, enum cfs_log_level *ret)
         }
     }
     return -EINVAL;
+}
+
+int cfs_log_format_parse(const char *name, enum cfs_log_format *ret)
+{
+    if (strcmp(name, "logfmt") == 0) {
+        *ret = CFS_LOG_FORMAT_LOGFMT;
+    } else if (strcmp(name, "json") == 0) {
+        *ret = CFS_LOG_FORMAT_JSON;
+    } else {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void cfs_log_set_format(enum cfs_log_format format)
+{
+    atomic_store(&log_format, (int)format);
 }
 
 void cfs_log_set_level(enum cfs_log_level level)
@@ -130,16 +152,32 @@ void cfs_log_close(void)
 
 /* ---- building a line --------------------------------------------------- */
 
+/* What a JSON line keeps free for the '"' and '}' that close it. */
+#define JSON_TAIL_ROOM 24
+
 struct line {
     char buf[LINE_MAX_BYTES];
     size_t len;
     bool truncated;
+    bool json;          /* the format, read once per line */
+    bool json_string;   /* inside a string value */
+    size_t field_start; /* JSON: where the last key began */
 };
 
 static void put(struct line *l, const char *s, size_t n)
 {
     size_t room = sizeof(l->buf) - 1 - l->len; /* keep one for '\n' */
 
+    if (l->json) {
+        /* whole pieces only, never half an escape, and room to close */
+        room = l->len + JSON_TAIL_ROOM < sizeof(l->buf)
+                   ? sizeof(l->buf) - JSON_TAIL_ROOM - l->len
+                   : 0;
+        if (l->truncated || n > room) {
+            l->truncated = true;
+            return;
+        }
+    }
     if (n > room) {
         n = room;
         l->truncated = true;
@@ -166,6 +204,34 @@ static bool needs_quotes(const char *v)
     return false;
 }
 
+/* A JSON string: '"' and '\' escaped, every other byte outside printable
+ * ASCII as \u00NN, so that the line is ASCII and valid whatever was sent. */
+static void put_json_string(struct line *l, const char *v)
+{
+    static const char hex[] = "0123456789abcdef";
+
+    if (l->truncated) {
+        return;
+    }
+    put(l, "\"", 1);
+    l->json_string = !l->truncated;
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char esc[2] = {'\\', (char)*p};
+
+            put(l, esc, 2);
+        } else if (*p < ' ' || *p >= 0x7f) {
+            char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+
+            put(l, esc, 6);
+        } else {
+            put(l, (const char *)p, 1);
+        }
+    }
+    put(l, "\"", 1);
+    l->json_string = l->json_string && l->truncated; /* open, cut short */
+}
+
 /* A value, quoted and escaped where needed. NULL is logged as "-". */
 static void put_value(struct line *l, const char *v)
 {
@@ -174,6 +240,10 @@ static void put_value(struct line *l, const char *v)
 
     if (!v) {
         v = "-";
+    }
+    if (l->json) {
+        put_json_string(l, v);
+        return;
     }
     quote = needs_quotes(v);
     if (quote) {
@@ -197,12 +267,38 @@ static void put_value(struct line *l, const char *v)
     }
 }
 
+static void put_key(struct line *l, const char *key)
+{
+    if (l->json) {
+        char piece[64];
+
+        if (l->truncated) {
+            return;
+        }
+        l->field_start = l->len;
+        (void)snprintf(piece, sizeof(piece), ",\"%s\":", key);
+        puts_(l, piece); /* whole or not at all */
+    } else {
+        put(l, " ", 1);
+        puts_(l, key);
+        put(l, "=", 1);
+    }
+}
+
 static void put_kv(struct line *l, const char *key, const char *value)
 {
-    put(l, " ", 1);
-    puts_(l, key);
-    put(l, "=", 1);
+    put_key(l, key);
     put_value(l, value);
+}
+
+/* A number: bare in both formats. */
+static void put_kv_num(struct line *l, const char *key, unsigned long long v)
+{
+    char num[32];
+
+    (void)snprintf(num, sizeof(num), "%llu", v);
+    put_key(l, key);
+    puts_(l, num);
 }
 
 static void begin(struct line *l, const char *level, const char *event)
@@ -213,11 +309,15 @@ static void begin(struct line *l, const char *level, const char *event)
 
     l->len = 0;
     l->truncated = false;
+    l->json = atomic_load(&log_format) == CFS_LOG_FORMAT_JSON;
+    l->json_string = false;
+    l->field_start = 0;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     (void)snprintf(stamp,
                    sizeof(stamp),
-                   "ts=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+                   l->json ? "{\"ts\":\"%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ\""
+                           : "ts=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
                    tm.tm_year + 1900,
                    tm.tm_mon + 1,
                    tm.tm_mday,
@@ -235,7 +335,22 @@ static void emit(struct line *l)
     size_t off = 0;
     int fd;
 
-    if (l->truncated) {
+    if (l->json) {
+        /* put() kept JSON_TAIL_ROOM bytes for this */
+        static const char more[] = ",\"truncated\":true}";
+
+        if (l->truncated && l->json_string) {
+            l->buf[l->len++] = '"'; /* a string cut short, closed */
+        } else if (l->truncated) {
+            l->len = l->field_start; /* a field half written, dropped */
+        }
+        if (l->truncated) {
+            memcpy(l->buf + l->len, more, sizeof(more) - 1);
+            l->len += sizeof(more) - 1;
+        } else {
+            l->buf[l->len++] = '}';
+        }
+    } else if (l->truncated) {
         l->len = sizeof(l->buf) - 5;
         memcpy(l->buf + l->len, " ...", 4);
         l->len += 4;
@@ -302,7 +417,6 @@ void cfs_log_access(const char *method,
 {
     enum cfs_log_level level = status >= 500 ? CFS_LOG_ERROR : CFS_LOG_INFO;
     struct line l;
-    char num[32];
 
     if (!cfs_log_enabled(level)) {
         return;
@@ -310,12 +424,9 @@ void cfs_log_access(const char *method,
     begin(&l, level_names[level], "access");
     put_kv(&l, "method", method);
     put_kv(&l, "path", path);
-    (void)snprintf(num, sizeof(num), "%d", status);
-    put_kv(&l, "status", num);
-    (void)snprintf(num, sizeof(num), "%zu", bytes);
-    put_kv(&l, "bytes", num);
-    (void)snprintf(num, sizeof(num), "%llu", (unsigned long long)micros);
-    put_kv(&l, "us", num);
+    put_kv_num(&l, "status", status > 0 ? (unsigned long long)status : 0);
+    put_kv_num(&l, "bytes", bytes);
+    put_kv_num(&l, "us", micros);
     put_kv(&l, "principal", principal);
     emit(&l);
 }

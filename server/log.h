@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * log.h - configfsd's log: one logfmt line per event (ts=, level=, event=,
- * then key=value pairs), filtered by level, written with one write(2) so
- * that lines from worker threads never interleave.
+ * then key=value pairs), or one JSON object with the same keys, filtered by
+ * level, written with one write(2) so that lines from worker threads never
+ * interleave.
  *
  * Logs go to stderr, or to a file given with cfs_log_open_file(); a file is
  * reopened in place by cfs_log_reopen() (SIGHUP, for log rotation).
@@ -24,6 +25,17 @@ enum cfs_log_level {
 /** "error", "warning", "info" or "debug" into *ret.
  *  @return 0 or -EINVAL (ret untouched). */
 int cfs_log_level_parse(const char *name, enum cfs_log_level *ret);
+
+enum cfs_log_format {
+    CFS_LOG_FORMAT_LOGFMT = 0, /* ts=... level=... event=... msg="..." */
+    CFS_LOG_FORMAT_JSON,       /* {"ts":"...","level":"...",...} */
+};
+
+/** "logfmt" or "json" into *ret. @return 0 or -EINVAL (ret untouched). */
+int cfs_log_format_parse(const char *name, enum cfs_log_format *ret);
+
+/** The format of the lines written from now on. Default logfmt. */
+void cfs_log_set_format(enum cfs_log_format format);
 
 /** Lines above @level are dropped. Default CFS_LOG_INFO. Thread-safe. */
 void cfs_log_set_level(enum cfs_log_level level);

@@ -23,6 +23,7 @@
 
 #include "http.h"
 #include "log.h"
+#include "probe.h"
 #include "samples.h"
 
 #define MAX_MODULES 64
@@ -48,9 +49,11 @@ struct options {
     long history_limit;
     const char *log_level;
     enum cfs_log_level level;
+    const char *log_format;
     const char *log_file;
     const char *static_dir;
     bool static_dir_given;
+    bool insecure_listen;
     bool help, version;
 };
 
@@ -94,9 +97,9 @@ static const struct opt opts[] = {
     OPT("listen", "HOST:PORT", "CONFIGFSD_LISTEN", OPT_STRING, listen,
         "address to serve on; default 127.0.0.1:8080"),
     OPT("db", "PATH", "CONFIGFSD_DB", OPT_STRING, db,
-        "SQLite database; default ./configfsd.db"),
+        "SQLite database; default " CFS_DEFAULT_DB),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
-        "declarative subsystems; default schemas"),
+        "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
         "load a client module; repeatable; the variable is ':'-separated"),
     OPT("no-samples", NULL, "CONFIGFSD_NO_SAMPLES", OPT_FLAG, no_samples,
@@ -105,6 +108,10 @@ static const struct opt opts[] = {
         "bearer tokens and roles; lines of NAME reader|writer|admin "
         "sha256:HEX, made by `configfsd hash-token NAME ROLE < TOKEN`; "
         "SIGHUP re-reads it (a bad file keeps the old tokens)"),
+    OPT("insecure-listen", NULL, "CONFIGFSD_INSECURE_LISTEN", OPT_FLAG,
+        insecure_listen,
+        "serve beyond loopback WITHOUT tokens: anyone who reaches the port "
+        "reads and changes everything; for demos only"),
     OPT("tls-cert", "FILE", "CONFIGFSD_TLS_CERT", OPT_STRING, tls_cert,
         "TLS certificate; read at start-up only"),
     OPT("tls-key", "FILE", "CONFIGFSD_TLS_KEY", OPT_STRING, tls_key,
@@ -137,6 +144,8 @@ static const struct opt opts[] = {
         "the web UI's files; default " CFS_STATIC_DIR),
     OPT("log-level", "LEVEL", "CONFIGFSD_LOG_LEVEL", OPT_STRING, log_level,
         "error|warning|info|debug; default info"),
+    OPT("log-format", "FORMAT", "CONFIGFSD_LOG_FORMAT", OPT_STRING,
+        log_format, "logfmt|json; default logfmt"),
     OPT("log-file", "FILE", "CONFIGFSD_LOG_FILE", OPT_STRING, log_file,
         "log there instead of stderr; SIGHUP reopens it"),
     OPT("help", NULL, NULL, OPT_FLAG, help, "this text"),
@@ -175,6 +184,7 @@ static void usage(FILE *out)
     (void)fprintf(out,
                   "Usage: configfsd [OPTION]...\n"
                   "       configfsd hash-token NAME ROLE < TOKEN\n"
+                  "       configfsd probe [--timeout SECONDS] [URL]\n"
                   "Serve a configfs object model over HTTP. Each option "
                   "may be given in its\nenvironment variable instead; the "
                   "command line wins.\n\n");
@@ -295,10 +305,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     struct option longopts[N_OPTS + 1];
     const char *raw[N_OPTS] = {NULL};
+    enum cfs_log_format format;
     int c, r;
 
     o->listen = "127.0.0.1:8080";
-    o->db = "./configfsd.db";
+    o->db = CFS_DEFAULT_DB;
+    o->log_format = "logfmt";
     o->sync = "full";
     o->log_level = "info";
     o->history_limit = -1;
@@ -347,7 +359,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     o->schema_dir_given = o->schema_dir != NULL;
     if (!o->schema_dir) {
-        o->schema_dir = "schemas";
+        o->schema_dir = CFS_SCHEMA_DIR;
     }
     o->static_dir_given = o->static_dir != NULL;
     if (!o->static_dir) {
@@ -357,6 +369,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         (void)fprintf(stderr, "configfsd: --sync is full or normal\n");
         return 2;
     }
+    if (cfs_log_format_parse(o->log_format, &format) < 0) {
+        (void)fprintf(stderr, "configfsd: --log-format is logfmt or json\n");
+        return 2;
+    }
+    cfs_log_set_format(format);
     if (cfs_log_level_parse(o->log_level, &o->level) < 0) {
         (void)fprintf(stderr,
                       "configfsd: --log-level is error, warning, info or "
@@ -479,6 +496,25 @@ static void reload_tokens(struct cfs_http_server *srv, const char *path)
                    cfs_http_tokens_count(t));
 }
 
+/* Tell systemd (Type=notify) that requests are served from now on. */
+static void notify_manager(struct cfs_http_server *srv)
+{
+    char state[128];
+    int r;
+
+    (void)snprintf(state,
+                   sizeof(state),
+                   "READY=1\nSTATUS=serving on port %u",
+                   cfs_http_server_port(srv));
+    r = cfs_notify(state);
+    if (r < 0) {
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "Failed to notify $NOTIFY_SOCKET: %s",
+                strerror(-r));
+    }
+}
+
 /* Undo start-up, newest first: modules, schemas, samples, the store,
  * tokens and TLS files. */
 static void teardown(void)
@@ -596,6 +632,9 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "hash-token") == 0) {
         return cfs_http_hash_token_main(argc - 1, argv + 1);
     }
+    if (argc > 1 && strcmp(argv[1], "probe") == 0) {
+        return cfs_probe_main(argc - 1, argv + 1);
+    }
     memset(&o, 0, sizeof(o));
     r = parse_options(argc, argv, &o);
     if (r) {
@@ -617,11 +656,12 @@ int main(int argc, char **argv)
                       "configfsd: --tls-cert and --tls-key go together\n");
         return 2;
     }
-    r = cfs_http_listen_check(o.listen, o.tokens != NULL);
+    r = cfs_http_listen_check(o.listen, o.tokens != NULL || o.insecure_listen);
     if (r == -EPERM) {
         (void)fprintf(stderr,
                       "configfsd: refusing to listen on %s without --tokens; "
-                      "bind a loopback address or give --tokens\n",
+                      "bind a loopback address, give --tokens, or (for a "
+                      "demo) --insecure-listen\n",
                       o.listen);
         return 2;
     }
@@ -645,6 +685,14 @@ int main(int argc, char **argv)
                        read_pem(o.tls_key, "--tls-key", &tls_key) < 0)) {
         teardown();
         return 1;
+    }
+    if (!tokens && cfs_http_listen_check(o.listen, false) == -EPERM) {
+        cfs_log(CFS_LOG_WARNING,
+                "insecure",
+                "--insecure-listen: serving %s WITHOUT AUTHENTICATION; anyone "
+                "who reaches it can read, change and delete everything. For "
+                "demos only: give --tokens",
+                o.listen);
     }
     if (tokens && !tls_cert && cfs_http_listen_check(o.listen, false) < 0) {
         cfs_log(CFS_LOG_WARNING,
@@ -715,6 +763,7 @@ int main(int argc, char **argv)
     hopts.schemas = schemas;
     hopts.store = store;
     hopts.tokens = tokens;
+    hopts.insecure_listen = o.insecure_listen;
     hopts.static_dir = o.static_dir;
     hopts.tls_cert_pem = tls_cert;
     hopts.tls_key_pem = tls_key;
@@ -735,6 +784,7 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
+    notify_manager(srv);
 
     /* One signal at a time, in the order they came: a SIGTERM right after
      * a SIGHUP is never lost to it. */
@@ -752,6 +802,7 @@ int main(int argc, char **argv)
         }
     }
     cfs_log_notice("stop", "stopping");
+    (void)cfs_notify("STOPPING=1");
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     cfs_log_close();

@@ -434,6 +434,51 @@ static void test_auth_configfsd_refuses_exposed_listen(void **state)
     free(err);
 }
 
+/* --insecure-listen (or its twin): 0.0.0.0 served without tokens, and a
+ * warning in the log that says so; on loopback the flag changes nothing
+ * and says nothing. */
+static void test_auth_configfsd_insecure_listen(void **state)
+{
+    static const char *const flag[] = {
+        "--listen", "0.0.0.0:0", "--no-samples", "--insecure-listen", NULL};
+    static const char *const exposed[] = {
+        "--listen", "0.0.0.0:0", "--no-samples", NULL};
+    static const char *const env[] = {"CONFIGFSD_INSECURE_LISTEN=1", NULL};
+    static const char *const loopback[] = {
+        "--listen", "127.0.0.1:0", "--no-samples", "--insecure-listen", NULL};
+    struct harness_proc p;
+    struct http_resp r;
+    char *log;
+
+    (void)state;
+    assert_int_equal(harness_run(exposed, NULL, NULL, NULL, &log, 10), 2);
+    assert_non_null(strstr(log, "--insecure-listen"));
+    free(log);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(
+            harness_spawn(
+                i == 0 ? flag : exposed, i == 0 ? NULL : env, NULL, &p),
+            0);
+        harness_target(p.port, NULL);
+        http(&r, "GET", "/api/v1/config/", NULL, 0, NULL);
+        assert_int_equal(r.status, 200); /* no token asked */
+        http_resp_done(&r);
+        harness_target(0, NULL);
+        log = harness_read_file(p.err);
+        assert_non_null(log);
+        assert_non_null(strstr(log, "level=warning event=insecure"));
+        assert_non_null(strstr(log, "WITHOUT AUTHENTICATION"));
+        free(log);
+        assert_int_equal(harness_reap(&p), 0);
+    }
+    assert_int_equal(harness_spawn(loopback, NULL, NULL, &p), 0);
+    log = harness_read_file(p.err);
+    assert_non_null(log);
+    assert_null(strstr(log, "event=insecure"));
+    free(log);
+    assert_int_equal(harness_reap(&p), 0);
+}
+
 /* configfsd hash-token: the token on stdin, the line on stdout. */
 static void test_auth_hash_token(void **state)
 {
@@ -514,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_auth_refused_body_dropped),
         cmocka_unit_test(test_auth_listen_check),
         cmocka_unit_test(test_auth_configfsd_refuses_exposed_listen),
+        cmocka_unit_test(test_auth_configfsd_insecure_listen),
         cmocka_unit_test(test_auth_hash_token),
         cmocka_unit_test(test_auth_configfsd_tokens_end_to_end),
     };

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-http-log.c - the log: logfmt lines with escaped client bytes, level
- * filtering, the access line of each request, --log-file and its reopen
- * on SIGHUP (log rotation), and libmicrohttpd's start-up errors.
+ * test-http-log.c - the log: logfmt lines with escaped client bytes, the
+ * same as JSON objects (--log-format json), level filtering, the access line of
+ * each request, --log-file and its reopen on SIGHUP (log rotation), and
+ * libmicrohttpd's start-up errors.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "harness.h"
 #include "http.h"
@@ -99,6 +102,75 @@ static void test_log_line_format(void **state)
                            " level=error event=access method=PUT "
                            "path=/plain status=503 bytes=0 us=7 "
                            "principal=-\n"));
+    free(text);
+    cfs_log_close();
+}
+
+/* --log-format json: one object per line, the same keys, numbers as
+ * numbers, client bytes escaped (\u00NN), and a line cut at the size limit
+ * still an object, marked truncated. */
+static void test_log_json_format(void **state)
+{
+    enum cfs_log_format format;
+    char long_path[6000];
+    json_t *line[4];
+    json_error_t err;
+    char *text, *p;
+    size_t n = 0;
+
+    (void)state;
+    assert_int_equal(cfs_log_format_parse("json", &format), 0);
+    assert_int_equal(format, CFS_LOG_FORMAT_JSON);
+    assert_int_equal(cfs_log_format_parse("yaml", &format), -EINVAL);
+    memset(long_path, 'a', sizeof(long_path) - 1);
+    long_path[0] = '/';
+    long_path[sizeof(long_path) - 1] = '\0';
+    unlink(path);
+    assert_int_equal(cfs_log_open_file(path), 0);
+    cfs_log_set_format(CFS_LOG_FORMAT_JSON);
+    cfs_log_access(
+        "GET", "/a b\n\"x\x1b\\ level=error\xff", 200, 15, 42, "alice");
+    cfs_log(CFS_LOG_ERROR, "start", "Failed to %s", "start");
+    cfs_log_access("PUT", long_path, 503, 0, 7, NULL);
+    cfs_log_set_format(CFS_LOG_FORMAT_LOGFMT);
+    text = harness_read_file(path);
+    assert_non_null(text);
+    assert_int_equal(count_lines(text), 3);
+    for (p = strtok(text, "\n"); p && n < 4; p = strtok(NULL, "\n")) {
+        assert_true(strlen(p) < 4096);
+        line[n] = json_loads(p, 0, &err);
+        if (!line[n]) {
+            (void)fprintf(stderr, "not JSON (%s): %.200s\n", err.text, p);
+        }
+        assert_non_null(line[n]);
+        assert_true(json_is_string(json_object_get(line[n], "ts")));
+        n++;
+    }
+    assert_int_equal(n, 3);
+    assert_string_equal(json_string_value(json_object_get(line[0], "level")),
+                        "info");
+    assert_string_equal(json_string_value(json_object_get(line[0], "event")),
+                        "access");
+    /* \xff was written \u00ff: U+00FF once decoded, never a raw byte */
+    assert_string_equal(json_string_value(json_object_get(line[0], "path")),
+                        "/a b\n\"x\x1b\\ level=error\xc3\xbf");
+    assert_int_equal(json_integer_value(json_object_get(line[0], "status")),
+                     200);
+    assert_int_equal(json_integer_value(json_object_get(line[0], "bytes")), 15);
+    assert_int_equal(json_integer_value(json_object_get(line[0], "us")), 42);
+    assert_string_equal(
+        json_string_value(json_object_get(line[0], "principal")), "alice");
+    assert_string_equal(json_string_value(json_object_get(line[1], "msg")),
+                        "Failed to start");
+    assert_string_equal(json_string_value(json_object_get(line[2], "level")),
+                        "error");
+    assert_true(json_is_true(json_object_get(line[2], "truncated")));
+    assert_true(strncmp(json_string_value(json_object_get(line[2], "path")),
+                        "/aaaa",
+                        5) == 0);
+    for (size_t i = 0; i < n; i++) {
+        json_decref(line[i]);
+    }
     free(text);
     cfs_log_close();
 }
@@ -249,6 +321,9 @@ static void test_log_start_failure(void **state)
 {
     char listen[32], *err;
     const char *args[] = {"--listen", listen, "--no-samples", NULL};
+    const char *json_args[] = {
+        "--listen", listen, "--no-samples", "--log-format", "json", NULL};
+    static const char *const bad[] = {"--log-format", "yaml", NULL};
 
     (void)state;
     (void)snprintf(listen, sizeof(listen), "127.0.0.1:%u", harness_port());
@@ -258,12 +333,21 @@ static void test_log_start_failure(void **state)
                            "level=error event=start msg=\"Failed to "
                            "serve on"));
     free(err);
+    assert_int_equal(harness_run(json_args, NULL, NULL, NULL, &err, 10), 1);
+    assert_non_null(strstr(err,
+                           "\"level\":\"error\",\"event\":\"start\","
+                           "\"msg\":\"Failed to serve on"));
+    free(err);
+    assert_int_equal(harness_run(bad, NULL, NULL, NULL, &err, 10), 2);
+    assert_non_null(strstr(err, "--log-format is logfmt or json"));
+    free(err);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_log_line_format),
+        cmocka_unit_test(test_log_json_format),
         cmocka_unit_test(test_log_level_filter),
         cmocka_unit_test(test_log_reopen),
         cmocka_unit_test(test_log_access_lines),

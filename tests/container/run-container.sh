@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The container image, for real: builds docker/Dockerfile unmodified (on the
+# base scripts/docker-base.sh imports: there is no registry), runs it with a
+# tokens file as a Docker secret, waits for the HEALTHCHECK (the built-in
+# probe) to say healthy, writes through the API from the host, replaces the
+# container by a new one on the same volume and reads the data back, checks
+# that it runs as non-root and that `docker stop` stops it cleanly; then the
+# two other ways to start it: without tokens (refused) and with
+# --insecure-listen (served, and logged as such). TAP output; every wait is
+# bounded; then the same through docker/compose.yaml (docker-compose, installed
+# if missing). The containers and volumes it made are removed at the end, and
+# dockerd too when this test started it. The image stays, as a build cache.
+# usage: run-container.sh SOURCE_ROOT
+set -uo pipefail
+src=$(cd "$1" && pwd)
+export DOCKER_BUILDKIT=0 # the classic builder: what Debian's docker.io has
+
+if [ "$(id -u)" -ne 0 ] && ! sudo -n true 2>/dev/null; then
+  echo "1..0 # SKIP needs root (or sudo) to install and start docker"
+  exit 0
+fi
+
+tag=configfsd:test
+run_id=configfsd-test-$$
+vol=$run_id-state
+tmp=$(mktemp -d)
+pidfile=$tmp/dockerd.pid
+containers=()
+compose=() compose_up=
+started_dockerd=
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift
+  for l in "$@"; do printf '%s\n' "$l" | tail -15 | sed 's/^/# /'; done
+}
+cleanup() {
+  if [ -n "$compose_up" ]; then
+    timeout 120 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
+  fi
+  for c in "${containers[@]}"; do docker rm -f -v "$c" >/dev/null 2>&1; done
+  docker volume rm -f "$vol" >/dev/null 2>&1
+  if [ -n "$started_dockerd" ] && [ -s "$pidfile" ]; then
+    local p; p=$(cat "$pidfile")
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+bail() { echo "Bail out! $*"; exit 1; }
+
+# ---- docker, the base image, our image -------------------------------------
+docker info >/dev/null 2>&1 || started_dockerd=1
+if ! out=$(DOCKERD_PIDFILE=$pidfile "$src/scripts/docker-base.sh" 2>&1); then
+  bail "scripts/docker-base.sh failed: $(echo "$out" | tail -5)"
+fi
+ok "docker runs and debian:bookworm-slim exists (scripts/docker-base.sh)"
+
+old_id=$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null)
+t0=$(date +%s)
+if ! out=$(timeout 1500 docker build -q -f "$src/docker/Dockerfile" -t "$tag" "$src" 2>&1); then
+  bail "docker build -f docker/Dockerfile failed: $(echo "$out" | tail -15)"
+fi
+ok "docker build -f docker/Dockerfile . ($(($(date +%s) - t0)) s)"
+new_id=$(docker image inspect -f '{{.Id}}' "$tag")
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+  docker rmi "$old_id" >/dev/null 2>&1 # the previous run's, now untagged
+fi
+# the previous runs' build stages (dangling, newest first): this run's, the
+# newest, is the next run's cache
+docker images -q -f dangling=true -f label=io.configfsd.stage=build | tail -n +2 |
+  xargs -r docker rmi >/dev/null 2>&1
+
+inspect_img() { docker image inspect -f "$1" "$tag"; }
+user=$(inspect_img '{{.Config.User}}')
+if [ -n "$user" ] && [ "${user%%:*}" != 0 ] && [ "${user%%:*}" != root ]; then
+  ok "the image's USER is unprivileged ($user)"
+else
+  not_ok "the image's USER is unprivileged" "User: '$user'"
+fi
+labels=$(inspect_img '{{json .Config.Labels}}')
+if grep -q '"org.opencontainers.image.title":"configfsd"' <<<"$labels" &&
+   grep -q '"org.opencontainers.image.source"' <<<"$labels" &&
+   grep -q '"org.opencontainers.image.version"' <<<"$labels"; then
+  ok "OCI labels: title, source, version"
+else
+  not_ok "OCI labels: title, source, version" "$labels"
+fi
+vols=$(inspect_img '{{json .Config.Volumes}}')
+sig=$(inspect_img '{{.Config.StopSignal}}')
+hc=$(inspect_img '{{json .Config.Healthcheck.Test}}')
+if grep -q '"/var/lib/configfsd"' <<<"$vols" && [ "$sig" = SIGTERM ] &&
+   grep -q '"configfsd","probe"' <<<"$hc"; then
+  ok "VOLUME /var/lib/configfsd, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe"
+else
+  not_ok "VOLUME /var/lib/configfsd, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe" \
+    "volumes $vols, stop signal $sig, healthcheck $hc"
+fi
+if docker run --rm --entrypoint sh "$tag" -c 'command -v curl || command -v wget' >/dev/null 2>&1; then
+  not_ok "no curl or wget in the runtime image"
+else
+  ok "no curl or wget in the runtime image"
+fi
+
+# ---- a token, hashed by the image's own configfsd ---------------------------
+openssl rand -hex 32 >"$tmp/token"
+token=$(cat "$tmp/token")
+if docker run --rm -i "$tag" hash-token ci writer <"$tmp/token" >"$tmp/tokens" 2>"$tmp/err" &&
+   grep -q '^ci writer sha256:' "$tmp/tokens"; then
+  ok "configfsd hash-token in the image makes the tokens file"
+else
+  not_ok "configfsd hash-token in the image makes the tokens file" "$(cat "$tmp/err")"
+fi
+chmod 0644 "$tmp/tokens" # the image's user reads it through the bind mount
+docker volume create "$vol" >/dev/null || bail "docker volume create"
+
+# start NAME [ARGS...]: run detached with the volume and the secret, port 8080
+# published on a random port of 127.0.0.1; health checked every second
+start() {
+  local name=$1; shift
+  containers+=("$name")
+  docker run -d --name "$name" \
+    -v "$vol:/var/lib/configfsd" \
+    -v "$tmp/tokens:/run/secrets/configfsd-tokens:ro" \
+    -p 127.0.0.1::8080 --health-interval 1s --health-retries 30 \
+    "$tag" "$@" >/dev/null
+}
+# wait_healthy NAME: "healthy", or what it was when 60 s ran out or it exited
+wait_healthy() {
+  local s
+  for _ in $(seq 1 120); do
+    s=$(docker inspect -f '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$1" 2>/dev/null)
+    case $s in
+      running/healthy) echo healthy; return 0 ;;
+      exited/* | dead/*) echo "$s"; return 1 ;;
+    esac
+    sleep 0.5
+  done
+  echo "$s"
+  return 1
+}
+port_of() { docker port "$1" 8080/tcp | head -1 | sed 's/.*://'; }
+# stop_clean NAME: docker stop within its timeout, exit code 0
+stop_clean() {
+  local t0 t1 code
+  t0=$(date +%s%N)
+  docker stop -t 20 "$1" >/dev/null
+  t1=$(date +%s%N)
+  code=$(docker inspect -f '{{.State.ExitCode}}' "$1")
+  if [ "$code" = 0 ] && [ $(((t1 - t0) / 1000000)) -lt 20000 ]; then
+    ok "docker stop $2: exit code 0 in $(((t1 - t0) / 1000000)) ms"
+  else
+    not_ok "docker stop $2: exit code 0 before the 20 s timeout" \
+      "exit code $code after $(((t1 - t0) / 1000000)) ms" "$(docker logs "$1" 2>&1)"
+  fi
+}
+
+# ---- first container: write ---------------------------------------------------
+c1=$run_id-1
+start "$c1" || bail "docker run failed"
+if s=$(wait_healthy "$c1"); then
+  ok "the HEALTHCHECK (configfsd probe) reports healthy"
+else
+  not_ok "the HEALTHCHECK (configfsd probe) reports healthy" "state $s" \
+    "$(docker inspect -f '{{json .State.Health}}' "$c1")" "$(docker logs "$c1" 2>&1)"
+  finish
+fi
+api=http://127.0.0.1:$(port_of "$c1")/api/v1
+auth=(-H "Authorization: Bearer $token")
+code=$(curl -s -o /dev/null -w '%{http_code}' "$api/config/")
+if [ "$code" = 401 ]; then ok "0.0.0.0 with tokens: no token, 401"; else not_ok "0.0.0.0 with tokens: no token, 401" "status $code"; fi
+errs=
+curl -sf "${auth[@]}" -X POST -H 'Content-Type: application/json' -d '{"name":"child1"}' \
+  "$api/config/02-simple-children" >/dev/null || errs="$errs mkdir"
+curl -sf "${auth[@]}" -X PUT --data-binary '42' \
+  "$api/config/02-simple-children/child1/storeme" >/dev/null || errs="$errs store"
+curl -sf "${auth[@]}" -X POST -H 'Content-Type: application/json' -d '{"name":"g1"}' \
+  "$api/config/usb_gadget" >/dev/null || errs="$errs mkdir-schema"
+if [ -z "$errs" ]; then ok "writes through the API from the host"; else not_ok "writes through the API from the host" "failed:$errs"; fi
+uid=$(docker exec "$c1" id -u)
+if [ -n "$uid" ] && [ "$uid" != 0 ]; then ok "the server runs as uid $uid, not root"; else not_ok "the server runs as non-root" "id -u: '$uid'"; fi
+owner=$(docker exec "$c1" stat -c %u /var/lib/configfsd/configfsd.db)
+if [ "$owner" = "$uid" ]; then ok "the database is in the volume, owned by that user"; else not_ok "the database is in the volume, owned by that user" "owner '$owner'"; fi
+stop_clean "$c1" "(SIGTERM)"
+if docker logs "$c1" 2>&1 | grep -q 'level=notice event=stop'; then ok "it logged its clean stop"; else not_ok "it logged its clean stop" "$(docker logs "$c1" 2>&1 | tail -5)"; fi
+
+# ---- a new container on the same volume: read back --------------------------
+c2=$run_id-2
+start "$c2" || bail "docker run (second) failed"
+if s=$(wait_healthy "$c2"); then ok "a new container on the same volume is healthy"; else not_ok "a new container on the same volume is healthy" "state $s" "$(docker logs "$c2" 2>&1)"; fi
+api=http://127.0.0.1:$(port_of "$c2")/api/v1
+got=$(curl -sf "${auth[@]}" "$api/config/02-simple-children/child1/storeme")
+if [ "$got" = 42 ]; then ok "the value written before is read back"; else not_ok "the value written before is read back" "got '$got'"; fi
+if curl -sf "${auth[@]}" "$api/config/usb_gadget?depth=1" | grep -q '"g1"'; then ok "the schema-made item is back"; else not_ok "the schema-made item is back"; fi
+stop_clean "$c2" "(second container)"
+
+# ---- no tokens, no flag: refused ------------------------------------------------
+c3=$run_id-3
+containers+=("$c3")
+timeout 60 docker run --name "$c3" "$tag" >"$tmp/c3.out" 2>&1
+code=$?
+if [ "$code" -ne 0 ] && grep -q "tokens" "$tmp/c3.out"; then
+  ok "without a tokens secret it refuses to start (exit $code) and says why"
+else
+  not_ok "without a tokens secret it refuses to start and says why" "exit $code" "$(cat "$tmp/c3.out")"
+fi
+
+# ---- --insecure-listen: served, loudly -------------------------------------------
+c4=$run_id-4
+containers+=("$c4")
+docker run -d --name "$c4" -p 127.0.0.1::8080 --health-interval 1s "$tag" --insecure-listen >/dev/null
+if s=$(wait_healthy "$c4") &&
+   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$(port_of "$c4")/api/v1/config/")" = 200 ]; then
+  ok "--insecure-listen serves without a token"
+else
+  not_ok "--insecure-listen serves without a token" "state $s" "$(docker logs "$c4" 2>&1)"
+fi
+if docker logs "$c4" 2>&1 | grep -q 'level=warning event=insecure.*WITHOUT AUTHENTICATION'; then
+  ok "--insecure-listen is logged as a warning"
+else
+  not_ok "--insecure-listen is logged as a warning" "$(docker logs "$c4" 2>&1)"
+fi
+docker rm -f -v "$c4" >/dev/null 2>&1
+
+# ---- docker/compose.yaml: named volume, tokens secret -------------------------
+if ! command -v docker-compose >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
+    --no-install-recommends docker-compose >/dev/null 2>&1
+fi
+if command -v docker-compose >/dev/null; then
+  compose_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  export CONFIGFSD_IMAGE=$tag CONFIGFSD_TOKENS_FILE=$tmp/tokens CONFIGFSD_PORT=$compose_port
+  compose=(docker-compose -p "$run_id" -f "$src/docker/compose.yaml")
+  compose_up=1
+  if out=$(timeout 120 "${compose[@]}" up -d --no-build 2>&1); then
+    c5=$("${compose[@]}" ps -q configfsd)
+    if s=$(wait_healthy "$c5") &&
+       curl -sf "${auth[@]}" "http://127.0.0.1:$compose_port/api/v1/config/" | grep -q '"usb_gadget"'; then
+      ok "docker/compose.yaml: healthy, served with the tokens secret"
+    else
+      not_ok "docker/compose.yaml: healthy, served with the tokens secret" "state $s" "$(docker logs "$c5" 2>&1)"
+    fi
+    if docker volume inspect "${run_id}_configfsd-state" >/dev/null 2>&1; then
+      ok "docker/compose.yaml: state in the named volume"
+    else
+      not_ok "docker/compose.yaml: state in the named volume"
+    fi
+  else
+    not_ok "docker/compose.yaml: docker-compose up" "$out"
+  fi
+else
+  not_ok "docker-compose installs (apt-get install docker-compose)"
+fi
+
+finish
