@@ -6,8 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build
-if [ -x build/server/configfsd ]; then
-  exec build/server/configfsd "$@"
-fi
-echo "run: the core library and its samples are built (build/core);" \
-     "the configfsd server is not part of this tree yet." >&2
+# ninja builds the server with everything else (set -e stops on failure).
+exec build/server/configfsd "$@"

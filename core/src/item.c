@@ -208,7 +208,7 @@ void config_item_put(struct config_item *item)
         return;
     }
     old = atomic_fetch_sub(&item->ci_kref.refcount, 1);
-    CFS_BUG_ON(old <= 0); /* put on zero: a refcount bug (STYLE 4) */
+    CFS_BUG_ON(old <= 0); /* put on zero: a refcount bug (docs/STYLE.md §4) */
     if (old == 1) {
         config_item_cleanup(item);
     }

@@ -58,7 +58,8 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
         return -EPERM; /* SL4 */
     }
     if (target[0] != '/') {
-        return -EINVAL; /* targets are absolute config paths (DESIGN 8) */
+        return -EINVAL; /* targets are absolute config paths (docs/DESIGN.md §8)
+                         */
     }
     r = cfs_resolve(target, &tres); /* SL5 */
     if (r < 0) {

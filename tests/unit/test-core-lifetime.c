@@ -4,7 +4,7 @@
  * the hierarchy, directory states while an item is made or removed, and
  * removal against running callbacks.
  *
- * Covers configfs-rules.md M22-M24 and T1-T9 (T10 is with the reference
+ * Covers docs/configfs-rules.md M22-M24 and T1-T9 (T10 is with the reference
  * counts in test-core-item.c). Threads never assert: they record, and the
  * main thread checks after joining.
  */

@@ -2,7 +2,7 @@
 /*
  * test-core-rename.c - cfs_rename outside committable groups: refused.
  *
- * Covers configfs-rules.md RN1 and RN2 (the committable moves are in
+ * Covers docs/configfs-rules.md RN1 and RN2 (the committable moves are in
  * test-core-commit.c).
  */
 #include "recorder.h"

@@ -153,7 +153,7 @@ static void test_rmdir_subsystem_and_root_eperm(void **state)
 }
 
 /* RM1: not a directory ENOTDIR; missing ENOENT; "." and ".." EINVAL
- * (DESIGN.md: they are invalid names). */
+ * (docs/DESIGN.md §3: they are invalid names). */
 static void test_rmdir_path_errors(void **state)
 {
     (void)state;
@@ -452,8 +452,8 @@ static void test_rmdir_then_no_attribute_callbacks(void **state)
     config_item_put(x);
 }
 
-/* STYLE 12: rmdir under allocation failure either succeeds whole or fails
- * ENOMEM with nothing called and nothing changed. */
+/* docs/STYLE.md §12: rmdir under allocation failure either succeeds whole or
+ * fails ENOMEM with nothing called and nothing changed. */
 static void test_rmdir_oom_loop(void **state)
 {
     long n;
