@@ -4,9 +4,9 @@
  *
  * Lock order (take left before right, never the other way):
  *
- *   cfs_wlock  ->  su_mutex  ->  cfs_tree_lock  ->  frag->lock
+ *   cfs__wlock  ->  su_mutex  ->  cfs__tree_lock  ->  frag->lock
  *
- * cfs_wlock, the mutation lock, serialises every mutation, transaction and
+ * cfs__wlock, the mutation lock, serialises every mutation, transaction and
  * (un)registration; it is recursive for its holder so a store() may
  * register a group. Its holder may read the dirent tree without any other
  * lock, since only it changes the tree. It is held around make_item,
@@ -18,7 +18,7 @@
  * make_*, around disconnect_notify + unlink + drop_item, while linking
  * default and registered groups, and around commit_item/uncommit_item (T9).
  *
- * cfs_tree_lock (rwlock) protects the dirent tree for readers: children
+ * cfs__tree_lock (rwlock) protects the dirent tree for readers: children
  * tables and lists, names, states, dependents, ci_dentry. Readers (stat,
  * readdir, show, readlink, depend_item) take it shared and never call a
  * callback under it; the mutation lock's holder takes it exclusive only for
@@ -28,67 +28,67 @@
  * can wait for them and none start after it (T3).
  *
  * Callbacks run under: make_*, disconnect_notify, drop_item, commit and
- * uncommit: cfs_wlock + su_mutex. store, bin write, allow_link, drop_link:
- * cfs_wlock. show, bin read: nothing. release: whatever lock the thread
+ * uncommit: cfs__wlock + su_mutex. store, bin write, allow_link, drop_link:
+ * cfs__wlock. show, bin read: nothing. release: whatever lock the thread
  * dropping the last reference holds, never su_mutex or the tree lock.
  */
 #include "internal.h"
 
 /* ---- locks ------------------------------------------------------------- */
 
-struct cfs_wlock cfs_wlock = {PTHREAD_MUTEX_INITIALIZER};
+struct cfs__wlock cfs__wlock = {PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local unsigned int wlock_depth;
 static _Thread_local unsigned int callback_depth;
-pthread_rwlock_t cfs_tree_lock = PTHREAD_RWLOCK_INITIALIZER;
+pthread_rwlock_t cfs__tree_lock = PTHREAD_RWLOCK_INITIALIZER;
 
-void cfs_wlock_acquire(void) CFS_NO_TSA
+void cfs__wlock_acquire(void) CFS_NO_TSA
 {
     if (wlock_depth++ == 0) {
-        pthread_mutex_lock(&cfs_wlock.lock);
+        pthread_mutex_lock(&cfs__wlock.lock);
     }
 }
 
-void cfs_wlock_release(void) CFS_NO_TSA
+void cfs__wlock_release(void) CFS_NO_TSA
 {
     CFS_BUG_ON(wlock_depth == 0);
     if (--wlock_depth == 0) {
-        pthread_mutex_unlock(&cfs_wlock.lock);
+        pthread_mutex_unlock(&cfs__wlock.lock);
     }
 }
 
-bool cfs_wlock_held(void)
+bool cfs__wlock_held(void)
 {
     return wlock_depth > 0;
 }
 
-bool cfs_in_callback(void)
+bool cfs__in_callback(void)
 {
     return callback_depth > 0;
 }
 
-void cfs_callback_enter(void)
+void cfs__callback_enter(void)
 {
     callback_depth++;
 }
 
-void cfs_callback_exit(void)
+void cfs__callback_exit(void)
 {
     callback_depth--;
 }
 
-void cfs_tree_rdlock(void)
+void cfs__tree_rdlock(void)
 {
-    pthread_rwlock_rdlock(&cfs_tree_lock);
+    pthread_rwlock_rdlock(&cfs__tree_lock);
 }
 
-void cfs_tree_wrlock(void)
+void cfs__tree_wrlock(void)
 {
-    pthread_rwlock_wrlock(&cfs_tree_lock);
+    pthread_rwlock_wrlock(&cfs__tree_lock);
 }
 
-void cfs_tree_unlock(void)
+void cfs__tree_unlock(void)
 {
-    pthread_rwlock_unlock(&cfs_tree_lock);
+    pthread_rwlock_unlock(&cfs__tree_lock);
 }
 
 /* Lock the su_mutex of @group's subsystem; returns what to unlock, since
@@ -113,42 +113,42 @@ static void su_unlock(pthread_mutex_t *m)
 
 /* ---- the root ---------------------------------------------------------- */
 
-struct config_group cfs_root_group = {
+struct config_group cfs__root_group = {
     .cg_item =
         {
-            .ci_name = cfs_root_group.cg_item.ci_namebuf,
+            .ci_name = cfs__root_group.cg_item.ci_namebuf,
             .ci_kref = {.refcount = 1},
-            .ci_entry = LIST_HEAD_INIT(cfs_root_group.cg_item.ci_entry),
-            .ci_dentry = &cfs_root,
+            .ci_entry = LIST_HEAD_INIT(cfs__root_group.cg_item.ci_entry),
+            .ci_dentry = &cfs__root,
         },
-    .cg_children = LIST_HEAD_INIT(cfs_root_group.cg_children),
-    .default_groups = LIST_HEAD_INIT(cfs_root_group.default_groups),
-    .group_entry = LIST_HEAD_INIT(cfs_root_group.group_entry),
+    .cg_children = LIST_HEAD_INIT(cfs__root_group.cg_children),
+    .default_groups = LIST_HEAD_INIT(cfs__root_group.default_groups),
+    .group_entry = LIST_HEAD_INIT(cfs__root_group.group_entry),
 };
 
 static char root_name[1];
 
-struct cfs_dirent cfs_root = {
+struct cfs_dirent cfs__root = {
     .name = root_name,
     .kind = CFS_D_DIR,
     .state = CFS_S_READY,
     .flags = CFS_DF_ROOT,
-    .item = &cfs_root_group.cg_item,
+    .item = &cfs__root_group.cg_item,
 };
 
-struct cfs_observer cfs_observer_cb;
-bool cfs_observer_set;
+struct cfs_observer cfs__observer_cb;
+bool cfs__observer_set;
 
 void cfs_set_observer(const struct cfs_observer *observer)
 {
-    cfs_wlock_acquire();
+    cfs__wlock_acquire();
     if (observer) {
-        cfs_observer_cb = *observer;
+        cfs__observer_cb = *observer;
     } else {
-        memset(&cfs_observer_cb, 0, sizeof(cfs_observer_cb));
+        memset(&cfs__observer_cb, 0, sizeof(cfs__observer_cb));
     }
-    cfs_observer_set = observer != NULL;
-    cfs_wlock_release();
+    cfs__observer_set = observer != NULL;
+    cfs__wlock_release();
 }
 
 /* ---- children tables --------------------------------------------------- */
@@ -181,7 +181,7 @@ static int htab_reserve(struct cfs_dirent *dir)
     if (!tab) {
         return -ENOMEM;
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     for (size_t i = 0; i < dir->hcap; i++) {
         struct cfs_dirent *d = dir->htab[i];
 
@@ -197,7 +197,7 @@ static int htab_reserve(struct cfs_dirent *dir)
     old = dir->htab;
     dir->htab = tab;
     dir->hcap = cap;
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     cfs_free(old);
     return 0;
 }
@@ -206,10 +206,10 @@ static int htab_reserve(struct cfs_dirent *dir)
  * so that a program (or a test) ends with nothing allocated by core. */
 static void root_trim(void)
 {
-    if (cfs_root.hcount == 0 && cfs_root.htab) {
-        cfs_free(cfs_root.htab);
-        cfs_root.htab = NULL;
-        cfs_root.hcap = 0;
+    if (cfs__root.hcount == 0 && cfs__root.htab) {
+        cfs_free(cfs__root.htab);
+        cfs__root.htab = NULL;
+        cfs__root.hcap = 0;
     }
 }
 
@@ -272,24 +272,24 @@ static void child_remove(struct cfs_dirent *dir, struct cfs_dirent *d)
     root_trim();
 }
 
-int cfs_link_reserve(struct cfs_dirent *dir)
+int cfs__link_reserve(struct cfs_dirent *dir)
 {
     return htab_reserve(dir);
 }
 
-void cfs_link_insert(struct cfs_dirent *dir, struct cfs_dirent *link)
+void cfs__link_insert(struct cfs_dirent *dir, struct cfs_dirent *link)
 {
     link->hash = name_hash(link->name, link->name_len);
     child_insert(dir, link);
 }
 
-void cfs_link_detach(struct cfs_dirent *dir, struct cfs_dirent *link)
+void cfs__link_detach(struct cfs_dirent *dir, struct cfs_dirent *link)
 {
     child_remove(dir, link);
 }
 
 struct cfs_dirent *
-cfs_dir_lookup(struct cfs_dirent *dir, const char *name, size_t len)
+cfs__dir_lookup(struct cfs_dirent *dir, const char *name, size_t len)
 {
     uint32_t h;
 
@@ -307,7 +307,7 @@ cfs_dir_lookup(struct cfs_dirent *dir, const char *name, size_t len)
     return NULL;
 }
 
-bool cfs_dirent_ready(const struct cfs_dirent *d)
+bool cfs__dirent_ready(const struct cfs_dirent *d)
 {
     return d->state == CFS_S_READY;
 }
@@ -319,7 +319,7 @@ static const struct config_item_type *dir_type(const struct cfs_dirent *d)
     return d->item ? d->item->ci_type : NULL;
 }
 
-unsigned int cfs_n_attrs(const struct config_item_type *t)
+unsigned int cfs__n_attrs(const struct config_item_type *t)
 {
     unsigned int n = 0;
 
@@ -331,7 +331,7 @@ unsigned int cfs_n_attrs(const struct config_item_type *t)
     return n;
 }
 
-unsigned int cfs_n_bin_attrs(const struct config_item_type *t)
+unsigned int cfs__n_bin_attrs(const struct config_item_type *t)
 {
     unsigned int n = 0;
 
@@ -343,35 +343,35 @@ unsigned int cfs_n_bin_attrs(const struct config_item_type *t)
     return n;
 }
 
-bool cfs_attr_hidden(const struct cfs_dirent *d, unsigned int bit)
+bool cfs__attr_hidden(const struct cfs_dirent *d, unsigned int bit)
 {
     return d->hidden && (d->hidden[bit / 8] & (1u << (bit % 8)));
 }
 
-struct configfs_attribute *cfs_dir_attr(struct cfs_dirent *d, unsigned idx)
+struct configfs_attribute *cfs__dir_attr(struct cfs_dirent *d, unsigned idx)
 {
     return dir_type(d)->ct_attrs[idx];
 }
 
-struct configfs_bin_attribute *cfs_dir_bin_attr(struct cfs_dirent *d,
-                                                unsigned idx)
+struct configfs_bin_attribute *cfs__dir_bin_attr(struct cfs_dirent *d,
+                                                 unsigned idx)
 {
     return dir_type(d)->ct_bin_attrs[idx];
 }
 
-int cfs_attr_lookup(struct cfs_dirent *dir,
-                    const char *name,
-                    size_t len,
-                    unsigned int *ret_idx)
+int cfs__attr_lookup(struct cfs_dirent *dir,
+                     const char *name,
+                     size_t len,
+                     unsigned int *ret_idx)
 {
     const struct config_item_type *t = dir_type(dir);
-    unsigned int na = cfs_n_attrs(t);
-    unsigned int nb = cfs_n_bin_attrs(t);
+    unsigned int na = cfs__n_attrs(t);
+    unsigned int nb = cfs__n_bin_attrs(t);
 
     for (unsigned int i = 0; i < na; i++) {
         const char *an = t->ct_attrs[i]->ca_name;
 
-        if (!cfs_attr_hidden(dir, i) && strlen(an) == len &&
+        if (!cfs__attr_hidden(dir, i) && strlen(an) == len &&
             memcmp(an, name, len) == 0) {
             *ret_idx = i;
             return 1;
@@ -380,7 +380,7 @@ int cfs_attr_lookup(struct cfs_dirent *dir,
     for (unsigned int i = 0; i < nb; i++) {
         const char *an = t->ct_bin_attrs[i]->cb_attr.ca_name;
 
-        if (!cfs_attr_hidden(dir, na + i) && strlen(an) == len &&
+        if (!cfs__attr_hidden(dir, na + i) && strlen(an) == len &&
             memcmp(an, name, len) == 0) {
             *ret_idx = i;
             return 2;
@@ -533,7 +533,7 @@ static struct cfs_commit_pair *pair_new(struct config_group *owner)
     return pair;
 }
 
-const struct configfs_group_operations *cfs_group_ops(struct cfs_dirent *d)
+const struct configfs_group_operations *cfs__group_ops(struct cfs_dirent *d)
 {
     const struct config_item_type *t = dir_type(d);
 
@@ -545,7 +545,7 @@ const struct configfs_group_operations *cfs_group_ops(struct cfs_dirent *d)
     return t ? t->ct_group_ops : NULL;
 }
 
-const struct configfs_item_operations *cfs_item_ops(struct cfs_dirent *d)
+const struct configfs_item_operations *cfs__item_ops(struct cfs_dirent *d)
 {
     const struct config_item_type *t = dir_type(d);
 
@@ -562,7 +562,7 @@ drop_ops(struct cfs_dirent *parent)
 
         return owner_gops(pair);
     }
-    return cfs_group_ops(parent);
+    return cfs__group_ops(parent);
 }
 
 /* ---- the client-visible hierarchy (su_mutex) --------------------------- */
@@ -696,8 +696,8 @@ static void dirent_free_tree(struct cfs_dirent *d)
     if (d->kind == CFS_D_LINK && d->target) {
         d->target->links_to--;
     }
-    cfs_wvals_free(d);
-    cfs_frag_put(d->frag);
+    cfs__wvals_free(d);
+    cfs__frag_put(d->frag);
     cfs_free(d->hidden);
     cfs_free(d->htab);
     cfs_free(d->name);
@@ -757,8 +757,8 @@ static void unwind_pairs(struct cfs_dirent *d, struct config_group *group)
  * other as in the kernel. */
 static int check_attr_names(const struct config_item_type *t)
 {
-    unsigned int na = cfs_n_attrs(t);
-    unsigned int nb = cfs_n_bin_attrs(t);
+    unsigned int na = cfs__n_attrs(t);
+    unsigned int nb = cfs__n_bin_attrs(t);
 
     for (unsigned int i = 0; i < na + nb; i++) {
         const char *a = i < na ? t->ct_attrs[i]->ca_name
@@ -784,8 +784,8 @@ static int dirent_visibility(struct cfs_dirent *d)
 {
     const struct config_item_type *t = dir_type(d);
     const struct configfs_group_operations *g = t->ct_group_ops;
-    unsigned int na = cfs_n_attrs(t);
-    unsigned int nb = cfs_n_bin_attrs(t);
+    unsigned int na = cfs__n_attrs(t);
+    unsigned int nb = cfs__n_bin_attrs(t);
 
     if (!g || (!g->is_visible && !g->is_bin_visible) || na + nb == 0) {
         return 0;
@@ -833,8 +833,8 @@ static int build_child_group(struct cfs_dirent *d,
         return -ENOMEM; /* config_item_init_type_name() could not copy */
     }
     /* A default group named like an attribute or a sibling (MK9, L4). */
-    if (cfs_attr_lookup(d, name, strlen(name), &idx) ||
-        cfs_dir_lookup(d, name, strlen(name))) {
+    if (cfs__attr_lookup(d, name, strlen(name), &idx) ||
+        cfs__dir_lookup(d, name, strlen(name))) {
         return -EEXIST;
     }
     r = htab_reserve(d);
@@ -885,7 +885,7 @@ static int build_dir(struct cfs_dirent *parent,
     d->parent = parent;
     d->item = item;
     d->frag = frag;
-    cfs_frag_get(frag);
+    cfs__frag_get(frag);
     d->revision = rev;
     d->created_rev = rev;
     item->ci_dentry = d;
@@ -952,9 +952,9 @@ fail:
 
 /* Resolve the first @plen bytes of @path; allocates nothing, so undo can
  * use it when memory is short. */
-int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
+int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
 {
-    struct cfs_dirent *cur = &cfs_root;
+    struct cfs_dirent *cur = &cfs__root;
     const char *p = path;
     const char *end = path + plen;
     unsigned int follows = 0;
@@ -985,14 +985,14 @@ int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
         if (r < 0) {
             return r;
         }
-        if (!cfs_dirent_ready(cur)) {
+        if (!cfs__dirent_ready(cur)) {
             return -ENOENT; /* L2 */
         }
         p += len;
         while (p < end && *p == '/') {
             p++;
         }
-        d = cfs_dir_lookup(cur, name, len);
+        d = cfs__dir_lookup(cur, name, len);
         if (d && d->kind == CFS_D_LINK) {
             if (p == end) {
                 ret->dir = d;
@@ -1011,7 +1011,7 @@ int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
             cur = d;
             continue;
         }
-        r = cfs_attr_lookup(cur, name, len, &idx);
+        r = cfs__attr_lookup(cur, name, len, &idx);
         if (!r) {
             return -ENOENT;
         }
@@ -1031,15 +1031,15 @@ int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
     return 0;
 }
 
-int cfs_resolve(const char *path, struct cfs_resolved *ret)
+int cfs__resolve(const char *path, struct cfs_resolved *ret)
 {
-    return path ? cfs_resolve_n(path, strlen(path), ret) : -EINVAL;
+    return path ? cfs__resolve_n(path, strlen(path), ret) : -EINVAL;
 }
 
-int cfs_resolve_parent(const char *path,
-                       struct cfs_dirent **ret_parent,
-                       const char **ret_name,
-                       size_t *ret_len)
+int cfs__resolve_parent(const char *path,
+                        struct cfs_dirent **ret_parent,
+                        const char **ret_name,
+                        size_t *ret_len)
 {
     struct cfs_resolved res;
     size_t plen;
@@ -1065,8 +1065,8 @@ int cfs_resolve_parent(const char *path,
     if (start == end) {
         return -EEXIST; /* the root itself */
     }
-    r = start == 1 ? cfs_resolve_n("/", 1, &res)
-                   : cfs_resolve_n(path, start, &res);
+    r = start == 1 ? cfs__resolve_n("/", 1, &res)
+                   : cfs__resolve_n(path, start, &res);
     if (r < 0) {
         return r;
     }
@@ -1086,7 +1086,7 @@ int cfs_resolve_parent(const char *path,
     return 0;
 }
 
-int cfs_dirent_path(const struct cfs_dirent *d, char **ret_path)
+int cfs__dirent_path(const struct cfs_dirent *d, char **ret_path)
 {
     size_t len = 0;
     char *buf;
@@ -1120,11 +1120,11 @@ int cfs_item_path(struct config_item *item, char **ret_path)
 {
     int r = -ENOENT;
 
-    cfs_tree_rdlock();
+    cfs__tree_rdlock();
     if (item && item->ci_dentry && item->ci_dentry->state != CFS_S_DEAD) {
-        r = cfs_dirent_path(item->ci_dentry, ret_path);
+        r = cfs__dirent_path(item->ci_dentry, ret_path);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }
 
@@ -1139,7 +1139,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
                                 bool is_group)
 {
     pthread_mutex_t *su = su_lock(pgroup);
-    cfs_callback_enter();
+    cfs__callback_enter();
     if (ops && ops->disconnect_notify) {
         ops->disconnect_notify(pgroup, item);
     }
@@ -1154,7 +1154,7 @@ static void drop_from_hierarchy(struct config_group *pgroup,
     } else {
         config_item_put(item);
     }
-    cfs_callback_exit();
+    cfs__callback_exit();
     su_unlock(su);
 }
 
@@ -1166,7 +1166,7 @@ static void kill_frags(struct cfs_dirent *d)
         }
     }
     if (d->frag && (!d->parent || d->parent->frag != d->frag)) {
-        cfs_frag_kill(d->frag);
+        cfs__frag_kill(d->frag);
     }
 }
 
@@ -1190,14 +1190,14 @@ static void dirent_kill(struct cfs_dirent *d)
  * (RM10, T3). @pre the mutation lock. */
 static void detach_dirent(struct cfs_dirent *d)
 {
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     dirent_set_state(d, CFS_S_DROPPING);
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     kill_frags(d);
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     child_remove(d->parent, d);
     dirent_kill(d);
-    cfs_tree_unlock();
+    cfs__tree_unlock();
 }
 
 static void unregister_dir(struct cfs_dirent *d);
@@ -1213,7 +1213,7 @@ static void teardown_children(struct cfs_dirent *d)
         struct cfs_dirent *prev = c->prev;
 
         if (c->kind == CFS_D_LINK) {
-            cfs_link_remove(c);
+            cfs__link_remove(c);
         } else if (c->flags & CFS_DF_REGISTERED) {
             unregister_dir(c);
         } else {
@@ -1230,7 +1230,7 @@ static void teardown_children(struct cfs_dirent *d)
                                     item,
                                     c->flags & CFS_DF_GROUP);
                 dirent_free_tree(c);
-                cfs_module_put(owner);
+                cfs__module_put(owner);
                 config_item_put(item);
             }
         }
@@ -1264,9 +1264,9 @@ static void unregister_dir(struct cfs_dirent *d)
 {
     struct config_group *group = to_config_group(d->item);
     struct config_group *lock_group =
-        d->parent == &cfs_root ? group : to_config_group(d->parent->item);
+        d->parent == &cfs__root ? group : to_config_group(d->parent->item);
 
-    cfs_links_drop_into(d);
+    cfs__links_drop_into(d);
     teardown_children(d);
     detach_dirent(d);
     pthread_mutex_t *su = su_lock(lock_group);
@@ -1344,7 +1344,7 @@ static int collect_dropped(struct cfs_dirent *d,
 {
     for (size_t i = 0; i < d->n_wvals; i++) {
         const struct cfs_wval *w = &d->wvals[i];
-        const char *an = cfs_wval_name(d, w);
+        const char *an = cfs__wval_name(d, w);
         size_t plen = strlen(prefix);
         size_t alen = strlen(an);
         char *name;
@@ -1469,7 +1469,7 @@ static void walk_default(
     }
 }
 
-int cfs_dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n)
+int cfs__dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n)
 {
     size_t n = count_default(d);
     size_t i = 0;
@@ -1490,14 +1490,14 @@ int cfs_dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n)
     return 0;
 }
 
-void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n)
+void cfs__dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n)
 {
     size_t i = 0;
 
     if (n && n == count_default(d)) { /* the same shape as before */
-        cfs_tree_wrlock();
+        cfs__tree_wrlock();
         walk_default(d, revs, n, &i, false);
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
 }
 
@@ -1505,11 +1505,11 @@ void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n)
 
 /* Undoing an rmdir or unlink: put the re-made @d back where it was,
  * before the sibling named @before. @pre tree lock exclusive. */
-void cfs_child_move_before(struct cfs_dirent *parent,
-                           struct cfs_dirent *d,
-                           const char *before)
+void cfs__child_move_before(struct cfs_dirent *parent,
+                            struct cfs_dirent *d,
+                            const char *before)
 {
-    struct cfs_dirent *s = cfs_dir_lookup(parent, before, strlen(before));
+    struct cfs_dirent *s = cfs__dir_lookup(parent, before, strlen(before));
 
     if (!s || s == d) {
         return;
@@ -1542,7 +1542,7 @@ static void move_item_before_next(struct config_group *pgroup,
     }
 }
 
-int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
+int cfs__do_mkdir(struct cfs_txn *txn, const char *path)
 {
     struct cfs_dirent *parent = NULL;
     struct cfs_dirent *d = NULL;
@@ -1559,7 +1559,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     size_t len;
     int r;
 
-    r = cfs_resolve_parent(path, &parent, &name, &len);
+    r = cfs__resolve_parent(path, &parent, &name, &len);
     if (r < 0) {
         return r;
     }
@@ -1576,14 +1576,14 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
             return -ENAMETOOLONG; /* limits.h: a tree no deeper than that */
         }
     }
-    if (cfs_dir_lookup(parent, name, len) ||
-        cfs_attr_lookup(parent, name, len, &idx)) {
+    if (cfs__dir_lookup(parent, name, len) ||
+        cfs__attr_lookup(parent, name, len, &idx)) {
         return -EEXIST; /* MK1 */
     }
-    if (!cfs_dirent_ready(parent)) {
+    if (!cfs__dirent_ready(parent)) {
         return -ENOENT; /* MK3 */
     }
-    gops = cfs_group_ops(parent);
+    gops = cfs__group_ops(parent);
     if (!(parent->flags & CFS_DF_GROUP) ||
         (parent->flags & CFS_DF_COMMITTABLE) || !gops ||
         (!gops->make_group && !gops->make_item)) {
@@ -1595,7 +1595,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
             container_of(pgroup, struct cfs_commit_pair, pending);
 
         if (pair->live.cg_item.ci_dentry &&
-            cfs_dir_lookup(pair->live.cg_item.ci_dentry, name, len)) {
+            cfs__dir_lookup(pair->live.cg_item.ci_dentry, name, len)) {
             return -EEXIST; /* C5 */
         }
     }
@@ -1603,12 +1603,12 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     if (!cname) {
         return -ENOMEM;
     }
-    r = cfs_txn_prepare(txn, CFS_OP_MKDIR, parent, cname, NULL, 0, &ch);
+    r = cfs__txn_prepare(txn, CFS_OP_MKDIR, parent, cname, NULL, 0, &ch);
     if (r == 0) {
         r = htab_reserve(parent);
     }
     if (r == 0) {
-        frag = cfs_frag_new();
+        frag = cfs__frag_new();
         r = frag ? 0 : -ENOMEM;
     }
     if (r < 0) {
@@ -1617,7 +1617,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
 
     /* MK6, MK7: make_* and linking, under su_mutex. */
     pthread_mutex_t *su = su_lock(pgroup);
-    cfs_callback_enter();
+    cfs__callback_enter();
     if (gops->make_group) {
         struct config_group *g = gops->make_group(pgroup, cname);
 
@@ -1634,7 +1634,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     } else {
         link_obj(&pgroup->cg_item, item);
     }
-    cfs_callback_exit();
+    cfs__callback_exit();
     su_unlock(su);
     if (!item) {
         goto out; /* nothing else is called (MK6) */
@@ -1650,7 +1650,7 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
         r = -EINVAL; /* MK8 */
     }
     if (r == 0) {
-        rev = cfs_txn_rev(txn);
+        rev = cfs__txn_rev(txn);
         r = build_dir(parent,
                       item,
                       cname,
@@ -1667,14 +1667,14 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
         config_item_put(item);
         goto out;
     }
-    cfs_module_get(item->ci_type->ct_owner); /* M25 */
+    cfs__module_get(item->ci_type->ct_owner); /* M25 */
 
     CFS_BUG_ON(!d);
     /* MK10: visible only now, whole. */
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     child_insert(parent, d);
     if (txn->insert_before) {
-        cfs_child_move_before(parent, d, txn->insert_before);
+        cfs__child_move_before(parent, d, txn->insert_before);
     }
     dirent_set_state(d, CFS_S_READY);
     if (ch) {
@@ -1683,25 +1683,25 @@ int cfs_do_mkdir(struct cfs_txn *txn, const char *path)
     if (rev) {
         parent->revision = rev;
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     if (txn->insert_before) {
         move_item_before_next(pgroup, d);
     }
-    cfs_txn_push(txn);
+    cfs__txn_push(txn);
     ch = NULL;
 
 out:
     if (ch) {
-        cfs_txn_unprepare(txn);
+        cfs__txn_unprepare(txn);
     }
-    cfs_frag_put(frag);
+    cfs__frag_put(frag);
     cfs_free(cname);
     return r;
 }
 
 /* ---- rmdir ------------------------------------------------------------- */
 
-int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
+int cfs__do_rmdir(struct cfs_txn *txn, const char *path)
 {
     struct cfs_resolved res;
     struct cfs_dirent *d;
@@ -1712,7 +1712,7 @@ int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
     uint64_t rev;
     int r;
 
-    r = cfs_resolve(path, &res);
+    r = cfs__resolve(path, &res);
     if (r < 0) {
         return r;
     }
@@ -1733,44 +1733,44 @@ int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
     if (parent->flags & CFS_DF_LIVE) {
         return -EPERM; /* C6 */
     }
-    if (!cfs_dirent_ready(d)) {
+    if (!cfs__dirent_ready(d)) {
         return -ENOENT;
     }
-    r = cfs_txn_prepare(txn, CFS_OP_RMDIR, parent, d->name, NULL, 0, &ch);
+    r = cfs__txn_prepare(txn, CFS_OP_RMDIR, parent, d->name, NULL, 0, &ch);
     if (r < 0) {
         return r;
     }
     if (ch) {
         r = dropped_values(d, &ch->dropped, &ch->n_dropped);
         if (r < 0) {
-            cfs_txn_unprepare(txn);
+            cfs__txn_unprepare(txn);
             return r;
         }
         ch->priv->rev_self = d->revision;
         ch->priv->created_self = d->created_rev;
-        r = cfs_dg_revs_save(d, &ch->priv->dg_revs, &ch->priv->n_dg_revs);
+        r = cfs__dg_revs_save(d, &ch->priv->dg_revs, &ch->priv->n_dg_revs);
         if (r < 0) {
-            cfs_txn_unprepare(txn);
+            cfs__txn_unprepare(txn);
             return r;
         }
         if (d->next) {
             ch->priv->before = cfs_memdup(d->next->name, d->next->name_len);
             if (!ch->priv->before) {
-                cfs_txn_unprepare(txn);
+                cfs__txn_unprepare(txn);
                 return -ENOMEM;
             }
         }
         ch->priv->rev_parent = parent->revision;
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     r = rmdir_check(d);
     if (r == 0) {
         dirent_set_state(d, CFS_S_DROPPING); /* depend_item now fails */
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     if (r < 0) {
         if (ch) {
-            cfs_txn_unprepare(txn);
+            cfs__txn_unprepare(txn);
         }
         return r; /* RM9: no callback */
     }
@@ -1781,25 +1781,25 @@ int cfs_do_rmdir(struct cfs_txn *txn, const char *path)
     detach_dirent(d);
     config_item_get(item); /* the working reference */
     drop_from_hierarchy(to_config_group(parent->item),
-                        cfs_group_ops(parent),
+                        cfs__group_ops(parent),
                         item,
                         d->flags & CFS_DF_GROUP);
     dirent_free_tree(d);
-    cfs_module_put(owner);
-    rev = cfs_txn_rev(txn);
+    cfs__module_put(owner);
+    rev = cfs__txn_rev(txn);
     if (rev) {
-        cfs_tree_wrlock();
+        cfs__tree_wrlock();
         parent->revision = rev;
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
-    cfs_txn_push(txn);
+    cfs__txn_push(txn);
     config_item_put(item); /* release() usually runs here (RM11) */
     return 0;
 }
 
 /* ---- rename: commit and uncommit --------------------------------------- */
 
-int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
+int cfs__do_rename(struct cfs_txn *txn, const char *from, const char *to)
 {
     struct cfs_resolved res;
     struct cfs_dirent *d, *sp, *dp;
@@ -1815,11 +1815,11 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     uint64_t rev;
     int r;
 
-    r = cfs_resolve(from, &res);
+    r = cfs__resolve(from, &res);
     if (r < 0) {
         return r; /* RN1 */
     }
-    r = cfs_resolve_parent(to, &dp, &name, &len);
+    r = cfs__resolve_parent(to, &dp, &name, &len);
     if (r < 0) {
         return r;
     }
@@ -1828,7 +1828,7 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
         unsigned int idx;
 
         if (d == dp &&
-            cfs_attr_lookup(dp, name, len, &idx) ==
+            cfs__attr_lookup(dp, name, len, &idx) ==
                 (res.kind == CFS_R_ATTR ? 1 : 2) &&
             idx == res.idx) {
             return 0; /* onto itself: a no-op (RN1) */
@@ -1854,19 +1854,19 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     if (d->name_len != len || memcmp(d->name, name, len) != 0) {
         return -EPERM; /* C7: the name changes */
     }
-    if (cfs_dir_lookup(dp, name, len)) {
+    if (cfs__dir_lookup(dp, name, len)) {
         return -EEXIST;
     }
     pair = to_config_group(sp->parent->item)->cg_cfs_pair;
     gops = sp->parent->item->ci_type->ct_group_ops;
     newg = commit ? &pair->live : &pair->pending;
     if (!txn->undoing && !txn->replay) {
-        cto = cfs_join_path(dp, d->name); /* undo allocates nothing */
+        cto = cfs__join_path(dp, d->name); /* undo allocates nothing */
         if (!cto) {
             return -ENOMEM;
         }
     }
-    r = cfs_txn_prepare(
+    r = cfs__txn_prepare(
         txn, CFS_OP_RENAME, sp, d->name, cto, cto ? strlen(cto) : 0, &ch);
     if (r == 0) {
         r = htab_reserve(dp);
@@ -1876,9 +1876,9 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     }
     item = d->item;
     pthread_mutex_t *su = su_lock(newg);
-    cfs_callback_enter();
+    cfs__callback_enter();
     r = commit ? gops->commit_item(item) : gops->uncommit_item(item); /* C8 */
-    cfs_callback_exit();
+    cfs__callback_exit();
     if (r != 0) {
         su_unlock(su);
         r = r < 0 ? r : -EINVAL;
@@ -1891,8 +1891,8 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     item->ci_group = config_group_get(newg);
     list_add_tail(&item->ci_entry, &newg->cg_children);
     config_group_put(oldg);
-    rev = cfs_txn_rev(txn);
-    cfs_tree_wrlock();
+    rev = cfs__txn_rev(txn);
+    cfs__tree_wrlock();
     if (ch) {
         ch->priv->rev_parent = sp->revision;
         ch->priv->rev_other = dp->revision;
@@ -1904,13 +1904,13 @@ int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to)
     if (rev) {
         sp->revision = dp->revision = d->revision = rev;
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     su_unlock(su);
-    cfs_txn_push(txn);
+    cfs__txn_push(txn);
     ch = NULL;
 out:
     if (ch) {
-        cfs_txn_unprepare(txn);
+        cfs__txn_unprepare(txn);
     }
     cfs_free(cto);
     return r;
@@ -1941,23 +1941,23 @@ static int register_dir(struct cfs_dirent *parent,
         return -EINVAL; /* M4 */
     }
     if (group->cg_item.ci_dentry ||
-        cfs_dir_lookup(parent, name, strlen(name)) ||
-        cfs_attr_lookup(parent, name, strlen(name), &idx)) {
+        cfs__dir_lookup(parent, name, strlen(name)) ||
+        cfs__attr_lookup(parent, name, strlen(name), &idx)) {
         return -EEXIST; /* M9 */
     }
     r = htab_reserve(parent);
     if (r < 0) {
         return r;
     }
-    frag = cfs_frag_new();
+    frag = cfs__frag_new();
     if (!frag) {
         return -ENOMEM;
     }
     /* A subsystem's own su_mutex guards its linking; link_group() takes
      * cg_subsys from the group itself when the parent (the root) has none. */
-    su = parent == &cfs_root ? &to_configfs_subsystem(group)->su_mutex.lock
-                             : su_lock(pgroup);
-    if (parent == &cfs_root) {
+    su = parent == &cfs__root ? &to_configfs_subsystem(group)->su_mutex.lock
+                              : su_lock(pgroup);
+    if (parent == &cfs__root) {
         group->cg_subsys = NULL;
         pthread_mutex_lock(su);
     }
@@ -1965,17 +1965,17 @@ static int register_dir(struct cfs_dirent *parent,
     su_unlock(su);
     r = build_dir(
         parent, &group->cg_item, name, flags, frag, cfs_revision(), true, &d);
-    cfs_frag_put(frag);
+    cfs__frag_put(frag);
     if (r < 0) {
         pthread_mutex_lock(su);
         unlink_group(group);
         su_unlock(su);
         return r;
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     child_insert(parent, d);
     dirent_set_state(d, CFS_S_READY);
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return 0;
 }
 
@@ -1992,20 +1992,20 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
         }
         group->cg_item.ci_name = group->cg_item.ci_namebuf;
     }
-    cfs_wlock_acquire();
-    r = register_dir(&cfs_root, &cfs_root_group, group, CFS_DF_SUBSYS);
+    cfs__wlock_acquire();
+    r = register_dir(&cfs__root, &cfs__root_group, group, CFS_DF_SUBSYS);
     if (r < 0) {
-        cfs_tree_wrlock();
+        cfs__tree_wrlock();
         root_trim();
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
-    if (r == 0 && cfs_observer_set && cfs_observer_cb.subsystem_registered &&
+    if (r == 0 && cfs__observer_set && cfs__observer_cb.subsystem_registered &&
         cfs_txn_begin_replay(&txn) == 0) {
-        cfs_observer_cb.subsystem_registered(
-            cfs_observer_cb.data, txn, group->cg_item.ci_name);
+        cfs__observer_cb.subsystem_registered(
+            cfs__observer_cb.data, txn, group->cg_item.ci_name);
         cfs_txn_commit(txn);
     }
-    cfs_wlock_release();
+    cfs__wlock_release();
     return r;
 }
 
@@ -2014,18 +2014,19 @@ void configfs_unregister_subsystem(struct configfs_subsystem *subsys)
     struct cfs_dirent *d;
     char *name = NULL;
 
-    cfs_wlock_acquire();
+    cfs__wlock_acquire();
     d = subsys->su_group.cg_item.ci_dentry;
-    if (d && d->parent == &cfs_root) {
+    if (d && d->parent == &cfs__root) {
         name = cfs_strdup(d->name);
         unregister_dir(d);
-        if (name && cfs_observer_set &&
-            cfs_observer_cb.subsystem_unregistered) {
-            cfs_observer_cb.subsystem_unregistered(cfs_observer_cb.data, name);
+        if (name && cfs__observer_set &&
+            cfs__observer_cb.subsystem_unregistered) {
+            cfs__observer_cb.subsystem_unregistered(cfs__observer_cb.data,
+                                                    name);
         }
         cfs_free(name);
     }
-    cfs_wlock_release();
+    cfs__wlock_release();
 }
 
 int configfs_register_group(struct config_group *parent_group,
@@ -2034,15 +2035,15 @@ int configfs_register_group(struct config_group *parent_group,
     struct cfs_dirent *parent;
     int r;
 
-    cfs_wlock_acquire();
+    cfs__wlock_acquire();
     parent = parent_group->cg_item.ci_dentry;
-    if (!parent || !cfs_dirent_ready(parent) || parent == &cfs_root) {
+    if (!parent || !cfs__dirent_ready(parent) || parent == &cfs__root) {
         r = -ENOENT;
     } else {
         r = register_dir(
             parent, parent_group, group, CFS_DF_DEFAULT | CFS_DF_REGISTERED);
     }
-    cfs_wlock_release();
+    cfs__wlock_release();
     return r;
 }
 
@@ -2050,12 +2051,12 @@ void configfs_unregister_group(struct config_group *group)
 {
     struct cfs_dirent *d;
 
-    cfs_wlock_acquire();
+    cfs__wlock_acquire();
     d = group->cg_item.ci_dentry;
     if (d && (d->flags & CFS_DF_REGISTERED)) {
         unregister_dir(d);
     }
-    cfs_wlock_release();
+    cfs__wlock_release();
 }
 
 /* configfs_register_default_group() allocates the group; this release
@@ -2126,18 +2127,18 @@ static int depend(struct configfs_subsystem *subsys,
     if (!target) {
         return -ENOENT;
     }
-    if (target == &cfs_root_group.cg_item) {
+    if (target == &cfs__root_group.cg_item) {
         return unlocked ? -EINVAL : -ENOENT; /* M17 */
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     sd = subsys ? subsys->su_group.cg_item.ci_dentry : NULL;
     d = target->ci_dentry;
-    if (!sd || sd->parent != &cfs_root || !cfs_dirent_ready(sd) || !d ||
-        !cfs_dirent_ready(d)) {
+    if (!sd || sd->parent != &cfs__root || !cfs__dirent_ready(sd) || !d ||
+        !cfs__dirent_ready(d)) {
         r = -ENOENT; /* M16: not registered, not found, coming or going */
         goto out;
     }
-    for (top = d; top->parent && top->parent != &cfs_root; top = top->parent) {
+    for (top = d; top->parent && top->parent != &cfs__root; top = top->parent) {
     }
     if (!unlocked && top != sd) {
         r = -ENOENT; /* not in that subsystem's tree */
@@ -2145,7 +2146,7 @@ static int depend(struct configfs_subsystem *subsys,
     }
     d->dependents++;
 out:
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }
 
@@ -2165,10 +2166,10 @@ void configfs_undepend_item(struct config_item *target)
 {
     struct cfs_dirent *d;
 
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     d = target ? target->ci_dentry : NULL;
     if (d && d->dependents) {
         d->dependents--;
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
 }
