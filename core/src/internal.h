@@ -4,8 +4,13 @@
  *
  * The tree of cfs_dirent nodes is what users see (the kernel's dirents and
  * dentries in one); the config_item hierarchy is what subsystems see. Both
- * are kept in step by dir.c. The lock order and what each lock protects are
- * at the top of dir.c and in docs/internals/locking.md.
+ * are kept in step by the files below (the kernel's split of fs/configfs):
+ * mount.c (root, locks), dirent.c (children tables, attributes of a
+ * directory), path.c, hierarchy.c (su_mutex), commit.c (pending/live),
+ * dir.c (building and tearing down subtrees), mkdir.c, rmdir.c, rename.c,
+ * register.c, depend.c, attr.c (the kernel's file.c), link.c (symlink.c),
+ * item.c, txn.c, module.c. The lock order and what each lock protects are
+ * at the top of mount.c and in docs/internals/locking.md.
  *
  * Everything declared here is private to the library and named cfs__...
  * (two underscores), the public API in core/include cfs_... (one), so a
@@ -106,7 +111,22 @@ struct cfs_wval {
     size_t len;
 };
 
-struct cfs_commit_pair;
+/*
+ * A committable group G (C1) gets two default groups made by core: pending/
+ * forwards mkdir, rmdir and links to G's operations with itself as the
+ * group argument (C4); live/ has no group operations (C6). commit.c.
+ */
+struct cfs_commit_pair {
+    struct config_group pending;
+    struct config_group live;
+    struct config_group *owner;
+    struct config_item_type pending_type;
+    struct config_item_type live_type;
+    struct configfs_group_operations pending_gops;
+    struct configfs_item_operations pending_iops;
+    struct configfs_item_operations live_iops;
+    atomic_int refs;
+};
 
 struct cfs_dirent {
     struct cfs_dirent *parent; /* NULL for the root */
@@ -128,7 +148,7 @@ struct cfs_dirent {
     struct cfs_dirent *target;
 
     /* CFS_D_DIR */
-    struct config_item *item; /* holds no reference: see dir.c */
+    struct config_item *item; /* holds no reference: see hierarchy.c */
     struct cfs_frag *frag;
     struct cfs_dirent *first, *last;
     struct cfs_dirent **htab;
@@ -142,7 +162,7 @@ struct cfs_dirent {
     struct cfs_commit_pair *pair; /* committable groups: pending + live */
 };
 
-/* ---- global state (dir.c) ---------------------------------------------- */
+/* ---- global state (mount.c) -------------------------------------------- */
 
 /* The mutation lock: serialises every mutation, transaction and
  * registration. Recursive for the thread that holds it, so callbacks may
@@ -169,7 +189,7 @@ void cfs__tree_rdlock(void);
 void cfs__tree_wrlock(void);
 void cfs__tree_unlock(void);
 
-/* ---- path resolution (dir.c) ------------------------------------------- */
+/* ---- path resolution (path.c, dirent.c) -------------------------------- */
 
 enum cfs_rkind {
     CFS_R_DIR = 1,
@@ -218,10 +238,88 @@ struct configfs_attribute *cfs__dir_attr(struct cfs_dirent *d, unsigned idx);
 struct configfs_bin_attribute *cfs__dir_bin_attr(struct cfs_dirent *d,
                                                  unsigned idx);
 
+/* The type of the item directory @d shows, or NULL. */
+const struct config_item_type *cfs__dir_type(const struct cfs_dirent *d);
+
 /* The group operations that apply in directory @d (pending/ forwards to
- * its committable group). */
+ * its committable group). commit.c. */
 const struct configfs_group_operations *cfs__group_ops(struct cfs_dirent *d);
 const struct configfs_item_operations *cfs__item_ops(struct cfs_dirent *d);
+/* The operations that drop an item from @parent: the owner's for live/. */
+const struct configfs_group_operations *
+cfs__drop_ops(struct cfs_dirent *parent);
+/* Whether a type is committable (C1), and a new pending/live pair for
+ * @owner holding two references (one per group), or NULL. */
+bool cfs__type_committable(const struct config_item_type *t);
+struct cfs_commit_pair *cfs__pair_new(struct config_group *owner);
+
+/* ---- children tables and dirents (dirent.c) ---------------------------- */
+
+/* Make room for one more child of @dir, so the insert cannot fail.
+ * @pre the mutation lock, not the tree lock. */
+int cfs__child_reserve(struct cfs_dirent *dir);
+/* Link @d as the newest child of @dir, or take it out. @pre
+ * cfs__child_reserve(dir) succeeded (insert); tree lock exclusive, or
+ * @dir not yet visible. */
+void cfs__child_insert(struct cfs_dirent *dir, struct cfs_dirent *d);
+void cfs__child_remove(struct cfs_dirent *dir, struct cfs_dirent *d);
+/* Free the root's empty children table, so core ends holding nothing. */
+void cfs__root_trim(void);
+
+/* A new dirent, in no tree, with a copy of @name; NULL on ENOMEM. */
+struct cfs_dirent *cfs__dirent_new(const char *name,
+                                   size_t len,
+                                   enum cfs_dkind kind,
+                                   unsigned int flags);
+/* Free @d and its subtree; items are the caller's business. */
+void cfs__dirent_free_tree(struct cfs_dirent *d);
+/* Items forget the dirents of a subtree that is going away. */
+void cfs__dirent_unhook(struct cfs_dirent *d);
+/* Set the state of the directories of a subtree. */
+void cfs__dirent_set_state(struct cfs_dirent *d, enum cfs_dstate state);
+
+/* ---- the client-visible hierarchy (hierarchy.c) ------------------------ */
+
+/* Lock the su_mutex of @group's subsystem; returns what to unlock (NULL
+ * for none), since unlinking may clear cg_subsys in between. */
+pthread_mutex_t *cfs__su_lock(struct config_group *group);
+void cfs__su_unlock(pthread_mutex_t *m);
+/* Link @item (@group with its default groups and pending/live) under its
+ * parent, or unlink it. @pre su_mutex of the subsystem. */
+void cfs__link_obj(struct config_item *parent_item, struct config_item *item);
+void cfs__unlink_obj(struct config_item *item);
+void cfs__link_group(struct config_group *parent_group,
+                     struct config_group *group);
+void cfs__unlink_group(struct config_group *group);
+/* Drop core's references on the pending/live groups in @group's subtree
+ * (after cfs__unlink_group). */
+void cfs__put_pairs(struct config_group *group);
+/* disconnect_notify, unlink, drop_item (or a put), under su_mutex (MK11,
+ * RM11). */
+void cfs__drop_from_hierarchy(struct config_group *pgroup,
+                              const struct configfs_group_operations *ops,
+                              struct config_item *item,
+                              bool is_group);
+
+/* ---- subtrees (dir.c) -------------------------------------------------- */
+
+/* Build the whole dirent subtree of @item, not yet linked into @parent
+ * (MK9, C2); all or nothing. @pre the mutation lock; @item is linked
+ * into the hierarchy. */
+int cfs__build_dir(struct cfs_dirent *parent,
+                   struct config_item *item,
+                   const char *name,
+                   unsigned int flags,
+                   struct cfs_frag *frag,
+                   uint64_t rev,
+                   bool is_group,
+                   struct cfs_dirent **ret);
+/* Take @d out of the tree; callbacks in flight finish first (RM10, T3). */
+void cfs__detach_dirent(struct cfs_dirent *d);
+/* Remove the registered groups inside a subtree about to go. */
+void cfs__drop_registered(struct cfs_dirent *d);
+/* Kernel-side removal of a subsystem or registered group (T7). */
+void cfs__unregister_dir(struct cfs_dirent *d);
 
 /* ---- fragments --------------------------------------------------------- */
 
@@ -342,7 +440,7 @@ int cfs__call_bin_read(struct config_item *item,
                        char **ret_buf,
                        size_t *ret_len);
 
-/* A link's place in its directory (dir.c): reserve before allow_link,
+/* A link's place in its directory (dirent.c): reserve before allow_link,
  * insert/detach with the tree lock exclusive. */
 int cfs__link_reserve(struct cfs_dirent *dir);
 void cfs__link_insert(struct cfs_dirent *dir, struct cfs_dirent *link);
@@ -376,7 +474,7 @@ int cfs__link_restore(struct cfs_dirent *link,
 void cfs__module_get(struct module *mod);
 void cfs__module_put(struct module *mod);
 
-/* Observer (dir.c). */
+/* Observer (mount.c). */
 extern struct cfs_observer cfs__observer_cb;
 extern bool cfs__observer_set;
 
