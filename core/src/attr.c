@@ -31,7 +31,9 @@ int cfs__wval_reserve(struct cfs_dirent *d)
     if (d->n_wvals < d->cap_wvals) {
         return 0;
     }
-    cap = d->cap_wvals ? d->cap_wvals * 2 : 2;
+    if (cfs_grow_cap(d->cap_wvals, d->n_wvals + 1, 2, sizeof(*w), &cap)) {
+        return -ENOMEM;
+    }
     w = cfs_malloc(cap * sizeof(*w));
     if (!w) {
         return -ENOMEM;

@@ -32,8 +32,11 @@ int cfs__child_reserve(struct cfs_dirent *dir)
     if (dir->hcount + 1 <= dir->hcap) {
         return 0;
     }
-    cap = dir->hcap ? dir->hcap * 2 : 8;
-    tab = cfs_zalloc(cap * sizeof(struct cfs_dirent *));
+    /* a power of two: buckets are picked by masking the hash */
+    if (cfs_grow_cap(dir->hcap, 0, 8, sizeof(*tab), &cap)) {
+        return -ENOMEM;
+    }
+    tab = cfs_zalloc(cap * sizeof(*tab));
     if (!tab) {
         return -ENOMEM;
     }

@@ -81,22 +81,14 @@ static int collect_dropped(struct cfs_dirent *d,
         size_t alen = strlen(an);
         char *name;
 
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 4;
-            struct cfs_value *nv = cfs_realloc(*vals, nc * sizeof(**vals));
+        size_t vcap = *cap;
+        size_t scap = *cap; /* two arrays, one count */
 
-            if (!nv) {
-                return -ENOMEM;
-            }
-            *vals = nv;
-            uint64_t *ns = cfs_realloc(*seqs, nc * sizeof(**seqs));
-
-            if (!ns) {
-                return -ENOMEM;
-            }
-            *seqs = ns;
-            *cap = nc;
+        if (cfs_grow(vals, &vcap, *n, sizeof(**vals), 4) ||
+            cfs_grow(seqs, &scap, *n, sizeof(**seqs), 4)) {
+            return -ENOMEM;
         }
+        *cap = vcap;
         name = cfs_malloc(plen + alen + 1);
         if (!name) {
             return -ENOMEM;

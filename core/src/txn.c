@@ -118,15 +118,8 @@ int cfs__txn_prepare(struct cfs_txn *txn,
         return 0;
     }
     CFS_BUG_ON(txn->prepared);
-    if (txn->n == txn->cap) {
-        size_t cap = txn->cap ? txn->cap * 2 : 4;
-        struct cfs_change *c = cfs_realloc(txn->changes, cap * sizeof(*c));
-
-        if (!c) {
-            return -ENOMEM;
-        }
-        txn->changes = c;
-        txn->cap = cap;
+    if (cfs_grow(&txn->changes, &txn->cap, txn->n, sizeof(*txn->changes), 4)) {
+        return -ENOMEM;
     }
     ch = &txn->changes[txn->n];
     memset(ch, 0, sizeof(*ch));

@@ -141,16 +141,9 @@ read_dirs(sqlite3 *db, const char *path, size_t plen, struct drows *d)
     while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct drow *row;
 
-        if (d->n == d->cap) {
-            size_t cap = d->cap ? d->cap * 2 : 64;
-            struct drow *v = cfs_realloc(d->v, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            d->v = v;
-            d->cap = cap;
+        if (cfs_grow(&d->v, &d->cap, d->n, sizeof(*d->v), 64)) {
+            r = -ENOMEM;
+            break;
         }
         row = &d->v[d->n++];
         *row = (struct drow){
@@ -200,17 +193,13 @@ read_values(sqlite3 *db, const char *path, size_t plen, struct drows *d)
         if (!row) {
             continue;
         }
-        if (row->n_values == row->cap_values) {
-            size_t cap = row->cap_values ? row->cap_values * 2 : 4;
-            struct cfs_store_value *v =
-                cfs_realloc(row->values, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            row->values = v;
-            row->cap_values = cap;
+        if (cfs_grow(&row->values,
+                     &row->cap_values,
+                     row->n_values,
+                     sizeof(*row->values),
+                     4)) {
+            r = -ENOMEM;
+            break;
         }
         val = &row->values[row->n_values++];
         *val = (struct cfs_store_value){
@@ -257,17 +246,13 @@ read_links(sqlite3 *db, const char *path, size_t plen, struct drows *d)
         if (!row) {
             continue;
         }
-        if (row->n_links == row->cap_links) {
-            size_t cap = row->cap_links ? row->cap_links * 2 : 4;
-            struct cfs_store_link *v =
-                cfs_realloc(row->links, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            row->links = v;
-            row->cap_links = cap;
+        if (cfs_grow(&row->links,
+                     &row->cap_links,
+                     row->n_links,
+                     sizeof(*row->links),
+                     4)) {
+            r = -ENOMEM;
+            break;
         }
         link = &row->links[row->n_links++];
         link->name = memdup0(sqlite3_column_text(st, 1),

@@ -41,6 +41,27 @@ CFS_EXPORT void cfs_free(void *ptr);
 CFS_EXPORT char *cfs_strdup(const char *s);
 CFS_EXPORT void *cfs_memdup(const void *p, size_t len);
 
+/**
+ * The capacity a growing array of @cap elements of @size bytes should take
+ * to hold at least @need: twice @cap (@first when @cap is 0), or @need if
+ * that is more. Checked: an element count or a byte size that does not fit
+ * in size_t is -ENOMEM, as kmalloc_array() and calloc() answer.
+ * @return 0 with *@ret_cap set, or -ENOMEM.
+ */
+CFS_EXPORT int cfs_grow_cap(
+    size_t cap, size_t need, size_t first, size_t size, size_t *ret_cap);
+
+/**
+ * Make room for one more element in a growing array: when @n has reached
+ * *@cap, reallocate the array through cfs_realloc() to cfs_grow_cap()'s
+ * capacity. @arrp is the address of the array pointer (`&v`, v any object
+ * pointer type). The array and *@cap change only on success; on failure
+ * the old array stays valid and owned by the caller.
+ * @return 0 or -ENOMEM.
+ */
+CFS_EXPORT int
+cfs_grow(void *arrp, size_t *cap, size_t n, size_t size, size_t first);
+
 /* ---- names ------------------------------------------------------------- */
 
 /** Check one path component: 1..CFS_NAME_MAX bytes of valid UTF-8, no '/',
