@@ -1160,6 +1160,23 @@ int rec_register_rc(const char *name, struct rec_type *t, struct rec_obj **ret)
     return 0;
 }
 
+struct rec_tree rec_tree(void)
+{
+    struct rec_tree t = {
+        .s = rec_type_new("s"),
+        .g = rec_type_new("g"),
+        .i = rec_type_new("i"),
+    };
+
+    t.s->make = REC_MAKE_GROUP;
+    t.s->child = t.g;
+    t.g->make = REC_MAKE_ITEM;
+    t.g->child = t.i;
+    t.g->links = true;
+    rec_attr(t.i, "v", 0644, 0);
+    return t;
+}
+
 struct rec_obj *rec_register(const char *name, struct rec_type *t)
 {
     struct rec_obj *obj = NULL;

@@ -18,21 +18,17 @@ static struct rec_type *S, *SD, *G, *I, *R;
 
 static struct rec_obj *tree(void)
 {
-    S = rec_type_new("s");
+    struct rec_tree t = rec_tree();
+
+    S = t.s;
+    G = t.g;
+    I = t.i;
     SD = rec_type_new("sd");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
     R = rec_type_new("r");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
     rec_attr(S, "sa", 0644, 0);
     rec_default(S, "sd", SD);
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
     rec_attr(G, "a", 0644, 0);
     I->links = true;
-    rec_attr(I, "v", 0644, 0);
     R->make = REC_MAKE_ITEM;
     R->child = I;
     return rec_register("sub", S);

@@ -23,18 +23,14 @@ static struct rec_obj *SUB;
 
 static void tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
+    struct rec_tree t = rec_tree();
+
+    S = t.s;
+    G = t.g;
+    I = t.i;
     G->visibility = true;
     rec_attr(G, "a", 0644, 0);
     rec_bin(G, "blob", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     SUB = rec_register("sub", S);
     rec_clear();
 }

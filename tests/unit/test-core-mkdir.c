@@ -20,20 +20,16 @@ static struct rec_type *S, *G, *D, *I;
 
 static struct rec_obj *tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
+    struct rec_tree t = rec_tree();
+
+    S = t.s;
+    G = t.g;
+    I = t.i;
     D = rec_type_new("d");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0444, REC_NO_STORE);
     rec_default(G, "d", D);
     rec_attr(D, "c", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     return rec_register("sub", S);
 }
 

@@ -19,21 +19,17 @@ static struct rec_type *S, *G, *I;
 
 static void tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
+    struct rec_tree t = rec_tree();
+
+    S = t.s;
+    G = t.g;
+    I = t.i;
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0644, 0);
     rec_attr(G, "wo", 0200, REC_NO_SHOW);
     rec_attr(G, "ro", 0444, REC_NO_STORE);
     G->attrs[0].init = "a0\n";
     rec_bin(G, "blob", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     rec_register("sub", S);
     assert_ok(cfs_mkdir(NULL, "/sub/x"));
     assert_ok(cfs_mkdir(NULL, "/sub/y"));
