@@ -1160,21 +1160,23 @@ int rec_register_rc(const char *name, struct rec_type *t, struct rec_obj **ret)
     return 0;
 }
 
-struct rec_tree rec_tree(void)
+void rec_tree(struct rec_type **ret_s,
+              struct rec_type **ret_g,
+              struct rec_type **ret_i)
 {
-    struct rec_tree t = {
-        .s = rec_type_new("s"),
-        .g = rec_type_new("g"),
-        .i = rec_type_new("i"),
-    };
+    struct rec_type *s = rec_type_new("s");
+    struct rec_type *g = rec_type_new("g");
+    struct rec_type *i = rec_type_new("i");
 
-    t.s->make = REC_MAKE_GROUP;
-    t.s->child = t.g;
-    t.g->make = REC_MAKE_ITEM;
-    t.g->child = t.i;
-    t.g->links = true;
-    rec_attr(t.i, "v", 0644, 0);
-    return t;
+    s->make = REC_MAKE_GROUP;
+    s->child = g;
+    g->make = REC_MAKE_ITEM;
+    g->child = i;
+    g->links = true;
+    rec_attr(i, "v", 0644, 0);
+    *ret_s = s;
+    *ret_g = g;
+    *ret_i = i;
 }
 
 struct rec_obj *rec_register(const char *name, struct rec_type *t)

@@ -18,11 +18,7 @@ static struct rec_type *S, *SD, *G, *I, *R;
 
 static struct rec_obj *tree(void)
 {
-    struct rec_tree t = rec_tree();
-
-    S = t.s;
-    G = t.g;
-    I = t.i;
+    rec_tree(&S, &G, &I);
     SD = rec_type_new("sd");
     R = rec_type_new("r");
     rec_attr(S, "sa", 0644, 0);

@@ -23,11 +23,7 @@ static struct rec_obj *SUB;
 
 static void tree(void)
 {
-    struct rec_tree t = rec_tree();
-
-    S = t.s;
-    G = t.g;
-    I = t.i;
+    rec_tree(&S, &G, &I);
     G->visibility = true;
     rec_attr(G, "a", 0644, 0);
     rec_bin(G, "blob", 0644, 0);

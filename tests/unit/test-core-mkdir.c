@@ -20,11 +20,7 @@ static struct rec_type *S, *G, *D, *I;
 
 static struct rec_obj *tree(void)
 {
-    struct rec_tree t = rec_tree();
-
-    S = t.s;
-    G = t.g;
-    I = t.i;
+    rec_tree(&S, &G, &I);
     D = rec_type_new("d");
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0444, REC_NO_STORE);

@@ -19,11 +19,7 @@ static struct rec_type *S, *G, *I;
 
 static void tree(void)
 {
-    struct rec_tree t = rec_tree();
-
-    S = t.s;
-    G = t.g;
-    I = t.i;
+    rec_tree(&S, &G, &I);
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0644, 0);
     rec_attr(G, "wo", 0200, REC_NO_SHOW);
