@@ -278,23 +278,27 @@ static void teardown_children(struct cfs_dirent *d)
         } else {
             teardown_children(c);
             if (!(c->flags & CFS_DF_DEFAULT)) {
-                struct config_item *item = c->item;
-                struct cfs_dirent *parent = c->parent;
-                struct module *owner = item->ci_type->ct_owner;
-
-                cfs__detach_dirent(c);
-                config_item_get(item);
-                cfs__drop_from_hierarchy(to_config_group(parent->item),
-                                         cfs__drop_ops(parent),
-                                         item,
-                                         c->flags & CFS_DF_GROUP);
-                cfs__dirent_free_tree(c);
-                cfs__module_put(owner);
-                config_item_put(item);
+                config_item_put(cfs__remove_dir(c, cfs__drop_ops(c->parent)));
             }
         }
         c = prev;
     }
+}
+
+struct config_item *cfs__remove_dir(struct cfs_dirent *d,
+                                    const struct configfs_group_operations *ops)
+{
+    struct config_item *item = d->item;
+    struct cfs_dirent *parent = d->parent;
+    struct module *owner = item->ci_type->ct_owner;
+
+    cfs__detach_dirent(d);
+    config_item_get(item); /* the working reference */
+    cfs__drop_from_hierarchy(
+        to_config_group(parent->item), ops, item, d->flags & CFS_DF_GROUP);
+    cfs__dirent_free_tree(d);
+    cfs__module_put(owner);
+    return item;
 }
 
 /* Remove registered groups inside a subtree about to go (they are not on

@@ -316,6 +316,14 @@ int cfs__build_dir(struct cfs_dirent *parent,
                    struct cfs_dirent **ret);
 /* Take @d out of the tree; callbacks in flight finish first (RM10, T3). */
 void cfs__detach_dirent(struct cfs_dirent *d);
+/* Take the user-made directory @d out of the tree and the hierarchy
+ * (RM11): detach it, then disconnect_notify, unlink and drop_item with
+ * @ops, free its dirents, unpin its module. @return its item with a
+ * working reference, which the caller drops (release() usually runs then).
+ * @pre the mutation lock; @d has no registered groups left inside. */
+struct config_item *
+cfs__remove_dir(struct cfs_dirent *d,
+                const struct configfs_group_operations *ops);
 /* Remove the registered groups inside a subtree about to go. */
 void cfs__drop_registered(struct cfs_dirent *d);
 /* Kernel-side removal of a subsystem or registered group (T7). */

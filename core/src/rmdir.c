@@ -8,32 +8,17 @@
  */
 #include "internal.h"
 
-/* RM5-RM7 on the default groups of @d, recursively. */
-static int check_default_links(struct cfs_dirent *d)
+/* RM6, RM7 on the default groups of @d, recursively: with @links, an
+ * incoming link on one is EBUSY; without, a user child or an outgoing link
+ * in one is ENOTEMPTY. */
+static int check_defaults(struct cfs_dirent *d, bool links)
 {
     for (struct cfs_dirent *c = d->first; c; c = c->next) {
         if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_DEFAULT)) {
-            if (c->links_to) {
-                return -EBUSY;
+            if (links ? c->links_to != 0 : c->nchildren != 0) {
+                return links ? -EBUSY : -ENOTEMPTY;
             }
-            int r = check_default_links(c);
-
-            if (r < 0) {
-                return r;
-            }
-        }
-    }
-    return 0;
-}
-
-static int check_default_children(struct cfs_dirent *d)
-{
-    for (struct cfs_dirent *c = d->first; c; c = c->next) {
-        if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_DEFAULT)) {
-            if (c->nchildren) {
-                return -ENOTEMPTY;
-            }
-            int r = check_default_children(c);
+            int r = check_defaults(c, links);
 
             if (r < 0) {
                 return r;
@@ -58,9 +43,9 @@ static int rmdir_check(struct cfs_dirent *d)
     if (d->nchildren) {
         return -ENOTEMPTY; /* RM7: a user child or an outgoing link */
     }
-    r = check_default_links(d);
+    r = check_defaults(d, true);
     if (r == 0) {
-        r = check_default_children(d);
+        r = check_defaults(d, false);
     }
     return r;
 }
@@ -232,7 +217,6 @@ int cfs__do_rmdir(struct cfs_txn *txn, const char *path)
     struct cfs_dirent *parent;
     struct cfs_change *ch = NULL;
     struct config_item *item;
-    struct module *owner;
     uint64_t rev;
     int r;
 
@@ -299,17 +283,8 @@ int cfs__do_rmdir(struct cfs_txn *txn, const char *path)
         return r; /* RM9: no callback */
     }
 
-    item = d->item;
-    owner = item->ci_type->ct_owner;
     cfs__drop_registered(d);
-    cfs__detach_dirent(d);
-    config_item_get(item); /* the working reference */
-    cfs__drop_from_hierarchy(to_config_group(parent->item),
-                             cfs__group_ops(parent),
-                             item,
-                             d->flags & CFS_DF_GROUP);
-    cfs__dirent_free_tree(d);
-    cfs__module_put(owner);
+    item = cfs__remove_dir(d, cfs__group_ops(parent));
     rev = cfs__txn_rev(txn);
     if (rev) {
         cfs__tree_wrlock();

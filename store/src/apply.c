@@ -491,7 +491,9 @@ static int apply_change(struct cfs_store *s,
         r = apply_mkdir(s, c, len);
         break;
     case CFS_OP_RMDIR:
-        r = subtree_delete(s, c->path, len);
+    case CFS_OP_UNLINK: /* either changes its parent */
+        r = c->op == CFS_OP_RMDIR ? subtree_delete(s, c->path, len)
+                                  : apply_unlink(s, c, len);
         if (r == 0) {
             r = touch_dir(
                 s, c->path, store_dirname_len(c->path, len), c->revision);
@@ -502,13 +504,6 @@ static int apply_change(struct cfs_store *s,
         break;
     case CFS_OP_SYMLINK:
         r = apply_symlink(s, c, len);
-        break;
-    case CFS_OP_UNLINK:
-        r = apply_unlink(s, c, len);
-        if (r == 0) {
-            r = touch_dir(
-                s, c->path, store_dirname_len(c->path, len), c->revision);
-        }
         break;
     case CFS_OP_RENAME:
         r = apply_rename(s, c, len);

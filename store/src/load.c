@@ -237,6 +237,21 @@ static int flush_dir(struct consumer *c)
     return 0;
 }
 
+/* Unless @r is an error, hand @step to the consumer with the path and
+ * the target just built in c->path and c->target. */
+static int
+emit_path_target(struct consumer *c, struct cfs_store_step *step, int r)
+{
+    if (r < 0) {
+        return r;
+    }
+    step->path = c->path.p;
+    step->arg = c->target.p;
+    step->arg_len = c->target.len;
+    c->fn(c->data, step);
+    return 0;
+}
+
 static int on_link(struct consumer *c, const struct rec *l)
 {
     struct cfs_store_step step = {
@@ -254,14 +269,7 @@ static int on_link(struct consumer *c, const struct rec *l)
     if (r == 0) {
         r = replay_path(c, &c->target, rec_c(l));
     }
-    if (r < 0) {
-        return r;
-    }
-    step.path = c->path.p;
-    step.arg = c->target.p;
-    step.arg_len = c->target.len;
-    c->fn(c->data, &step);
-    return 0;
+    return emit_path_target(c, &step, r);
 }
 
 static int on_commit(struct consumer *c, const struct rec *m)
@@ -278,14 +286,7 @@ static int on_commit(struct consumer *c, const struct rec *m)
     if (r == 0) {
         r = replay_path(c, &c->target, rec_a(m));
     }
-    if (r < 0) {
-        return r;
-    }
-    step.path = c->path.p;
-    step.arg = c->target.p;
-    step.arg_len = c->target.len;
-    c->fn(c->data, &step);
-    return 0;
+    return emit_path_target(c, &step, r);
 }
 
 /* Turn one block's rows into steps. */
