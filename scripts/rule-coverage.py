@@ -34,7 +34,7 @@ def rule_ids():
                 yield "RM7a"
 
 
-RULES = os.path.join(ROOT, "docs", "docs/configfs-rules.md")
+RULES = os.path.join(ROOT, "docs", "configfs-rules.md")
 
 
 def titles(path):

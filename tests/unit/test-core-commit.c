@@ -4,7 +4,7 @@
  * uncommit by rename, and where the item sits in the hierarchy afterwards.
  *
  * Covers docs/configfs-rules.md C1-C11 (the v8 design, with the C11 defect
- * fixed as docs/DESIGN.md §8 requires) and RL1 as DESIGN.md changes it.
+ * fixed as docs/DESIGN.md §8 requires) and RL1 as the same section changes it.
  */
 #include "recorder.h"
 
