@@ -13,7 +13,7 @@ int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
 {
     struct cfs_dirent *cur = &cfs__root;
     const char *p = path;
-    const char *end = path + plen;
+    const char *end;
     unsigned int follows = 0;
 
     if (!path || plen == 0 || path[0] != '/') {
@@ -22,6 +22,7 @@ int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret)
     if (plen >= CFS_PATH_MAX) {
         return -ENAMETOOLONG; /* L1 */
     }
+    end = path + plen; /* not before: NULL + plen is undefined */
     for (;;) {
         const char *name;
         size_t len;
