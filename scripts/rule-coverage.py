@@ -3,11 +3,13 @@
 """Print the rule -> unit test table of docs/internals/rule-coverage.md.
 
 Reads the comment above each test_* function in tests/unit/test-core-*.c,
-collects the configfs-rules.md IDs it cites, and prints one Markdown row
-per rule of sections 1, 3, 4 and 5, with a short title taken from
-configfs-rules.md when its path is given:
+collects the docs/configfs-rules.md IDs it cites, and prints one Markdown
+row per rule of sections 1, 3, 4 and 5, with a short title taken from
+docs/configfs-rules.md:
 
-    scripts/rule-coverage.py [../shared/configfs-rules.md]
+    scripts/rule-coverage.py > table.md
+
+It fails when a test cites an ID the rules document does not define.
 """
 import collections
 import glob
@@ -32,10 +34,11 @@ def rule_ids():
                 yield "RM7a"
 
 
+RULES = os.path.join(ROOT, "docs", "configfs-rules.md")
+
+
 def titles(path):
     out = {}
-    if not path or not os.path.exists(path):
-        return out
     text = open(path, encoding="utf-8").read()
     for m in re.finditer(r"^- \*\*([A-Z]+\d+a?)(?: \[VFS\])?\*\*\s*(.*)$", text, re.M):
         out[m.group(1)] = m.group(2)
@@ -57,7 +60,11 @@ def main():
         for m in TEST.finditer(src):
             for rid in ID.finditer(m.group(1)):
                 cited["".join(rid.groups())].add(m.group(2))
-    names = titles(sys.argv[1] if len(sys.argv) > 1 else None)
+    names = titles(RULES)
+    unknown = sorted(set(cited) - set(names))
+    if unknown:
+        sys.exit("rule IDs cited by tests but not in docs/configfs-rules.md: "
+                 + ", ".join(unknown))
     print("| rule | what | tests |")
     print("|---|---|---|")
     for rid in rule_ids():

@@ -7,15 +7,12 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build
-if [ -x build/server/configfsd ]; then
-  # The development defaults, from the source tree: the built-in ones
-  # follow the install prefix (docs/install.md). Options after these, and
-  # the CONFIGFSD_* variables, still win.
-  exec build/server/configfsd \
-    --db "${CONFIGFSD_DB:-./configfsd.db}" \
-    --schema-dir "${CONFIGFSD_SCHEMA_DIR:-schemas}" \
-    --static-dir "${CONFIGFSD_STATIC_DIR:-web/static}" \
-    "$@"
-fi
-echo "run: the core library and its samples are built (build/core);" \
-     "the configfsd server is not part of this tree yet." >&2
+# ninja builds the server with everything else (set -e stops on failure).
+# The development defaults, from the source tree: the built-in ones follow
+# the install prefix (docs/install.md). Options after these, and the
+# CONFIGFSD_* variables, still win.
+exec build/server/configfsd \
+  --db "${CONFIGFSD_DB:-./configfsd.db}" \
+  --schema-dir "${CONFIGFSD_SCHEMA_DIR:-schemas}" \
+  --static-dir "${CONFIGFSD_STATIC_DIR:-web/static}" \
+  "$@"

@@ -2,7 +2,7 @@
 /*
  * configfs_sample.c - the sample subsystems, written the way a kernel
  * configfs client is written: 01-childless, 02-simple-children,
- * 03-group-children and 04-committable-children (DESIGN.md section 2).
+ * 03-group-children and 04-committable-children (docs/DESIGN.md §2).
  *
  * configfsd builds this file in (CFS_BUILTIN) and calls
  * cfs_samples_register(); the same file, unchanged, also builds as a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * samples.h - the built-in sample subsystems of DESIGN.md section 2:
+ * samples.h - the built-in sample subsystems of docs/DESIGN.md §2:
  * 01-childless, 02-simple-children, 03-group-children and
  * 04-committable-children, registered unless configfsd --no-samples.
  */

@@ -60,6 +60,51 @@ void *cfs_memdup(const void *p, size_t len)
     return d;
 }
 
+int cfs_grow_cap(
+    size_t cap, size_t need, size_t first, size_t size, size_t *ret_cap)
+{
+    size_t ncap;
+
+    if (cap == 0) {
+        ncap = first;
+    } else if (cap > SIZE_MAX / 2) {
+        return -ENOMEM;
+    } else {
+        ncap = cap * 2;
+    }
+    if (ncap < need) {
+        ncap = need;
+    }
+    if (size && ncap > SIZE_MAX / size) {
+        return -ENOMEM;
+    }
+    *ret_cap = ncap;
+    return 0;
+}
+
+int cfs_grow(void *arrp, size_t *cap, size_t n, size_t size, size_t first)
+{
+    void *arr;
+    void *grown;
+    size_t ncap;
+
+    if (n < *cap) {
+        return 0;
+    }
+    if (n == SIZE_MAX || cfs_grow_cap(*cap, n + 1, first, size, &ncap) < 0) {
+        return -ENOMEM;
+    }
+    /* arrp points at some T *; object pointers share void *'s form here */
+    memcpy(&arr, arrp, sizeof(arr));
+    grown = cfs_realloc(arr, ncap * size);
+    if (!grown) {
+        return -ENOMEM;
+    }
+    memcpy(arrp, &grown, sizeof(grown));
+    *cap = ncap;
+    return 0;
+}
+
 char *cfs_strdup(const char *s)
 {
     return s ? cfs_memdup(s, strlen(s)) : NULL;

@@ -12,7 +12,7 @@
 
 /* ---- written values ---------------------------------------------------- */
 
-struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin)
+struct cfs_wval *cfs__wval_find(struct cfs_dirent *d, unsigned idx, bool bin)
 {
     for (size_t i = 0; i < d->n_wvals; i++) {
         if (d->wvals[i].idx == idx && d->wvals[i].bin == bin) {
@@ -22,7 +22,7 @@ struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin)
     return NULL;
 }
 
-int cfs_wval_reserve(struct cfs_dirent *d)
+int cfs__wval_reserve(struct cfs_dirent *d)
 {
     struct cfs_wval *old;
     struct cfs_wval *w;
@@ -31,33 +31,35 @@ int cfs_wval_reserve(struct cfs_dirent *d)
     if (d->n_wvals < d->cap_wvals) {
         return 0;
     }
-    cap = d->cap_wvals ? d->cap_wvals * 2 : 2;
+    if (cfs_grow_cap(d->cap_wvals, d->n_wvals + 1, 2, sizeof(*w), &cap)) {
+        return -ENOMEM;
+    }
     w = cfs_malloc(cap * sizeof(*w));
     if (!w) {
         return -ENOMEM;
     }
     /* readers (stat, readdir) may be walking the old array */
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     if (d->n_wvals) {
         memcpy(w, d->wvals, d->n_wvals * sizeof(*w));
     }
     old = d->wvals;
     d->wvals = w;
     d->cap_wvals = cap;
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     cfs_free(old);
     return 0;
 }
 
-void cfs_wval_set(struct cfs_dirent *d,
-                  unsigned idx,
-                  bool bin,
-                  char *data,
-                  size_t len,
-                  uint64_t seq,
-                  uint64_t revision)
+void cfs__wval_set(struct cfs_dirent *d,
+                   unsigned idx,
+                   bool bin,
+                   char *data,
+                   size_t len,
+                   uint64_t seq,
+                   uint64_t revision)
 {
-    struct cfs_wval *w = cfs_wval_find(d, idx, bin);
+    struct cfs_wval *w = cfs__wval_find(d, idx, bin);
 
     if (!w) {
         CFS_BUG_ON(d->n_wvals >= d->cap_wvals);
@@ -73,9 +75,9 @@ void cfs_wval_set(struct cfs_dirent *d,
     w->revision = revision;
 }
 
-void cfs_wval_remove(struct cfs_dirent *d, unsigned idx, bool bin)
+void cfs__wval_remove(struct cfs_dirent *d, unsigned idx, bool bin)
 {
-    struct cfs_wval *w = cfs_wval_find(d, idx, bin);
+    struct cfs_wval *w = cfs__wval_find(d, idx, bin);
 
     if (w) {
         cfs_free(w->data);
@@ -83,7 +85,7 @@ void cfs_wval_remove(struct cfs_dirent *d, unsigned idx, bool bin)
     }
 }
 
-void cfs_wvals_free(struct cfs_dirent *d)
+void cfs__wvals_free(struct cfs_dirent *d)
 {
     for (size_t i = 0; i < d->n_wvals; i++) {
         cfs_free(d->wvals[i].data);
@@ -93,10 +95,10 @@ void cfs_wvals_free(struct cfs_dirent *d)
     d->n_wvals = d->cap_wvals = 0;
 }
 
-const char *cfs_wval_name(struct cfs_dirent *d, const struct cfs_wval *w)
+const char *cfs__wval_name(struct cfs_dirent *d, const struct cfs_wval *w)
 {
-    return w->bin ? cfs_dir_bin_attr(d, w->idx)->cb_attr.ca_name
-                  : cfs_dir_attr(d, w->idx)->ca_name;
+    return w->bin ? cfs__dir_bin_attr(d, w->idx)->cb_attr.ca_name
+                  : cfs__dir_attr(d, w->idx)->ca_name;
 }
 
 void cfs_values_free(struct cfs_value *values, size_t n)
@@ -108,9 +110,9 @@ void cfs_values_free(struct cfs_value *values, size_t n)
     cfs_free(values);
 }
 
-int cfs_wvals_export(struct cfs_dirent *d,
-                     struct cfs_value **ret_values,
-                     size_t *ret_n)
+int cfs__wvals_export(struct cfs_dirent *d,
+                      struct cfs_value **ret_values,
+                      size_t *ret_n)
 {
     struct cfs_value *vals;
     size_t n = d->n_wvals;
@@ -139,7 +141,7 @@ int cfs_wvals_export(struct cfs_dirent *d,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_wval *w = &d->wvals[order[i]];
 
-        vals[i].name = cfs_strdup(cfs_wval_name(d, w));
+        vals[i].name = cfs_strdup(cfs__wval_name(d, w));
         vals[i].data = cfs_memdup(w->data, w->len);
         vals[i].len = w->len;
         vals[i].binary = w->bin;
@@ -163,8 +165,8 @@ int cfs_written_values(const char *path,
     struct cfs_resolved res;
     int r;
 
-    cfs_tree_rdlock();
-    r = cfs_resolve(path, &res);
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
     if (r == 0 && res.kind == CFS_R_LINK) {
         res.dir = res.dir->target;
         res.kind = CFS_R_DIR;
@@ -173,9 +175,9 @@ int cfs_written_values(const char *path,
         r = -ENOTDIR;
     }
     if (r == 0) {
-        r = cfs_wvals_export(res.dir, ret_values, ret_n);
+        r = cfs__wvals_export(res.dir, ret_values, ret_n);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }
 
@@ -215,10 +217,10 @@ static bool bin_writable(const struct configfs_bin_attribute *b)
 
 /* ---- callbacks --------------------------------------------------------- */
 
-int cfs_call_show(struct config_item *item,
-                  struct configfs_attribute *attr,
-                  char **ret_buf,
-                  size_t *ret_len)
+int cfs__call_show(struct config_item *item,
+                   struct configfs_attribute *attr,
+                   char **ret_buf,
+                   size_t *ret_len)
 {
     const struct configfs_item_operations *iops =
         item->ci_type ? item->ci_type->ct_item_ops : NULL;
@@ -251,10 +253,10 @@ int cfs_call_show(struct config_item *item,
     return 0;
 }
 
-int cfs_call_bin_read(struct config_item *item,
-                      struct configfs_bin_attribute *attr,
-                      char **ret_buf,
-                      size_t *ret_len)
+int cfs__call_bin_read(struct config_item *item,
+                       struct configfs_bin_attribute *attr,
+                       char **ret_buf,
+                       size_t *ret_len)
 {
     ssize_t size = attr->read(item, NULL, 0); /* BIN3: the size first */
     ssize_t n;
@@ -291,10 +293,10 @@ static int attr_pin(struct cfs_dirent *d,
                     struct config_item **ret_item,
                     struct cfs_frag **ret_frag)
 {
-    if (!cfs_dirent_ready(d) || !cfs_frag_enter(d->frag)) {
+    if (!cfs__dirent_ready(d) || !cfs__frag_enter(d->frag)) {
         return -ENOENT; /* T1, T3 */
     }
-    cfs_frag_get(d->frag);
+    cfs__frag_get(d->frag);
     *ret_frag = d->frag;
     *ret_item = config_item_get(d->item);
     return 0;
@@ -302,8 +304,8 @@ static int attr_pin(struct cfs_dirent *d,
 
 static void attr_unpin(struct config_item *item, struct cfs_frag *frag)
 {
-    cfs_frag_exit(frag);
-    cfs_frag_put(frag);
+    cfs__frag_exit(frag);
+    cfs__frag_put(frag);
     config_item_put(item); /* may run release(): no lock is held */
 }
 
@@ -318,18 +320,18 @@ int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
     struct configfs_bin_attribute *battr = NULL;
     int r;
 
-    cfs_tree_rdlock();
-    r = cfs_resolve(path, &res);
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
     if (r == 0 && (res.kind == CFS_R_DIR || res.kind == CFS_R_LINK)) {
         r = -EISDIR;
     }
     if (r == 0 && res.kind == CFS_R_ATTR) {
-        attr = cfs_dir_attr(res.dir, res.idx);
+        attr = cfs__dir_attr(res.dir, res.idx);
         if (!attr_readable(res.dir, attr)) {
             r = -EACCES; /* RD1 */
         }
     } else if (r == 0) {
-        battr = cfs_dir_bin_attr(res.dir, res.idx);
+        battr = cfs__dir_bin_attr(res.dir, res.idx);
         if (!bin_readable(battr)) {
             r = -EACCES; /* BIN1 */
         }
@@ -337,14 +339,14 @@ int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
     if (r == 0) {
         r = attr_pin(res.dir, &item, &frag);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     if (r < 0) {
         return r;
     }
     if (attr) {
-        r = cfs_call_show(item, attr, ret_buf, ret_len);
+        r = cfs__call_show(item, attr, ret_buf, ret_len);
     } else if (battr) {
-        r = cfs_call_bin_read(item, battr, ret_buf, ret_len);
+        r = cfs__call_bin_read(item, battr, ret_buf, ret_len);
     }
     attr_unpin(item, frag);
     return r;
@@ -391,10 +393,10 @@ static int call_store(struct config_item *item,
     return r;
 }
 
-int cfs_do_store(struct cfs_txn *txn,
-                 const char *path,
-                 const void *buf,
-                 size_t len)
+int cfs__do_store(struct cfs_txn *txn,
+                  const char *path,
+                  const void *buf,
+                  size_t len)
 {
     struct cfs_resolved res;
     struct cfs_dirent *d;
@@ -415,7 +417,7 @@ int cfs_do_store(struct cfs_txn *txn,
     uint64_t rev;
     int r;
 
-    r = cfs_resolve(path, &res);
+    r = cfs__resolve(path, &res);
     if (r < 0) {
         return r;
     }
@@ -423,11 +425,11 @@ int cfs_do_store(struct cfs_txn *txn,
         return -EISDIR;
     }
     d = res.dir;
-    if (!cfs_dirent_ready(d)) {
+    if (!cfs__dirent_ready(d)) {
         return -ENOENT; /* WR7 */
     }
     if (res.kind == CFS_R_ATTR) {
-        attr = cfs_dir_attr(d, res.idx);
+        attr = cfs__dir_attr(d, res.idx);
         if (!attr_writable(d, attr)) {
             return -EACCES; /* RD1 */
         }
@@ -437,7 +439,7 @@ int cfs_do_store(struct cfs_txn *txn,
         readable = attr_readable(d, attr);
         aname = attr->ca_name;
     } else {
-        battr = cfs_dir_bin_attr(d, res.idx);
+        battr = cfs__dir_bin_attr(d, res.idx);
         if (!bin_writable(battr)) {
             return -EACCES; /* BIN1 */
         }
@@ -454,9 +456,9 @@ int cfs_do_store(struct cfs_txn *txn,
     }
 
     /* What undo needs: the value written before, or what show() gives. */
-    /* @w points into d->wvals, which cfs_wval_reserve() may move: keep
+    /* @w points into d->wvals, which cfs__wval_reserve() may move: keep
      * what undo needs now and do not use @w past the reserve. */
-    w = cfs_wval_find(d, res.idx, battr != NULL);
+    w = cfs__wval_find(d, res.idx, battr != NULL);
     had_wval = w != NULL;
     old_seq = w ? w->seq : 0;
     old_wrev = w ? w->revision : 0;
@@ -467,10 +469,10 @@ int cfs_do_store(struct cfs_txn *txn,
             has_old = old != NULL;
             r = old ? 0 : -ENOMEM;
         } else if (readable) {
-            cfs_callback_enter();
-            r = attr ? cfs_call_show(item, attr, &old, &old_len)
-                     : cfs_call_bin_read(item, battr, &old, &old_len);
-            cfs_callback_exit();
+            cfs__callback_enter();
+            r = attr ? cfs__call_show(item, attr, &old, &old_len)
+                     : cfs__call_bin_read(item, battr, &old, &old_len);
+            cfs__callback_exit();
             has_old = r == 0;
             if (r != -ENOMEM) {
                 r = 0; /* a show that fails only costs the undo */
@@ -478,17 +480,17 @@ int cfs_do_store(struct cfs_txn *txn,
         }
     }
     if (r == 0) {
-        r = cfs_txn_prepare(txn, CFS_OP_STORE, d, aname, buf, len, &ch);
+        r = cfs__txn_prepare(txn, CFS_OP_STORE, d, aname, buf, len, &ch);
     }
     if (r == 0 && !txn->undo_raw_store) {
         data = cfs_memdup(buf, len);
-        r = data ? cfs_wval_reserve(d) : -ENOMEM;
+        r = data ? cfs__wval_reserve(d) : -ENOMEM;
     }
     if (r < 0) {
         goto out;
     }
 
-    cfs_callback_enter();
+    cfs__callback_enter();
     if (attr) {
         r = call_store(item, attr, buf, len);
     } else {
@@ -496,13 +498,13 @@ int cfs_do_store(struct cfs_txn *txn,
 
         r = n < 0 ? (int)n : 0;
     }
-    cfs_callback_exit();
+    cfs__callback_exit();
     if (r < 0) {
         goto out;
     }
 
-    rev = cfs_txn_rev(txn);
-    cfs_tree_wrlock();
+    rev = cfs__txn_rev(txn);
+    cfs__tree_wrlock();
     if (ch) {
         ch->priv->had_wval = had_wval;
         ch->priv->old_seq = old_seq;
@@ -516,25 +518,25 @@ int cfs_do_store(struct cfs_txn *txn,
         old = NULL;
     }
     if (data) { /* not for a raw undo store: its caller fixes the value */
-        cfs_wval_set(d,
-                     res.idx,
-                     battr != NULL,
-                     data,
-                     len,
-                     cfs_next_seq(),
-                     rev ? rev : d->created_rev);
+        cfs__wval_set(d,
+                      res.idx,
+                      battr != NULL,
+                      data,
+                      len,
+                      cfs__next_seq(),
+                      rev ? rev : d->created_rev);
         data = NULL;
     }
     if (rev) {
         d->revision = rev;
     }
-    cfs_tree_unlock();
-    cfs_txn_push(txn);
+    cfs__tree_unlock();
+    cfs__txn_push(txn);
     ch = NULL;
 
 out:
     if (ch) {
-        cfs_txn_unprepare(txn);
+        cfs__txn_unprepare(txn);
     }
     cfs_free(data);
     cfs_free(old);
@@ -584,7 +586,7 @@ void cfs_entries_free(struct cfs_entry *entries, size_t n)
 
 static int fill_dir(struct cfs_dirent *d, struct cfs_entry *e)
 {
-    const struct configfs_group_operations *g = cfs_group_ops(d);
+    const struct configfs_group_operations *g = cfs__group_ops(d);
 
     memset(e, 0, sizeof(*e));
     e->name = cfs_memdup(d->name, d->name_len);
@@ -621,11 +623,11 @@ static int fill_dir(struct cfs_dirent *d, struct cfs_entry *e)
 static int
 fill_attr(struct cfs_dirent *d, unsigned int idx, bool bin, struct cfs_entry *e)
 {
-    const struct cfs_wval *w = cfs_wval_find(d, idx, bin);
+    const struct cfs_wval *w = cfs__wval_find(d, idx, bin);
 
     memset(e, 0, sizeof(*e));
     if (bin) {
-        struct configfs_bin_attribute *b = cfs_dir_bin_attr(d, idx);
+        struct configfs_bin_attribute *b = cfs__dir_bin_attr(d, idx);
 
         e->name = cfs_strdup(b->cb_attr.ca_name);
         e->kind = CFS_KIND_BIN_ATTR;
@@ -634,7 +636,7 @@ fill_attr(struct cfs_dirent *d, unsigned int idx, bool bin, struct cfs_entry *e)
         e->writable = bin_writable(b);
         e->max_size = b->cb_max_size;
     } else {
-        struct configfs_attribute *a = cfs_dir_attr(d, idx);
+        struct configfs_attribute *a = cfs__dir_attr(d, idx);
 
         e->name = cfs_strdup(a->ca_name);
         e->kind = CFS_KIND_ATTR;
@@ -653,7 +655,7 @@ static int fill_link(struct cfs_dirent *l, struct cfs_entry *e)
     e->kind = CFS_KIND_LINK;
     e->mode = 0777; /* F5 */
     e->revision = l->created_rev;
-    if (!e->name || cfs_dirent_path(l->target, &e->target) < 0) {
+    if (!e->name || cfs__dirent_path(l->target, &e->target) < 0) {
         cfs_entry_done(e);
         return -ENOMEM;
     }
@@ -680,12 +682,12 @@ int cfs_stat(const char *path, struct cfs_entry *ret_entry)
     struct cfs_resolved res;
     int r;
 
-    cfs_tree_rdlock();
-    r = cfs_resolve(path, &res);
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
     if (r == 0) {
         r = fill_resolved(&res, ret_entry);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }
 
@@ -693,8 +695,8 @@ static int
 list_dir(struct cfs_dirent *d, struct cfs_entry **ret_entries, size_t *ret_n)
 {
     const struct config_item_type *t = d->item ? d->item->ci_type : NULL;
-    unsigned int na = cfs_n_attrs(t);
-    unsigned int nb = cfs_n_bin_attrs(t);
+    unsigned int na = cfs__n_attrs(t);
+    unsigned int nb = cfs__n_bin_attrs(t);
     struct cfs_entry *es;
     size_t n = 0, cap;
     int r = 0;
@@ -705,13 +707,13 @@ list_dir(struct cfs_dirent *d, struct cfs_entry **ret_entries, size_t *ret_n)
         return -ENOMEM;
     }
     for (unsigned int i = 0; r == 0 && i < na; i++) {
-        if (!cfs_attr_hidden(d, i)) {
+        if (!cfs__attr_hidden(d, i)) {
             r = fill_attr(d, i, false, &es[n]);
             n += r == 0;
         }
     }
     for (unsigned int i = 0; r == 0 && i < nb; i++) {
-        if (!cfs_attr_hidden(d, na + i)) {
+        if (!cfs__attr_hidden(d, na + i)) {
             r = fill_attr(d, i, true, &es[n]);
             n += r == 0;
         }
@@ -734,8 +736,8 @@ int cfs_readdir(const char *path, struct cfs_entry **ret_entries, size_t *ret_n)
     struct cfs_resolved res;
     int r;
 
-    cfs_tree_rdlock();
-    r = cfs_resolve(path, &res);
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
     if (r == 0 && res.kind == CFS_R_LINK) {
         res.dir = res.dir->target; /* ls link/ lists the target */
         res.kind = CFS_R_DIR;
@@ -743,12 +745,12 @@ int cfs_readdir(const char *path, struct cfs_entry **ret_entries, size_t *ret_n)
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;
     }
-    if (r == 0 && !cfs_dirent_ready(res.dir)) {
+    if (r == 0 && !cfs__dirent_ready(res.dir)) {
         r = -ENOENT; /* D1 */
     }
     if (r == 0) {
         r = list_dir(res.dir, ret_entries, ret_n);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }

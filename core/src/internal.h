@@ -4,8 +4,17 @@
  *
  * The tree of cfs_dirent nodes is what users see (the kernel's dirents and
  * dentries in one); the config_item hierarchy is what subsystems see. Both
- * are kept in step by dir.c. The lock order and what each lock protects are
- * at the top of dir.c and in docs/internals/locking.md.
+ * are kept in step by the files below (the kernel's split of fs/configfs):
+ * mount.c (root, locks), dirent.c (children tables, attributes of a
+ * directory), path.c, hierarchy.c (su_mutex), commit.c (pending/live),
+ * dir.c (building and tearing down subtrees), mkdir.c, rmdir.c, rename.c,
+ * register.c, depend.c, attr.c (the kernel's file.c), link.c (symlink.c),
+ * item.c, txn.c, module.c. The lock order and what each lock protects are
+ * at the top of mount.c and in docs/internals/locking.md.
+ *
+ * Everything declared here is private to the library and named cfs__...
+ * (two underscores), the public API in core/include cfs_... (one), so a
+ * call shows which side of the boundary it is on (docs/STYLE.md §2).
  */
 #ifndef CFS_CORE_INTERNAL_H
 #define CFS_CORE_INTERNAL_H
@@ -102,7 +111,22 @@ struct cfs_wval {
     size_t len;
 };
 
-struct cfs_commit_pair;
+/*
+ * A committable group G (C1) gets two default groups made by core: pending/
+ * forwards mkdir, rmdir and links to G's operations with itself as the
+ * group argument (C4); live/ has no group operations (C6). commit.c.
+ */
+struct cfs_commit_pair {
+    struct config_group pending;
+    struct config_group live;
+    struct config_group *owner;
+    struct config_item_type pending_type;
+    struct config_item_type live_type;
+    struct configfs_group_operations pending_gops;
+    struct configfs_item_operations pending_iops;
+    struct configfs_item_operations live_iops;
+    atomic_int refs;
+};
 
 struct cfs_dirent {
     struct cfs_dirent *parent; /* NULL for the root */
@@ -124,7 +148,7 @@ struct cfs_dirent {
     struct cfs_dirent *target;
 
     /* CFS_D_DIR */
-    struct config_item *item; /* holds no reference: see dir.c */
+    struct config_item *item; /* holds no reference: see hierarchy.c */
     struct cfs_frag *frag;
     struct cfs_dirent *first, *last;
     struct cfs_dirent **htab;
@@ -138,34 +162,34 @@ struct cfs_dirent {
     struct cfs_commit_pair *pair; /* committable groups: pending + live */
 };
 
-/* ---- global state (dir.c) ---------------------------------------------- */
+/* ---- global state (mount.c) -------------------------------------------- */
 
 /* The mutation lock: serialises every mutation, transaction and
  * registration. Recursive for the thread that holds it, so callbacks may
  * register groups. */
-struct cfs_wlock {
+struct cfs__wlock {
     pthread_mutex_t lock;
 } CFS_CAPABILITY("mutex");
 
-extern struct cfs_wlock cfs_wlock;
-extern pthread_rwlock_t cfs_tree_lock;
-extern struct cfs_dirent cfs_root;
-extern struct config_group cfs_root_group;
+extern struct cfs__wlock cfs__wlock;
+extern pthread_rwlock_t cfs__tree_lock;
+extern struct cfs_dirent cfs__root;
+extern struct config_group cfs__root_group;
 
-void cfs_wlock_acquire(void) CFS_ACQUIRE(cfs_wlock);
-void cfs_wlock_release(void) CFS_RELEASE(cfs_wlock);
-bool cfs_wlock_held(void);
+void cfs__wlock_acquire(void) CFS_ACQUIRE(cfs__wlock);
+void cfs__wlock_release(void) CFS_RELEASE(cfs__wlock);
+bool cfs__wlock_held(void);
 
 /* True while this thread runs a subsystem callback started by core. */
-bool cfs_in_callback(void);
-void cfs_callback_enter(void);
-void cfs_callback_exit(void);
+bool cfs__in_callback(void);
+void cfs__callback_enter(void);
+void cfs__callback_exit(void);
 
-void cfs_tree_rdlock(void);
-void cfs_tree_wrlock(void);
-void cfs_tree_unlock(void);
+void cfs__tree_rdlock(void);
+void cfs__tree_wrlock(void);
+void cfs__tree_unlock(void);
 
-/* ---- path resolution (dir.c) ------------------------------------------- */
+/* ---- path resolution (path.c, dirent.c) -------------------------------- */
 
 enum cfs_rkind {
     CFS_R_DIR = 1,
@@ -184,75 +208,161 @@ struct cfs_resolved {
 
 /* Resolve @path. Intermediate links are followed; the last component is
  * not. @pre the tree lock (read) or the mutation lock. */
-int cfs_resolve(const char *path, struct cfs_resolved *ret);
-int cfs_resolve_n(const char *path, size_t plen, struct cfs_resolved *ret);
+int cfs__resolve(const char *path, struct cfs_resolved *ret);
+int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret);
 
 /* Split @path into its parent (resolved) and last name.
  * @pre the mutation lock. */
-int cfs_resolve_parent(const char *path,
-                       struct cfs_dirent **ret_parent,
-                       const char **ret_name,
-                       size_t *ret_len);
+int cfs__resolve_parent(const char *path,
+                        struct cfs_dirent **ret_parent,
+                        const char **ret_name,
+                        size_t *ret_len);
 
 struct cfs_dirent *
-cfs_dir_lookup(struct cfs_dirent *dir, const char *name, size_t len);
+cfs__dir_lookup(struct cfs_dirent *dir, const char *name, size_t len);
 /* Attribute index by name: 0 none, 1 text (idx set), 2 binary. */
-int cfs_attr_lookup(struct cfs_dirent *dir,
-                    const char *name,
-                    size_t len,
-                    unsigned int *ret_idx);
-bool cfs_dirent_ready(const struct cfs_dirent *d);
-int cfs_dirent_path(const struct cfs_dirent *d, char **ret_path);
+int cfs__attr_lookup(struct cfs_dirent *dir,
+                     const char *name,
+                     size_t len,
+                     unsigned int *ret_idx);
+bool cfs__dirent_ready(const struct cfs_dirent *d);
+int cfs__dirent_path(const struct cfs_dirent *d, char **ret_path);
 
 /* Attributes of a type (0 for none), and whether is_visible hid one
  * (bit: text index, or text count + binary index). */
-unsigned int cfs_n_attrs(const struct config_item_type *t);
-unsigned int cfs_n_bin_attrs(const struct config_item_type *t);
-bool cfs_attr_hidden(const struct cfs_dirent *d, unsigned int bit);
+unsigned int cfs__n_attrs(const struct config_item_type *t);
+unsigned int cfs__n_bin_attrs(const struct config_item_type *t);
+bool cfs__attr_hidden(const struct cfs_dirent *d, unsigned int bit);
 
-struct configfs_attribute *cfs_dir_attr(struct cfs_dirent *d, unsigned idx);
-struct configfs_bin_attribute *cfs_dir_bin_attr(struct cfs_dirent *d,
-                                                unsigned idx);
+struct configfs_attribute *cfs__dir_attr(struct cfs_dirent *d, unsigned idx);
+struct configfs_bin_attribute *cfs__dir_bin_attr(struct cfs_dirent *d,
+                                                 unsigned idx);
+
+/* The type of the item directory @d shows, or NULL. */
+const struct config_item_type *cfs__dir_type(const struct cfs_dirent *d);
 
 /* The group operations that apply in directory @d (pending/ forwards to
- * its committable group). */
-const struct configfs_group_operations *cfs_group_ops(struct cfs_dirent *d);
-const struct configfs_item_operations *cfs_item_ops(struct cfs_dirent *d);
+ * its committable group). commit.c. */
+const struct configfs_group_operations *cfs__group_ops(struct cfs_dirent *d);
+const struct configfs_item_operations *cfs__item_ops(struct cfs_dirent *d);
+/* The operations that drop an item from @parent: the owner's for live/. */
+const struct configfs_group_operations *
+cfs__drop_ops(struct cfs_dirent *parent);
+/* Whether a type is committable (C1), and a new pending/live pair for
+ * @owner holding two references (one per group), or NULL. */
+bool cfs__type_committable(const struct config_item_type *t);
+struct cfs_commit_pair *cfs__pair_new(struct config_group *owner);
+
+/* ---- children tables and dirents (dirent.c) ---------------------------- */
+
+/* Make room for one more child of @dir, so the insert cannot fail.
+ * @pre the mutation lock, not the tree lock. */
+int cfs__child_reserve(struct cfs_dirent *dir);
+/* Link @d as the newest child of @dir, or take it out. @pre
+ * cfs__child_reserve(dir) succeeded (insert); tree lock exclusive, or
+ * @dir not yet visible. */
+void cfs__child_insert(struct cfs_dirent *dir, struct cfs_dirent *d);
+void cfs__child_remove(struct cfs_dirent *dir, struct cfs_dirent *d);
+/* Free the root's empty children table, so core ends holding nothing. */
+void cfs__root_trim(void);
+
+/* A new dirent, in no tree, with a copy of @name; NULL on ENOMEM. */
+struct cfs_dirent *cfs__dirent_new(const char *name,
+                                   size_t len,
+                                   enum cfs_dkind kind,
+                                   unsigned int flags);
+/* Free @d and its subtree; items are the caller's business. */
+void cfs__dirent_free_tree(struct cfs_dirent *d);
+/* Items forget the dirents of a subtree that is going away. */
+void cfs__dirent_unhook(struct cfs_dirent *d);
+/* Set the state of the directories of a subtree. */
+void cfs__dirent_set_state(struct cfs_dirent *d, enum cfs_dstate state);
+
+/* ---- the client-visible hierarchy (hierarchy.c) ------------------------ */
+
+/* Lock the su_mutex of @group's subsystem; returns what to unlock (NULL
+ * for none), since unlinking may clear cg_subsys in between. */
+pthread_mutex_t *cfs__su_lock(struct config_group *group);
+void cfs__su_unlock(pthread_mutex_t *m);
+/* Link @item (@group with its default groups and pending/live) under its
+ * parent, or unlink it. @pre su_mutex of the subsystem. */
+void cfs__link_obj(struct config_item *parent_item, struct config_item *item);
+void cfs__unlink_obj(struct config_item *item);
+void cfs__link_group(struct config_group *parent_group,
+                     struct config_group *group);
+void cfs__unlink_group(struct config_group *group);
+/* Drop core's references on the pending/live groups in @group's subtree
+ * (after cfs__unlink_group). */
+void cfs__put_pairs(struct config_group *group);
+/* disconnect_notify, unlink, drop_item (or a put), under su_mutex (MK11,
+ * RM11). */
+void cfs__drop_from_hierarchy(struct config_group *pgroup,
+                              const struct configfs_group_operations *ops,
+                              struct config_item *item,
+                              bool is_group);
+
+/* ---- subtrees (dir.c) -------------------------------------------------- */
+
+/* Build the whole dirent subtree of @item, not yet linked into @parent
+ * (MK9, C2); all or nothing. @pre the mutation lock; @item is linked
+ * into the hierarchy. */
+int cfs__build_dir(struct cfs_dirent *parent,
+                   struct config_item *item,
+                   const char *name,
+                   unsigned int flags,
+                   struct cfs_frag *frag,
+                   uint64_t rev,
+                   bool is_group,
+                   struct cfs_dirent **ret);
+/* Take @d out of the tree; callbacks in flight finish first (RM10, T3). */
+void cfs__detach_dirent(struct cfs_dirent *d);
+/* Take the user-made directory @d out of the tree and the hierarchy
+ * (RM11): detach it, then disconnect_notify, unlink and drop_item with
+ * @ops, free its dirents, unpin its module. @return its item with a
+ * working reference, which the caller drops (release() usually runs then).
+ * @pre the mutation lock; @d has no registered groups left inside. */
+struct config_item *
+cfs__remove_dir(struct cfs_dirent *d,
+                const struct configfs_group_operations *ops);
+/* Remove the registered groups inside a subtree about to go. */
+void cfs__drop_registered(struct cfs_dirent *d);
+/* Kernel-side removal of a subsystem or registered group (T7). */
+void cfs__unregister_dir(struct cfs_dirent *d);
 
 /* ---- fragments --------------------------------------------------------- */
 
-struct cfs_frag *cfs_frag_new(void);
-void cfs_frag_get(struct cfs_frag *frag);
-void cfs_frag_put(struct cfs_frag *frag);
+struct cfs_frag *cfs__frag_new(void);
+void cfs__frag_get(struct cfs_frag *frag);
+void cfs__frag_put(struct cfs_frag *frag);
 /* Enter an attribute callback: false if the fragment is dead. */
-bool cfs_frag_enter(struct cfs_frag *frag);
-void cfs_frag_exit(struct cfs_frag *frag);
+bool cfs__frag_enter(struct cfs_frag *frag);
+void cfs__frag_exit(struct cfs_frag *frag);
 /* Mark dead and wait for running callbacks to finish (RM10). */
-void cfs_frag_kill(struct cfs_frag *frag);
+void cfs__frag_kill(struct cfs_frag *frag);
 
 /* ---- written values (attr.c) ------------------------------------------- */
 
-struct cfs_wval *cfs_wval_find(struct cfs_dirent *d, unsigned idx, bool bin);
+struct cfs_wval *cfs__wval_find(struct cfs_dirent *d, unsigned idx, bool bin);
 /* Make room for one more written value. @pre the mutation lock, not the
  * tree lock (the array is swapped under it). */
-int cfs_wval_reserve(struct cfs_dirent *d);
+int cfs__wval_reserve(struct cfs_dirent *d);
 /* Set a value; consumes @data (len bytes + NUL, from cfs_malloc).
- * @pre cfs_wval_reserve() succeeded; tree lock exclusive. */
-void cfs_wval_set(struct cfs_dirent *d,
-                  unsigned idx,
-                  bool bin,
-                  char *data,
-                  size_t len,
-                  uint64_t seq,
-                  uint64_t revision);
-void cfs_wval_remove(struct cfs_dirent *d, unsigned idx, bool bin);
-void cfs_wvals_free(struct cfs_dirent *d);
+ * @pre cfs__wval_reserve() succeeded; tree lock exclusive. */
+void cfs__wval_set(struct cfs_dirent *d,
+                   unsigned idx,
+                   bool bin,
+                   char *data,
+                   size_t len,
+                   uint64_t seq,
+                   uint64_t revision);
+void cfs__wval_remove(struct cfs_dirent *d, unsigned idx, bool bin);
+void cfs__wvals_free(struct cfs_dirent *d);
 /* Copy the written values in write order. */
-int cfs_wvals_export(struct cfs_dirent *d,
-                     struct cfs_value **ret_values,
-                     size_t *ret_n);
+int cfs__wvals_export(struct cfs_dirent *d,
+                      struct cfs_value **ret_values,
+                      size_t *ret_n);
 /* The attribute's name for a written value. */
-const char *cfs_wval_name(struct cfs_dirent *d, const struct cfs_wval *w);
+const char *cfs__wval_name(struct cfs_dirent *d, const struct cfs_wval *w);
 
 /* ---- transactions (txn.c) ---------------------------------------------- */
 
@@ -288,13 +398,13 @@ struct cfs_txn {
 
 /* Begin/end an operation: takes the mutation lock and, for txn == NULL,
  * a private transaction. */
-int cfs_op_begin(struct cfs_txn **txn) CFS_NO_TSA;
-int cfs_op_end(struct cfs_txn *txn, int ret) CFS_NO_TSA;
+int cfs__op_begin(struct cfs_txn **txn) CFS_NO_TSA;
+int cfs__op_end(struct cfs_txn *txn, int ret) CFS_NO_TSA;
 
 /* The revision this transaction stamps on nodes (allocated on first use);
  * 0 while undoing (nothing is stamped). */
-uint64_t cfs_txn_rev(struct cfs_txn *txn);
-uint64_t cfs_next_seq(void);
+uint64_t cfs__txn_rev(struct cfs_txn *txn);
+uint64_t cfs__next_seq(void);
 
 /*
  * Recording is two-phase so that nothing can fail after an operation took
@@ -303,77 +413,77 @@ uint64_t cfs_next_seq(void);
  * count; unprepare drops it. While undoing or replaying, prepare yields
  * NULL and push/unprepare do nothing.
  */
-int cfs_txn_prepare(struct cfs_txn *txn,
-                    enum cfs_op op,
-                    struct cfs_dirent *parent,
-                    const char *name,
-                    const void *arg,
-                    size_t arg_len,
-                    struct cfs_change **ret_change);
-void cfs_txn_push(struct cfs_txn *txn);
+int cfs__txn_prepare(struct cfs_txn *txn,
+                     enum cfs_op op,
+                     struct cfs_dirent *parent,
+                     const char *name,
+                     const void *arg,
+                     size_t arg_len,
+                     struct cfs_change **ret_change);
+void cfs__txn_push(struct cfs_txn *txn);
 /* @parent's path + "/" + @name, new. */
-char *cfs_join_path(struct cfs_dirent *parent, const char *name);
-void cfs_txn_unprepare(struct cfs_txn *txn);
+char *cfs__join_path(struct cfs_dirent *parent, const char *name);
+void cfs__txn_unprepare(struct cfs_txn *txn);
 
 /* ---- operations without locking or recording (dir.c, attr.c, link.c) ---- */
 
-int cfs_do_mkdir(struct cfs_txn *txn, const char *path);
-int cfs_do_rmdir(struct cfs_txn *txn, const char *path);
-int cfs_do_store(struct cfs_txn *txn,
-                 const char *path,
-                 const void *buf,
-                 size_t len);
-int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target);
-int cfs_do_unlink(struct cfs_txn *txn, const char *path);
-int cfs_do_rename(struct cfs_txn *txn, const char *from, const char *to);
+int cfs__do_mkdir(struct cfs_txn *txn, const char *path);
+int cfs__do_rmdir(struct cfs_txn *txn, const char *path);
+int cfs__do_store(struct cfs_txn *txn,
+                  const char *path,
+                  const void *buf,
+                  size_t len);
+int cfs__do_symlink(struct cfs_txn *txn, const char *path, const char *target);
+int cfs__do_unlink(struct cfs_txn *txn, const char *path);
+int cfs__do_rename(struct cfs_txn *txn, const char *from, const char *to);
 
 /* Call a text attribute's show into a fresh 4097-byte buffer.
  * @pre the item is referenced and its fragment entered. */
-int cfs_call_show(struct config_item *item,
-                  struct configfs_attribute *attr,
-                  char **ret_buf,
-                  size_t *ret_len);
-int cfs_call_bin_read(struct config_item *item,
-                      struct configfs_bin_attribute *attr,
-                      char **ret_buf,
-                      size_t *ret_len);
+int cfs__call_show(struct config_item *item,
+                   struct configfs_attribute *attr,
+                   char **ret_buf,
+                   size_t *ret_len);
+int cfs__call_bin_read(struct config_item *item,
+                       struct configfs_bin_attribute *attr,
+                       char **ret_buf,
+                       size_t *ret_len);
 
-/* A link's place in its directory (dir.c): reserve before allow_link,
+/* A link's place in its directory (dirent.c): reserve before allow_link,
  * insert/detach with the tree lock exclusive. */
-int cfs_link_reserve(struct cfs_dirent *dir);
-void cfs_link_insert(struct cfs_dirent *dir, struct cfs_dirent *link);
-void cfs_link_detach(struct cfs_dirent *dir, struct cfs_dirent *link);
+int cfs__link_reserve(struct cfs_dirent *dir);
+void cfs__link_insert(struct cfs_dirent *dir, struct cfs_dirent *link);
+void cfs__link_detach(struct cfs_dirent *dir, struct cfs_dirent *link);
 
 /* rmdir and its undo: the revisions of an item's default groups. */
-int cfs_dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n);
-void cfs_dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n);
+int cfs__dg_revs_save(struct cfs_dirent *d, uint64_t **ret, size_t *ret_n);
+void cfs__dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n);
 
 /* Undo: move the newest child @d of @parent back before the sibling
  * named @before. @pre tree lock exclusive. */
-void cfs_child_move_before(struct cfs_dirent *parent,
-                           struct cfs_dirent *d,
-                           const char *before);
+void cfs__child_move_before(struct cfs_dirent *parent,
+                            struct cfs_dirent *d,
+                            const char *before);
 
 /* Remove every link whose target is in the subtree of @d (unregister). */
-void cfs_links_drop_into(struct cfs_dirent *d);
+void cfs__links_drop_into(struct cfs_dirent *d);
 /* Remove a link dirent: unlink it from its directory and call drop_link.
- * cfs_link_remove() frees it; cfs_link_take() keeps it for undo. */
-void cfs_link_remove(struct cfs_dirent *link);
-void cfs_link_take(struct cfs_dirent *link);
-void cfs_link_free(struct cfs_dirent *link);
+ * cfs__link_remove() frees it; cfs__link_take() keeps it for undo. */
+void cfs__link_remove(struct cfs_dirent *link);
+void cfs__link_take(struct cfs_dirent *link);
+void cfs__link_free(struct cfs_dirent *link);
 /* Undo an unlink without allocating: allow_link, then put the kept link
  * back where it was. */
-int cfs_link_restore(struct cfs_dirent *link,
-                     const char *path,
-                     const char *target,
-                     const char *before);
+int cfs__link_restore(struct cfs_dirent *link,
+                      const char *path,
+                      const char *target,
+                      const char *before);
 
 /* Module pinning (M25). */
-void cfs_module_get(struct module *mod);
-void cfs_module_put(struct module *mod);
+void cfs__module_get(struct module *mod);
+void cfs__module_put(struct module *mod);
 
-/* Observer (dir.c). */
-extern struct cfs_observer cfs_observer_cb;
-extern bool cfs_observer_set;
+/* Observer (mount.c). */
+extern struct cfs_observer cfs__observer_cb;
+extern bool cfs__observer_set;
 
 #endif /* CFS_CORE_INTERNAL_H */

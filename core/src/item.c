@@ -208,7 +208,7 @@ void config_item_put(struct config_item *item)
         return;
     }
     old = atomic_fetch_sub(&item->ci_kref.refcount, 1);
-    CFS_BUG_ON(old <= 0); /* put on zero: a refcount bug (STYLE 4) */
+    CFS_BUG_ON(old <= 0); /* put on zero: a refcount bug (docs/STYLE.md §4) */
     if (old == 1) {
         config_item_cleanup(item);
     }
@@ -239,14 +239,14 @@ void configfs_remove_default_groups(struct config_group *group)
 
 /* ---- module pins (M25) ------------------------------------------------- */
 
-void cfs_module_get(struct module *mod)
+void cfs__module_get(struct module *mod)
 {
     if (mod) {
         atomic_fetch_add(&mod->refcnt, 1);
     }
 }
 
-void cfs_module_put(struct module *mod)
+void cfs__module_put(struct module *mod)
 {
     if (mod) {
         long old = atomic_fetch_sub(&mod->refcnt, 1);
@@ -257,7 +257,7 @@ void cfs_module_put(struct module *mod)
 
 /* ---- fragments (T3) ---------------------------------------------------- */
 
-struct cfs_frag *cfs_frag_new(void)
+struct cfs_frag *cfs__frag_new(void)
 {
     struct cfs_frag *frag = cfs_zalloc(sizeof(*frag));
 
@@ -270,12 +270,12 @@ struct cfs_frag *cfs_frag_new(void)
     return frag;
 }
 
-void cfs_frag_get(struct cfs_frag *frag)
+void cfs__frag_get(struct cfs_frag *frag)
 {
     atomic_fetch_add(&frag->refs, 1);
 }
 
-void cfs_frag_put(struct cfs_frag *frag)
+void cfs__frag_put(struct cfs_frag *frag)
 {
     if (frag && atomic_fetch_sub(&frag->refs, 1) == 1) {
         pthread_mutex_destroy(&frag->lock);
@@ -284,7 +284,7 @@ void cfs_frag_put(struct cfs_frag *frag)
     }
 }
 
-bool cfs_frag_enter(struct cfs_frag *frag)
+bool cfs__frag_enter(struct cfs_frag *frag)
 {
     bool ok;
 
@@ -297,7 +297,7 @@ bool cfs_frag_enter(struct cfs_frag *frag)
     return ok;
 }
 
-void cfs_frag_exit(struct cfs_frag *frag)
+void cfs__frag_exit(struct cfs_frag *frag)
 {
     pthread_mutex_lock(&frag->lock);
     if (--frag->active == 0 && frag->dead) {
@@ -306,7 +306,7 @@ void cfs_frag_exit(struct cfs_frag *frag)
     pthread_mutex_unlock(&frag->lock);
 }
 
-void cfs_frag_kill(struct cfs_frag *frag)
+void cfs__frag_kill(struct cfs_frag *frag)
 {
     pthread_mutex_lock(&frag->lock);
     frag->dead = true;

@@ -11,16 +11,16 @@
 
 static void call_drop_link(struct cfs_dirent *dir, struct cfs_dirent *target)
 {
-    const struct configfs_item_operations *iops = cfs_item_ops(dir);
+    const struct configfs_item_operations *iops = cfs__item_ops(dir);
 
     if (iops && iops->drop_link) {
-        cfs_callback_enter();
+        cfs__callback_enter();
         iops->drop_link(dir->item, target->item);
-        cfs_callback_exit();
+        cfs__callback_exit();
     }
 }
 
-int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
+int cfs__do_symlink(struct cfs_txn *txn, const char *path, const char *target)
 {
     struct cfs_dirent *dir = NULL;
     struct cfs_dirent *t;
@@ -36,31 +36,32 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     size_t len;
     int r;
 
-    r = cfs_resolve_parent(path, &dir, &name, &len);
+    r = cfs__resolve_parent(path, &dir, &name, &len);
     if (r < 0) {
         return r;
     }
     if (dir->flags & CFS_DF_ROOT) {
         return -EPERM; /* SL2, F2 */
     }
-    if (cfs_dir_lookup(dir, name, len) ||
-        cfs_attr_lookup(dir, name, len, &idx)) {
+    if (cfs__dir_lookup(dir, name, len) ||
+        cfs__attr_lookup(dir, name, len, &idx)) {
         return -EEXIST; /* SL1 */
     }
     if (!target || !*target) {
         return -ENOENT; /* SL1: empty target */
     }
-    if (!cfs_dirent_ready(dir)) {
+    if (!cfs__dirent_ready(dir)) {
         return -ENOENT; /* SL3 */
     }
-    iops = cfs_item_ops(dir);
+    iops = cfs__item_ops(dir);
     if (!iops || !iops->allow_link) {
         return -EPERM; /* SL4 */
     }
     if (target[0] != '/') {
-        return -EINVAL; /* targets are absolute config paths (DESIGN 8) */
+        return -EINVAL; /* targets are absolute config paths (docs/DESIGN.md §8)
+                         */
     }
-    r = cfs_resolve(target, &tres); /* SL5 */
+    r = cfs__resolve(target, &tres); /* SL5 */
     if (r < 0) {
         return r;
     }
@@ -78,9 +79,9 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     if (!cname) {
         return -ENOMEM;
     }
-    r = cfs_dirent_path(t, &tpath);
+    r = cfs__dirent_path(t, &tpath);
     if (r == 0) {
-        r = cfs_txn_prepare(
+        r = cfs__txn_prepare(
             txn, CFS_OP_SYMLINK, dir, cname, tpath, strlen(tpath), &ch);
     }
     if (r < 0) {
@@ -96,31 +97,31 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     link->name_len = len;
     link->kind = CFS_D_LINK;
     link->state = CFS_S_READY;
-    r = cfs_link_reserve(dir);
+    r = cfs__link_reserve(dir);
     if (r < 0) {
         goto out;
     }
 
-    cfs_callback_enter();
+    cfs__callback_enter();
     r = iops->allow_link(dir->item, t->item); /* SL7, without su_mutex */
-    cfs_callback_exit();
+    cfs__callback_exit();
     if (r != 0) {
         r = r < 0 ? r : -EPERM;
         goto out;
     }
-    if (!cfs_dirent_ready(t)) {
+    if (!cfs__dirent_ready(t)) {
         call_drop_link(dir, t); /* SL8 */
         r = -ENOENT;
         goto out;
     }
-    rev = cfs_txn_rev(txn);
-    cfs_tree_wrlock();
+    rev = cfs__txn_rev(txn);
+    cfs__tree_wrlock();
     link->target = t;
     t->links_to++;
     link->revision = link->created_rev = rev;
-    cfs_link_insert(dir, link);
+    cfs__link_insert(dir, link);
     if (txn->insert_before) {
-        cfs_child_move_before(dir, link, txn->insert_before);
+        cfs__child_move_before(dir, link, txn->insert_before);
     }
     if (ch) {
         ch->priv->rev_parent = dir->revision;
@@ -128,14 +129,14 @@ int cfs_do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     if (rev) {
         dir->revision = rev;
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     link = NULL;
-    cfs_txn_push(txn);
+    cfs__txn_push(txn);
     ch = NULL;
 
 out:
     if (ch) {
-        cfs_txn_unprepare(txn);
+        cfs__txn_unprepare(txn);
     }
     if (link) {
         cfs_free(link->name);
@@ -146,23 +147,23 @@ out:
     return r;
 }
 
-void cfs_link_take(struct cfs_dirent *link)
+void cfs__link_take(struct cfs_dirent *link)
 {
     struct cfs_dirent *dir = link->parent;
     struct cfs_dirent *target = link->target;
 
-    cfs_tree_wrlock();
-    cfs_link_detach(dir, link);
-    cfs_tree_unlock();
+    cfs__tree_wrlock();
+    cfs__link_detach(dir, link);
+    cfs__tree_unlock();
     call_drop_link(dir, target); /* UL4: after the link is gone */
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     target->links_to--;
     link->target = NULL;
     link->parent = NULL;
-    cfs_tree_unlock();
+    cfs__tree_unlock();
 }
 
-void cfs_link_free(struct cfs_dirent *link)
+void cfs__link_free(struct cfs_dirent *link)
 {
     if (link) {
         cfs_free(link->name);
@@ -170,16 +171,16 @@ void cfs_link_free(struct cfs_dirent *link)
     }
 }
 
-void cfs_link_remove(struct cfs_dirent *link)
+void cfs__link_remove(struct cfs_dirent *link)
 {
-    cfs_link_take(link);
-    cfs_link_free(link);
+    cfs__link_take(link);
+    cfs__link_free(link);
 }
 
-int cfs_link_restore(struct cfs_dirent *link,
-                     const char *path,
-                     const char *target,
-                     const char *before)
+int cfs__link_restore(struct cfs_dirent *link,
+                      const char *path,
+                      const char *target,
+                      const char *before)
 {
     struct cfs_resolved dres = {0}, tres = {0};
     const struct configfs_item_operations *iops;
@@ -187,12 +188,12 @@ int cfs_link_restore(struct cfs_dirent *link,
     struct cfs_dirent *dir, *t;
     int r;
 
-    r = cfs_resolve_n(path, dlen ? dlen : 1, &dres);
+    r = cfs__resolve_n(path, dlen ? dlen : 1, &dres);
     if (r == 0 && dres.kind != CFS_R_DIR) {
         r = -ENOTDIR;
     }
     if (r == 0) {
-        r = cfs_resolve(target, &tres);
+        r = cfs__resolve(target, &tres);
     }
     if (r == 0 && tres.kind != CFS_R_DIR) {
         r = -ENOTDIR;
@@ -205,32 +206,32 @@ int cfs_link_restore(struct cfs_dirent *link,
     if (!dir || !t) {
         return -ENOENT;
     }
-    iops = cfs_item_ops(dir);
+    iops = cfs__item_ops(dir);
     if (!iops || !iops->allow_link) {
         return -EPERM;
     }
-    r = cfs_link_reserve(dir); /* the link was there: no allocation */
+    r = cfs__link_reserve(dir); /* the link was there: no allocation */
     if (r < 0) {
         return r;
     }
-    cfs_callback_enter();
+    cfs__callback_enter();
     r = iops->allow_link(dir->item, t->item);
-    cfs_callback_exit();
+    cfs__callback_exit();
     if (r != 0) {
         return r < 0 ? r : -EPERM;
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     link->target = t;
     t->links_to++;
-    cfs_link_insert(dir, link);
+    cfs__link_insert(dir, link);
     if (before) {
-        cfs_child_move_before(dir, link, before);
+        cfs__child_move_before(dir, link, before);
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return 0;
 }
 
-int cfs_do_unlink(struct cfs_txn *txn, const char *path)
+int cfs__do_unlink(struct cfs_txn *txn, const char *path)
 {
     struct cfs_resolved res;
     struct cfs_dirent *link;
@@ -240,7 +241,7 @@ int cfs_do_unlink(struct cfs_txn *txn, const char *path)
     uint64_t rev;
     int r;
 
-    r = cfs_resolve(path, &res);
+    r = cfs__resolve(path, &res);
     if (r < 0) {
         return r; /* UL1 */
     }
@@ -256,16 +257,16 @@ int cfs_do_unlink(struct cfs_txn *txn, const char *path)
     link = res.dir;
     dir = link->parent;
     if (!txn->undoing && !txn->replay) {
-        r = cfs_dirent_path(link->target, &tpath);
+        r = cfs__dirent_path(link->target, &tpath);
         if (r == 0) {
-            r = cfs_txn_prepare(
+            r = cfs__txn_prepare(
                 txn, CFS_OP_UNLINK, dir, link->name, tpath, strlen(tpath), &ch);
         }
         if (r == 0 && ch && link->next) {
             ch->priv->before =
                 cfs_memdup(link->next->name, link->next->name_len);
             if (!ch->priv->before) {
-                cfs_txn_unprepare(txn);
+                cfs__txn_unprepare(txn);
                 r = -ENOMEM;
             }
         }
@@ -277,18 +278,18 @@ int cfs_do_unlink(struct cfs_txn *txn, const char *path)
     if (ch) {
         ch->priv->rev_parent = dir->revision;
         ch->priv->created_self = link->created_rev;
-        cfs_link_take(link); /* kept, so that undo needs no memory */
+        cfs__link_take(link); /* kept, so that undo needs no memory */
         ch->priv->link = link;
     } else {
-        cfs_link_remove(link);
+        cfs__link_remove(link);
     }
-    rev = cfs_txn_rev(txn);
+    rev = cfs__txn_rev(txn);
     if (rev) {
-        cfs_tree_wrlock();
+        cfs__tree_wrlock();
         dir->revision = rev;
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
-    cfs_txn_push(txn);
+    cfs__txn_push(txn);
     cfs_free(tpath);
     return 0;
 }
@@ -298,15 +299,15 @@ int cfs_readlink(const char *path, char **ret_target)
     struct cfs_resolved res;
     int r;
 
-    cfs_tree_rdlock();
-    r = cfs_resolve(path, &res);
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
     if (r == 0 && res.kind != CFS_R_LINK) {
         r = -EINVAL; /* readlink(2) on anything else */
     }
     if (r == 0) {
-        r = cfs_dirent_path(res.dir->target, ret_target); /* RL1, RL2 */
+        r = cfs__dirent_path(res.dir->target, ret_target); /* RL1, RL2 */
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return r;
 }
 
@@ -329,7 +330,7 @@ static void drop_links_walk(struct cfs_dirent *d, struct cfs_dirent *top)
 
         if (c->kind == CFS_D_LINK) {
             if (in_subtree(c->target, top)) {
-                cfs_link_remove(c);
+                cfs__link_remove(c);
             }
         } else {
             drop_links_walk(c, top);
@@ -351,9 +352,9 @@ static bool subtree_linked(const struct cfs_dirent *d)
     return false;
 }
 
-void cfs_links_drop_into(struct cfs_dirent *d)
+void cfs__links_drop_into(struct cfs_dirent *d)
 {
     if (subtree_linked(d)) {
-        drop_links_walk(&cfs_root, d); /* from anywhere in the tree */
+        drop_links_walk(&cfs__root, d); /* from anywhere in the tree */
     }
 }

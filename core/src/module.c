@@ -70,7 +70,7 @@ cfs_module_find_locked(struct list_head *list,
 }
 
 /* The module's name: its file name without a trailing ".so". */
-static char *cfs_module_name_from_path(const char *path)
+static char *cfs__module_name_from_path(const char *path)
 {
     const char *base = strrchr(path, '/');
     size_t len;
@@ -89,7 +89,7 @@ static char *cfs_module_name_from_path(const char *path)
     return name;
 }
 
-static void cfs_loaded_module_free(struct cfs_loaded_module *lm)
+static void cfs__loaded_module_free(struct cfs_loaded_module *lm)
 {
     if (lm) {
         cfs_free(lm->name);
@@ -103,7 +103,7 @@ static void cfs_loaded_module_free(struct cfs_loaded_module *lm)
  * @return 0 and fills @lm (module, init_fn, exit_fn), or -ENOEXEC if the
  * object was not built with module_init().
  */
-static int cfs_module_resolve(void *handle, struct cfs_loaded_module *lm)
+static int cfs__module_resolve(void *handle, struct cfs_loaded_module *lm)
 {
     struct module *const *self = dlsym(handle, CFS_MODULE_SELF_SYM);
     int (*const *init_fn)(void) = dlsym(handle, CFS_MODULE_INIT_FN_SYM);
@@ -159,7 +159,7 @@ CFS_EXPORT int cfs_module_load(const char *path, struct module **ret_module)
         goto out;
     }
     lm->path = cfs_strdup(real);
-    lm->name = cfs_module_name_from_path(real);
+    lm->name = cfs__module_name_from_path(real);
     if (!lm->path || !lm->name) {
         ret = -ENOMEM;
         goto out;
@@ -178,7 +178,7 @@ CFS_EXPORT int cfs_module_load(const char *path, struct module **ret_module)
         ret = -EEXIST;
         goto out;
     }
-    ret = cfs_module_resolve(handle, lm);
+    ret = cfs__module_resolve(handle, lm);
     if (ret < 0) {
         goto out;
     }
@@ -207,7 +207,7 @@ out:
     if (handle) {
         dlclose(handle);
     }
-    cfs_loaded_module_free(lm);
+    cfs__loaded_module_free(lm);
     pthread_mutex_unlock(&modules_lock);
     free(real);
     return ret;
@@ -220,7 +220,7 @@ out:
  * subsystems), since their callbacks point into it.
  * @pre modules_lock is held.
  */
-static void cfs_module_finish_locked(struct cfs_loaded_module *lm)
+static void cfs__module_finish_locked(struct cfs_loaded_module *lm)
 {
     if (lm->exit_fn) {
         lm->exit_fn();
@@ -232,7 +232,7 @@ static void cfs_module_finish_locked(struct cfs_loaded_module *lm)
     lm->module->name = NULL;
     lm->module->cfs_private = NULL;
     dlclose(lm->handle);
-    cfs_loaded_module_free(lm);
+    cfs__loaded_module_free(lm);
 }
 
 CFS_EXPORT int cfs_module_unload(struct module *module)
@@ -255,7 +255,7 @@ CFS_EXPORT int cfs_module_unload(struct module *module)
         goto out;
     }
     list_del_init(&lm->entry);
-    cfs_module_finish_locked(lm);
+    cfs__module_finish_locked(lm);
 out:
     pthread_mutex_unlock(&modules_lock);
     return ret;
@@ -269,7 +269,7 @@ CFS_EXPORT void cfs_module_unload_all(void)
             list_entry(modules.prev, struct cfs_loaded_module, entry);
 
         list_del_init(&lm->entry);
-        cfs_module_finish_locked(lm);
+        cfs__module_finish_locked(lm);
     }
     pthread_mutex_unlock(&modules_lock);
 }

@@ -12,7 +12,7 @@
 #include "internal.h"
 
 static atomic_uint_fast64_t g_revision;
-static uint64_t g_seq; /* cfs_wlock */
+static uint64_t g_seq; /* cfs__wlock */
 
 uint64_t cfs_revision(void)
 {
@@ -24,12 +24,12 @@ void cfs_revision_set(uint64_t revision)
     atomic_store(&g_revision, revision);
 }
 
-uint64_t cfs_next_seq(void)
+uint64_t cfs__next_seq(void)
 {
     return ++g_seq;
 }
 
-uint64_t cfs_txn_rev(struct cfs_txn *txn)
+uint64_t cfs__txn_rev(struct cfs_txn *txn)
 {
     if (txn->undoing) {
         return 0;
@@ -72,21 +72,21 @@ static void change_done(struct cfs_change *ch)
     cfs_values_free(ch->dropped, ch->n_dropped);
     if (ch->priv) {
         cfs_free(ch->priv->before);
-        cfs_link_free(ch->priv->link);
+        cfs__link_free(ch->priv->link);
         cfs_free(ch->priv->dg_revs);
     }
     cfs_free(ch->priv);
     memset(ch, 0, sizeof(*ch));
 }
 
-char *cfs_join_path(struct cfs_dirent *parent, const char *name)
+char *cfs__join_path(struct cfs_dirent *parent, const char *name)
 {
     char *ppath = NULL;
     char *path;
     size_t plen;
     size_t nlen = strlen(name);
 
-    if (cfs_dirent_path(parent, &ppath) < 0) {
+    if (cfs__dirent_path(parent, &ppath) < 0) {
         return NULL;
     }
     plen = strlen(ppath);
@@ -103,13 +103,13 @@ char *cfs_join_path(struct cfs_dirent *parent, const char *name)
     return path;
 }
 
-int cfs_txn_prepare(struct cfs_txn *txn,
-                    enum cfs_op op,
-                    struct cfs_dirent *parent,
-                    const char *name,
-                    const void *arg,
-                    size_t arg_len,
-                    struct cfs_change **ret_change)
+int cfs__txn_prepare(struct cfs_txn *txn,
+                     enum cfs_op op,
+                     struct cfs_dirent *parent,
+                     const char *name,
+                     const void *arg,
+                     size_t arg_len,
+                     struct cfs_change **ret_change)
 {
     struct cfs_change *ch;
 
@@ -118,20 +118,13 @@ int cfs_txn_prepare(struct cfs_txn *txn,
         return 0;
     }
     CFS_BUG_ON(txn->prepared);
-    if (txn->n == txn->cap) {
-        size_t cap = txn->cap ? txn->cap * 2 : 4;
-        struct cfs_change *c = cfs_realloc(txn->changes, cap * sizeof(*c));
-
-        if (!c) {
-            return -ENOMEM;
-        }
-        txn->changes = c;
-        txn->cap = cap;
+    if (cfs_grow(&txn->changes, &txn->cap, txn->n, sizeof(*txn->changes), 4)) {
+        return -ENOMEM;
     }
     ch = &txn->changes[txn->n];
     memset(ch, 0, sizeof(*ch));
     ch->op = op;
-    ch->path = cfs_join_path(parent, name);
+    ch->path = cfs__join_path(parent, name);
     ch->priv = cfs_zalloc(sizeof(*ch->priv));
     if (arg) {
         ch->arg = cfs_memdup(arg, arg_len);
@@ -146,17 +139,17 @@ int cfs_txn_prepare(struct cfs_txn *txn,
     return 0;
 }
 
-void cfs_txn_push(struct cfs_txn *txn)
+void cfs__txn_push(struct cfs_txn *txn)
 {
     if (!txn->prepared) {
         return;
     }
-    txn->changes[txn->n].revision = cfs_txn_rev(txn);
+    txn->changes[txn->n].revision = cfs__txn_rev(txn);
     txn->n++;
     txn->prepared = false;
 }
 
-void cfs_txn_unprepare(struct cfs_txn *txn)
+void cfs__txn_unprepare(struct cfs_txn *txn)
 {
     if (!txn->prepared) {
         return;
@@ -172,14 +165,14 @@ CFS_NO_TSA static int txn_new(struct cfs_txn **ret_txn)
 {
     struct cfs_txn *txn;
 
-    if (cfs_in_callback()) {
+    if (cfs__in_callback()) {
         return -EDEADLK; /* a callback would wait for itself */
     }
     txn = cfs_zalloc(sizeof(*txn));
     if (!txn) {
         return -ENOMEM;
     }
-    cfs_wlock_acquire();
+    cfs__wlock_acquire();
     *ret_txn = txn;
     return 0;
 }
@@ -212,18 +205,18 @@ int cfs_replay_touch(struct cfs_txn *txn, const char *path)
     if (!txn || !txn->replay) {
         return -EINVAL;
     }
-    r = cfs_resolve(path, &res);
+    r = cfs__resolve(path, &res);
     if (r < 0) {
         return r;
     }
     if (res.kind != CFS_R_DIR) {
         return -ENOTDIR;
     }
-    cfs_tree_wrlock();
+    cfs__tree_wrlock();
     if (res.dir->revision < txn->stamp) {
         res.dir->revision = txn->stamp;
     }
-    cfs_tree_unlock();
+    cfs__tree_unlock();
     return 0;
 }
 
@@ -258,7 +251,7 @@ CFS_NO_TSA void cfs_txn_seal(struct cfs_txn *txn)
             txn_return_revision(txn);
         }
         txn->sealed = true;
-        cfs_wlock_release();
+        cfs__wlock_release();
     }
 }
 
@@ -267,7 +260,7 @@ static void txn_free(struct cfs_txn *txn)
     for (size_t i = 0; i < txn->n; i++) {
         change_done(&txn->changes[i]);
     }
-    cfs_txn_unprepare(txn);
+    cfs__txn_unprepare(txn);
     cfs_free(txn->changes);
     cfs_free(txn);
 }
@@ -282,16 +275,16 @@ CFS_NO_TSA void cfs_txn_commit(struct cfs_txn *txn)
         if (!txn->n) {
             txn_return_revision(txn);
         }
-        cfs_wlock_release();
+        cfs__wlock_release();
     }
     txn_free(txn);
 }
 
-int cfs_op_begin(struct cfs_txn **txn)
+int cfs__op_begin(struct cfs_txn **txn)
 {
     int r;
 
-    if (cfs_in_callback()) {
+    if (cfs__in_callback()) {
         return -EDEADLK;
     }
     if (*txn) {
@@ -304,7 +297,7 @@ int cfs_op_begin(struct cfs_txn **txn)
     return r;
 }
 
-int cfs_op_end(struct cfs_txn *txn, int ret)
+int cfs__op_end(struct cfs_txn *txn, int ret)
 {
     if (txn && txn->implicit) {
         cfs_txn_commit(txn);
@@ -331,14 +324,14 @@ restore_rev(const char *path, bool dirname, uint64_t rev, uint64_t created)
     struct cfs_resolved res;
     size_t len = dirname ? dirname_len(path) : strlen(path);
 
-    if (cfs_resolve_n(path, len, &res) == 0 &&
+    if (cfs__resolve_n(path, len, &res) == 0 &&
         (res.kind == CFS_R_DIR || res.kind == CFS_R_LINK)) {
-        cfs_tree_wrlock();
+        cfs__tree_wrlock();
         res.dir->revision = rev;
         if (created) {
             res.dir->created_rev = created;
         }
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
 }
 
@@ -348,14 +341,14 @@ static void restore_wval_rev(const char *path, uint64_t rev)
     struct cfs_resolved res;
     struct cfs_wval *w;
 
-    if (cfs_resolve(path, &res) == 0 &&
+    if (cfs__resolve(path, &res) == 0 &&
         (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR)) {
-        cfs_tree_wrlock();
-        w = cfs_wval_find(res.dir, res.idx, res.kind == CFS_R_BIN_ATTR);
+        cfs__tree_wrlock();
+        w = cfs__wval_find(res.dir, res.idx, res.kind == CFS_R_BIN_ATTR);
         if (w) {
             w->revision = rev;
         }
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
 }
 
@@ -370,7 +363,7 @@ static int undo_rmdir(struct cfs_txn *txn, const struct cfs_change *ch)
 
     for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
         txn->insert_before = ch->priv->before;
-        r = cfs_do_mkdir(txn, ch->path);
+        r = cfs__do_mkdir(txn, ch->path);
         txn->insert_before = NULL;
     }
     first = r;
@@ -391,7 +384,7 @@ static int undo_rmdir(struct cfs_txn *txn, const struct cfs_change *ch)
                 apath[plen] = '/';
                 memcpy(apath + plen + 1, v->name, nlen + 1);
             }
-            rs = cfs_do_store(txn, apath, v->data, v->len);
+            rs = cfs__do_store(txn, apath, v->data, v->len);
         }
         if (rs == 0) {
             restore_wval_rev(apath, v->revision);
@@ -406,8 +399,8 @@ static int undo_rmdir(struct cfs_txn *txn, const struct cfs_change *ch)
 
         restore_rev(
             ch->path, false, ch->priv->rev_self, ch->priv->created_self);
-        if (cfs_resolve(ch->path, &res) == 0 && res.kind == CFS_R_DIR) {
-            cfs_dg_revs_restore(
+        if (cfs__resolve(ch->path, &res) == 0 && res.kind == CFS_R_DIR) {
+            cfs__dg_revs_restore(
                 res.dir, ch->priv->dg_revs, ch->priv->n_dg_revs);
         }
     }
@@ -425,19 +418,19 @@ static int undo_store(struct cfs_txn *txn, struct cfs_change *ch)
         r = -ENOMEM;
         txn->undo_raw_store = true;
         for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
-            r = cfs_do_store(txn, ch->path, ch->old, ch->old_len);
+            r = cfs__do_store(txn, ch->path, ch->old, ch->old_len);
         }
         txn->undo_raw_store = false;
     }
-    if (cfs_resolve(ch->path, &res) == 0 &&
+    if (cfs__resolve(ch->path, &res) == 0 &&
         (res.kind == CFS_R_ATTR || res.kind == CFS_R_BIN_ATTR)) {
         bool bin = res.kind == CFS_R_BIN_ATTR;
         struct cfs_wval *w;
 
-        cfs_tree_wrlock();
-        w = cfs_wval_find(res.dir, res.idx, bin);
+        cfs__tree_wrlock();
+        w = cfs__wval_find(res.dir, res.idx, bin);
         if (!ch->priv->had_wval) {
-            cfs_wval_remove(res.dir, res.idx, bin);
+            cfs__wval_remove(res.dir, res.idx, bin);
         } else if (w && r == 0) {
             cfs_free(w->data);
             w->data = ch->old; /* the record gives up its copy */
@@ -446,7 +439,7 @@ static int undo_store(struct cfs_txn *txn, struct cfs_change *ch)
             w->revision = ch->priv->old_wrev;
             ch->old = NULL;
         }
-        cfs_tree_unlock();
+        cfs__tree_unlock();
     }
     restore_rev(ch->path, true, ch->priv->rev_self, 0);
     return r;
@@ -457,7 +450,7 @@ static int undo_unlink(struct cfs_change *ch)
     int r = -ENOMEM;
 
     for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
-        r = cfs_link_restore(
+        r = cfs__link_restore(
             ch->priv->link, ch->path, ch->arg, ch->priv->before);
     }
     if (r == 0) {
@@ -475,7 +468,7 @@ static int undo_one(struct cfs_txn *txn, struct cfs_change *ch)
     switch (ch->op) {
     case CFS_OP_MKDIR:
         for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
-            r = cfs_do_rmdir(txn, ch->path);
+            r = cfs__do_rmdir(txn, ch->path);
         }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
@@ -488,7 +481,7 @@ static int undo_one(struct cfs_txn *txn, struct cfs_change *ch)
         break;
     case CFS_OP_SYMLINK:
         for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
-            r = cfs_do_unlink(txn, ch->path);
+            r = cfs__do_unlink(txn, ch->path);
         }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         break;
@@ -498,7 +491,7 @@ static int undo_one(struct cfs_txn *txn, struct cfs_change *ch)
         break;
     case CFS_OP_RENAME:
         for (int t = 0; t < UNDO_TRIES && r == -ENOMEM; t++) {
-            r = cfs_do_rename(txn, ch->arg, ch->path);
+            r = cfs__do_rename(txn, ch->arg, ch->path);
         }
         restore_rev(ch->path, true, ch->priv->rev_parent, 0);
         restore_rev(ch->arg, true, ch->priv->rev_other, 0);
@@ -521,9 +514,9 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
         return -EINVAL;
     }
     if (txn->sealed) {
-        cfs_wlock_acquire();
+        cfs__wlock_acquire();
     }
-    cfs_txn_unprepare(txn);
+    cfs__txn_unprepare(txn);
     txn->undoing = true;
     for (size_t i = txn->n; i-- > 0;) {
         int r = undo_one(txn, &txn->changes[i]);
@@ -533,7 +526,7 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
         }
     }
     txn_return_revision(txn);
-    cfs_wlock_release();
+    cfs__wlock_release();
     txn_free(txn);
     return first;
 }
@@ -542,16 +535,16 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
 
 int cfs_mkdir(struct cfs_txn *txn, const char *path)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_mkdir(txn, path));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_mkdir(txn, path));
 }
 
 int cfs_rmdir(struct cfs_txn *txn, const char *path)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_rmdir(txn, path));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_rmdir(txn, path));
 }
 
 int cfs_store(struct cfs_txn *txn,
@@ -559,28 +552,28 @@ int cfs_store(struct cfs_txn *txn,
               const void *buf,
               size_t len)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_store(txn, path, buf, len));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_store(txn, path, buf, len));
 }
 
 int cfs_symlink(struct cfs_txn *txn, const char *path, const char *target)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_symlink(txn, path, target));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_symlink(txn, path, target));
 }
 
 int cfs_unlink(struct cfs_txn *txn, const char *path)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_unlink(txn, path));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_unlink(txn, path));
 }
 
 int cfs_rename(struct cfs_txn *txn, const char *from, const char *to)
 {
-    int r = cfs_op_begin(&txn);
+    int r = cfs__op_begin(&txn);
 
-    return r < 0 ? r : cfs_op_end(txn, cfs_do_rename(txn, from, to));
+    return r < 0 ? r : cfs__op_end(txn, cfs__do_rename(txn, from, to));
 }

@@ -628,7 +628,7 @@ static int type_default_groups(struct loader *L,
         if (find_attr(t, name)) {
             return fail(L,
                         "clashes with the attribute \"%s\" of this type "
-                        "(configfs-rules L4)",
+                        "(docs/configfs-rules.md rule L4)",
                         name);
         }
         if (committable && reserved_by_commit(name)) {

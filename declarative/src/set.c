@@ -44,16 +44,9 @@ static int list_dir(const char *dir, char ***ret_names, size_t *ret_n)
         if (!is_schema_file(e->d_name)) {
             continue;
         }
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 8;
-            char **nn = cfs_realloc(names, ncap * sizeof(*names));
-
-            if (!nn) {
-                r = -ENOMEM;
-                break;
-            }
-            names = nn;
-            cap = ncap;
+        if (cfs_grow(&names, &cap, n, sizeof(*names), 8)) {
+            r = -ENOMEM;
+            break;
         }
         names[n] = cfs_strdup(e->d_name);
         if (!names[n]) {

@@ -296,6 +296,24 @@ apply_store(struct cfs_store *s, const struct cfs_change *c, size_t len)
     return store_step_done(st);
 }
 
+/* Bind a link's key: ?1 its owner node, ?2 its name, the last component
+ * of @c's path (@dlen bytes of directory before it). Resets @st on error. */
+static int bind_link_key(sqlite3_stmt *st,
+                         int64_t owner,
+                         const struct cfs_change *c,
+                         size_t len,
+                         size_t dlen)
+{
+    int r;
+
+    sqlite3_bind_int64(st, 1, owner);
+    r = store_bind_text(st, 2, c->path + dlen + 1, len - dlen - 1);
+    if (r < 0) {
+        sqlite3_reset(st);
+    }
+    return r;
+}
+
 static int
 apply_symlink(struct cfs_store *s, const struct cfs_change *c, size_t len)
 {
@@ -315,10 +333,8 @@ apply_symlink(struct cfs_store *s, const struct cfs_change *c, size_t len)
     if (r < 0) {
         return r;
     }
-    sqlite3_bind_int64(st, 1, owner);
-    r = store_bind_text(st, 2, c->path + dlen + 1, len - dlen - 1);
+    r = bind_link_key(st, owner, c, len, dlen);
     if (r < 0) {
-        sqlite3_reset(st);
         return r;
     }
     sqlite3_bind_int64(st, 3, target);
@@ -338,13 +354,8 @@ apply_unlink(struct cfs_store *s, const struct cfs_change *c, size_t len)
     if (r < 0 || !owner) {
         return r;
     }
-    sqlite3_bind_int64(st, 1, owner);
-    r = store_bind_text(st, 2, c->path + dlen + 1, len - dlen - 1);
-    if (r < 0) {
-        sqlite3_reset(st);
-        return r;
-    }
-    return store_step_done(st);
+    r = bind_link_key(st, owner, c, len, dlen);
+    return r < 0 ? r : store_step_done(st);
 }
 
 /* Commit (pending -> live) or uncommit (live -> pending): the directory
@@ -491,7 +502,9 @@ static int apply_change(struct cfs_store *s,
         r = apply_mkdir(s, c, len);
         break;
     case CFS_OP_RMDIR:
-        r = subtree_delete(s, c->path, len);
+    case CFS_OP_UNLINK: /* either changes its parent */
+        r = c->op == CFS_OP_RMDIR ? subtree_delete(s, c->path, len)
+                                  : apply_unlink(s, c, len);
         if (r == 0) {
             r = touch_dir(
                 s, c->path, store_dirname_len(c->path, len), c->revision);
@@ -502,13 +515,6 @@ static int apply_change(struct cfs_store *s,
         break;
     case CFS_OP_SYMLINK:
         r = apply_symlink(s, c, len);
-        break;
-    case CFS_OP_UNLINK:
-        r = apply_unlink(s, c, len);
-        if (r == 0) {
-            r = touch_dir(
-                s, c->path, store_dirname_len(c->path, len), c->revision);
-        }
         break;
     case CFS_OP_RENAME:
         r = apply_rename(s, c, len);

@@ -99,6 +99,28 @@ static void q_remove(struct store_req **head,
     req->next = req->prev = NULL;
 }
 
+/* Write @sets in one SQLite transaction under w_lock and forget the replay
+ * problems they settle; the revision and floor after it come back either
+ * way. @return 0 or -errno (everything rolled back). */
+static int write_sets(struct cfs_store *s,
+                      const struct cfs_store_changeset *sets,
+                      size_t n,
+                      uint64_t *ret_revision,
+                      uint64_t *ret_floor)
+{
+    int r;
+
+    pthread_mutex_lock(&s->w_lock);
+    r = store_write_sets(s, sets, n);
+    *ret_revision = s->revision;
+    *ret_floor = s->floor;
+    pthread_mutex_unlock(&s->w_lock);
+    if (r == 0) {
+        store_problems_forget(s, sets, n);
+    }
+    return r;
+}
+
 /*
  * Write one batch from the head of the queue, wake exactly the requests it
  * settled, and pass the lead on to the next request queued, if any.
@@ -140,14 +162,7 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
         for (req = first; req; req = req->next) {
             sets[i++] = req->set;
         }
-        pthread_mutex_lock(&s->w_lock);
-        r = store_write_sets(s, sets, n);
-        revision = s->revision;
-        floor = s->floor;
-        pthread_mutex_unlock(&s->w_lock);
-        if (r == 0) {
-            store_problems_forget(s, sets, n);
-        }
+        r = write_sets(s, sets, n, &revision, &floor);
         if (sets != sets_small) {
             cfs_free(sets);
         }
@@ -535,14 +550,7 @@ int cfs_store_apply(struct cfs_store *s,
     if (!s || (n > 0 && !sets)) {
         return -EINVAL;
     }
-    pthread_mutex_lock(&s->w_lock);
-    r = store_write_sets(s, sets, n);
-    revision = s->revision;
-    floor = s->floor;
-    pthread_mutex_unlock(&s->w_lock);
-    if (r == 0) {
-        store_problems_forget(s, sets, n);
-    }
+    r = write_sets(s, sets, n, &revision, &floor);
     pthread_mutex_lock(&s->q_lock);
     if (r == 0) {
         for (size_t i = 0; i < n; i++) {

@@ -67,15 +67,12 @@ static int dnode_add(struct dnode *d, const char *name, struct dnode **ret)
 {
     struct dnode *c;
 
-    if (d->n_children == d->cap_children) {
-        size_t cap = d->cap_children ? d->cap_children * 2 : 4;
-        struct dnode **v = cfs_realloc(d->children, cap * sizeof(*v));
-
-        if (!v) {
-            return -ENOMEM;
-        }
-        d->children = v;
-        d->cap_children = cap;
+    if (cfs_grow(&d->children,
+                 &d->cap_children,
+                 d->n_children,
+                 sizeof(*d->children),
+                 4)) {
+        return -ENOMEM;
     }
     c = cfs_zalloc(sizeof(*c));
     if (!c) {
@@ -267,16 +264,9 @@ static int op_add(struct plan *p,
     if (!path) {
         return -ENOMEM;
     }
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        struct cfs_store_op *v = cfs_realloc(p->ops, cap * sizeof(*v));
-
-        if (!v) {
-            cfs_free(path);
-            return -ENOMEM;
-        }
-        p->ops = v;
-        p->cap = cap;
+    if (cfs_grow(&p->ops, &p->cap, p->n, sizeof(*p->ops), 16)) {
+        cfs_free(path);
+        return -ENOMEM;
     }
     o = &p->ops[p->n];
     *o = (struct cfs_store_op){.op = op, .path = path, .binary = binary};

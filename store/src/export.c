@@ -141,16 +141,9 @@ read_dirs(sqlite3 *db, const char *path, size_t plen, struct drows *d)
     while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct drow *row;
 
-        if (d->n == d->cap) {
-            size_t cap = d->cap ? d->cap * 2 : 64;
-            struct drow *v = cfs_realloc(d->v, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            d->v = v;
-            d->cap = cap;
+        if (cfs_grow(&d->v, &d->cap, d->n, sizeof(*d->v), 64)) {
+            r = -ENOMEM;
+            break;
         }
         row = &d->v[d->n++];
         *row = (struct drow){
@@ -174,54 +167,30 @@ read_dirs(sqlite3 *db, const char *path, size_t plen, struct drows *d)
     return r;
 }
 
-static int
-read_values(sqlite3 *db, const char *path, size_t plen, struct drows *d)
+/* Run @sql_all over the whole tree, or @sql_sub over the subtree at @path
+ * (bound to ?1), and hand each row whose first column is a node of @d to
+ * @add. */
+static int read_rows(sqlite3 *db,
+                     const char *sql_all,
+                     const char *sql_sub,
+                     const char *path,
+                     size_t plen,
+                     struct drows *d,
+                     int (*add)(struct drow *row, sqlite3_stmt *st))
 {
     sqlite3_stmt *st = NULL;
     int rc, r;
 
-    r = store_errno(sqlite3_prepare_v2(
-        db,
-        plen == 1 ? "SELECT node, name, seq, binary, value FROM attr"
-                    " ORDER BY node, seq"
-                  : "SELECT node, name, seq, binary, value FROM attr"
-                    " WHERE node IN (SELECT id FROM node WHERE " SUBTREE ")"
-                    " ORDER BY node, seq",
-        -1,
-        &st,
-        NULL));
+    r = store_errno(
+        sqlite3_prepare_v2(db, plen == 1 ? sql_all : sql_sub, -1, &st, NULL));
     if (r == 0 && plen > 1) {
         r = store_bind_text(st, 1, path, plen);
     }
     while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct drow *row = drow_find(d, sqlite3_column_int64(st, 0));
-        struct cfs_store_value *val;
 
-        if (!row) {
-            continue;
-        }
-        if (row->n_values == row->cap_values) {
-            size_t cap = row->cap_values ? row->cap_values * 2 : 4;
-            struct cfs_store_value *v =
-                cfs_realloc(row->values, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            row->values = v;
-            row->cap_values = cap;
-        }
-        val = &row->values[row->n_values++];
-        *val = (struct cfs_store_value){
-            .binary = sqlite3_column_int(st, 3) != 0,
-            .len = (size_t)sqlite3_column_bytes(st, 4),
-        };
-        val->name = memdup0(sqlite3_column_text(st, 1),
-                            (size_t)sqlite3_column_bytes(st, 1));
-        val->data = memdup0(sqlite3_column_blob(st, 4), val->len);
-        if (!val->name || !val->data) {
-            r = -ENOMEM;
+        if (row) {
+            r = add(row, st);
         }
     }
     if (r == 0) {
@@ -231,58 +200,77 @@ read_values(sqlite3 *db, const char *path, size_t plen, struct drows *d)
     return r;
 }
 
+/* (node, name, seq, binary, value) */
+static int add_value(struct drow *row, sqlite3_stmt *st)
+{
+    struct cfs_store_value *val;
+
+    if (cfs_grow(&row->values,
+                 &row->cap_values,
+                 row->n_values,
+                 sizeof(*row->values),
+                 4)) {
+        return -ENOMEM;
+    }
+    val = &row->values[row->n_values++];
+    *val = (struct cfs_store_value){
+        .binary = sqlite3_column_int(st, 3) != 0,
+        .len = (size_t)sqlite3_column_bytes(st, 4),
+    };
+    val->name = memdup0(sqlite3_column_text(st, 1),
+                        (size_t)sqlite3_column_bytes(st, 1));
+    val->data = memdup0(sqlite3_column_blob(st, 4), val->len);
+    return val->name && val->data ? 0 : -ENOMEM;
+}
+
+/* (owner, name, target path) */
+static int add_link(struct drow *row, sqlite3_stmt *st)
+{
+    struct cfs_store_link *link;
+
+    if (cfs_grow(&row->links,
+                 &row->cap_links,
+                 row->n_links,
+                 sizeof(*row->links),
+                 4)) {
+        return -ENOMEM;
+    }
+    link = &row->links[row->n_links++];
+    link->name = memdup0(sqlite3_column_text(st, 1),
+                         (size_t)sqlite3_column_bytes(st, 1));
+    link->target = memdup0(sqlite3_column_text(st, 2),
+                           (size_t)sqlite3_column_bytes(st, 2));
+    return link->name && link->target ? 0 : -ENOMEM;
+}
+
+static int
+read_values(sqlite3 *db, const char *path, size_t plen, struct drows *d)
+{
+    return read_rows(db,
+                     "SELECT node, name, seq, binary, value FROM attr"
+                     " ORDER BY node, seq",
+                     "SELECT node, name, seq, binary, value FROM attr"
+                     " WHERE node IN (SELECT id FROM node WHERE " SUBTREE ")"
+                     " ORDER BY node, seq",
+                     path,
+                     plen,
+                     d,
+                     add_value);
+}
+
 static int
 read_links(sqlite3 *db, const char *path, size_t plen, struct drows *d)
 {
-    sqlite3_stmt *st = NULL;
-    int rc, r;
-
-    r = store_errno(sqlite3_prepare_v2(
-        db,
-        plen == 1 ? "SELECT l.owner, l.name, t.path FROM link l"
-                    " JOIN node t ON t.id = l.target ORDER BY l.seq"
-                  : "SELECT l.owner, l.name, t.path FROM link l"
-                    " JOIN node t ON t.id = l.target WHERE l.owner IN"
-                    " (SELECT id FROM node WHERE " SUBTREE ") ORDER BY l.seq",
-        -1,
-        &st,
-        NULL));
-    if (r == 0 && plen > 1) {
-        r = store_bind_text(st, 1, path, plen);
-    }
-    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct drow *row = drow_find(d, sqlite3_column_int64(st, 0));
-        struct cfs_store_link *link;
-
-        if (!row) {
-            continue;
-        }
-        if (row->n_links == row->cap_links) {
-            size_t cap = row->cap_links ? row->cap_links * 2 : 4;
-            struct cfs_store_link *v =
-                cfs_realloc(row->links, cap * sizeof(*v));
-
-            if (!v) {
-                r = -ENOMEM;
-                break;
-            }
-            row->links = v;
-            row->cap_links = cap;
-        }
-        link = &row->links[row->n_links++];
-        link->name = memdup0(sqlite3_column_text(st, 1),
-                             (size_t)sqlite3_column_bytes(st, 1));
-        link->target = memdup0(sqlite3_column_text(st, 2),
-                               (size_t)sqlite3_column_bytes(st, 2));
-        if (!link->name || !link->target) {
-            r = -ENOMEM;
-        }
-    }
-    if (r == 0) {
-        r = store_errno(rc);
-    }
-    sqlite3_finalize(st);
-    return r;
+    return read_rows(db,
+                     "SELECT l.owner, l.name, t.path FROM link l"
+                     " JOIN node t ON t.id = l.target ORDER BY l.seq",
+                     "SELECT l.owner, l.name, t.path FROM link l"
+                     " JOIN node t ON t.id = l.target WHERE l.owner IN"
+                     " (SELECT id FROM node WHERE " SUBTREE ") ORDER BY l.seq",
+                     path,
+                     plen,
+                     d,
+                     add_link);
 }
 
 /* Move row @i into @out, with its included children. */

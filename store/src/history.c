@@ -126,15 +126,8 @@ static int prefixes_add(
             return 0;
         }
     }
-    if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 4;
-        struct prefix *v = cfs_realloc(ps->v, cap * sizeof(*v));
-
-        if (!v) {
-            return -ENOMEM;
-        }
-        ps->v = v;
-        ps->cap = cap;
+    if (cfs_grow(&ps->v, &ps->cap, ps->n, sizeof(*ps->v), 4)) {
+        return -ENOMEM;
     }
     p = cfs_malloc(alen + blen + 1);
     if (!p) {

@@ -92,11 +92,11 @@ struct buf {
 static int buf_add(struct buf *b, const void *data, size_t len)
 {
     if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
+        size_t cap;
         char *p;
 
-        while (cap < b->len + len + 1) {
-            cap *= 2;
+        if (cfs_grow_cap(b->cap, b->len + len + 1, 256, 1, &cap)) {
+            return -ENOMEM;
         }
         p = cfs_realloc(b->p, cap);
         if (!p) {
@@ -237,6 +237,21 @@ static int flush_dir(struct consumer *c)
     return 0;
 }
 
+/* Unless @r is an error, hand @step to the consumer with the path and
+ * the target just built in c->path and c->target. */
+static int
+emit_path_target(struct consumer *c, struct cfs_store_step *step, int r)
+{
+    if (r < 0) {
+        return r;
+    }
+    step->path = c->path.p;
+    step->arg = c->target.p;
+    step->arg_len = c->target.len;
+    c->fn(c->data, step);
+    return 0;
+}
+
 static int on_link(struct consumer *c, const struct rec *l)
 {
     struct cfs_store_step step = {
@@ -254,14 +269,7 @@ static int on_link(struct consumer *c, const struct rec *l)
     if (r == 0) {
         r = replay_path(c, &c->target, rec_c(l));
     }
-    if (r < 0) {
-        return r;
-    }
-    step.path = c->path.p;
-    step.arg = c->target.p;
-    step.arg_len = c->target.len;
-    c->fn(c->data, &step);
-    return 0;
+    return emit_path_target(c, &step, r);
 }
 
 static int on_commit(struct consumer *c, const struct rec *m)
@@ -278,14 +286,7 @@ static int on_commit(struct consumer *c, const struct rec *m)
     if (r == 0) {
         r = replay_path(c, &c->target, rec_a(m));
     }
-    if (r < 0) {
-        return r;
-    }
-    step.path = c->path.p;
-    step.arg = c->target.p;
-    step.arg_len = c->target.len;
-    c->fn(c->data, &step);
-    return 0;
+    return emit_path_target(c, &step, r);
 }
 
 /* Turn one block's rows into steps. */
@@ -307,16 +308,13 @@ static int consume_block(struct consumer *c, const struct block *b)
             c->dir = rec;
             break;
         case REC_ATTR:
-            if (c->n_attrs == c->cap_attrs) {
-                size_t cap = c->cap_attrs ? c->cap_attrs * 2 : 16;
-                const struct rec **v = cfs_realloc(c->attrs, cap * sizeof(*v));
-
-                if (!v) {
-                    r = -ENOMEM;
-                    break;
-                }
-                c->attrs = v;
-                c->cap_attrs = cap;
+            if (cfs_grow(&c->attrs,
+                         &c->cap_attrs,
+                         c->n_attrs,
+                         sizeof(*c->attrs),
+                         16)) {
+                r = -ENOMEM;
+                break;
             }
             c->attrs[c->n_attrs++] = rec;
             break;
@@ -425,9 +423,13 @@ static int reserve(struct reader *rd, size_t need, bool group)
     }
     if (b->len + need > b->cap) {
         /* Only within a directory's rows: grow rather than split them. */
-        size_t cap = b->cap * 2 > b->len + need ? b->cap * 2 : b->len + need;
-        char *data = realloc(b->data, cap);
+        size_t cap;
+        char *data;
 
+        if (cfs_grow_cap(b->cap, b->len + need, 0, 1, &cap)) {
+            return -ENOMEM;
+        }
+        data = realloc(b->data, cap);
         if (!data) {
             return -ENOMEM;
         }

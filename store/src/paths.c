@@ -88,9 +88,14 @@ static size_t strset_find(char **slots, size_t cap, const char *s, size_t len)
 
 static int strset_grow(struct store_strset *set)
 {
-    size_t cap = set->cap ? set->cap * 2 : 16;
-    char **slots = cfs_zalloc(cap * sizeof(*slots));
+    size_t cap;
+    char **slots;
 
+    /* a power of two: slots are picked by masking the hash */
+    if (cfs_grow_cap(set->cap, 0, 16, sizeof(*slots), &cap)) {
+        return -ENOMEM;
+    }
+    slots = cfs_zalloc(cap * sizeof(*slots));
     if (!slots) {
         return -ENOMEM;
     }

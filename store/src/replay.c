@@ -33,15 +33,8 @@ static int plist_add(struct store_problem_list *l,
 {
     struct cfs_store_problem *p;
 
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        struct cfs_store_problem *v = cfs_realloc(l->v, cap * sizeof(*v));
-
-        if (!v) {
-            return -ENOMEM;
-        }
-        l->v = v;
-        l->cap = cap;
+    if (cfs_grow(&l->v, &l->cap, l->n, sizeof(*l->v), 8)) {
+        return -ENOMEM;
     }
     p = &l->v[l->n];
     *p = (struct cfs_store_problem){.op = op, .error = error};
@@ -351,15 +344,8 @@ static void replayer_finish(struct replayer *rp)
     for (size_t i = 0; i < rp->problems.n; i++) {
         struct store_problem_list *l = &s->problems;
 
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? l->cap * 2 : 8;
-            struct cfs_store_problem *v = cfs_realloc(l->v, cap * sizeof(*v));
-
-            if (!v) {
-                break;
-            }
-            l->v = v;
-            l->cap = cap;
+        if (cfs_grow(&l->v, &l->cap, l->n, sizeof(*l->v), 8)) {
+            break;
         }
         l->v[l->n++] = rp->problems.v[i];
         rp->problems.v[i].path = NULL;
@@ -381,15 +367,12 @@ static bool replayed_add(struct cfs_store *s, const char *name)
             return false;
         }
     }
-    if (s->n_replayed == s->cap_replayed) {
-        size_t cap = s->cap_replayed ? s->cap_replayed * 2 : 8;
-        char **v = cfs_realloc(s->replayed, cap * sizeof(*v));
-
-        if (!v) {
-            return false;
-        }
-        s->replayed = v;
-        s->cap_replayed = cap;
+    if (cfs_grow(&s->replayed,
+                 &s->cap_replayed,
+                 s->n_replayed,
+                 sizeof(*s->replayed),
+                 8)) {
+        return false;
     }
     copy = cfs_strdup(name);
     if (!copy) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-core-samples.c - the built-in sample subsystems (core/samples,
- * DESIGN.md section 2) driven through the operation layer: registration
+ * docs/DESIGN.md §2) driven through the operation layer: registration
  * all or nothing, showme counting reads, storeme, mkdir of items and
  * groups, and commit/uncommit of 04-committable-children (C3-C9).
  */
@@ -207,8 +207,8 @@ static void test_samples_group_children(void **state)
 
 /* 04-committable-children: pending/ and live/ (C2); no mkdir in the group
  * itself (C3); rename commits and uncommits (C8), which the item shows in
- * committed; a committed item refuses storeme with EBUSY (C9, DESIGN
- * section 2); live/ items cannot be removed (C6), nor their names reused
+ * committed; a committed item refuses storeme with EBUSY (C9, docs/DESIGN.md
+ * §2); live/ items cannot be removed (C6), nor their names reused
  * in pending/ (C5). */
 static void test_samples_committable(void **state)
 {

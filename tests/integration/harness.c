@@ -841,3 +841,30 @@ int harness_reap(struct harness_proc *p)
     memset(p, 0, sizeof(*p));
     return status;
 }
+
+static char tmpdb_dir[64];
+
+int harness_tmpdb(const char *tag, const char *file, char *ret_db, size_t size)
+{
+    int n;
+
+    n = snprintf(tmpdb_dir, sizeof(tmpdb_dir), "/tmp/cfs-http-%s-XXXXXX", tag);
+    if (n < 0 || (size_t)n >= sizeof(tmpdb_dir) || !mkdtemp(tmpdb_dir)) {
+        tmpdb_dir[0] = '\0';
+        return -1;
+    }
+    n = snprintf(ret_db, size, "%s/%s", tmpdb_dir, file);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int harness_tmpdb_remove(void)
+{
+    char cmd[sizeof(tmpdb_dir) + 16];
+
+    if (!tmpdb_dir[0]) {
+        return 0;
+    }
+    (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdb_dir);
+    tmpdb_dir[0] = '\0';
+    return system(cmd) == 0 ? 0 : -1;
+}

@@ -150,4 +150,10 @@ int harness_spawn(const char *const *args,
  * (its stderr is printed when that is not 0). */
 int harness_reap(struct harness_proc *p);
 
+/* A fresh folder /tmp/cfs-http-@tag-XXXXXX for a test's database; its
+ * path + "/" + @file comes back in @ret_db (@size bytes). One at a time;
+ * harness_tmpdb_remove() removes it. @return 0 or -1. */
+int harness_tmpdb(const char *tag, const char *file, char *ret_db, size_t size);
+int harness_tmpdb_remove(void);
+
 #endif /* CFS_TEST_HARNESS_H */

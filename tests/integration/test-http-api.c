@@ -163,7 +163,8 @@ static void test_api_node_shapes(void **state)
     http_resp_done(&r);
 }
 
-/* cat as JSON, echo > as JSON and as base64, and the 405s of DESIGN 8. */
+/* cat as JSON, echo > as JSON and as base64, and the 405s of docs/DESIGN.md §8.
+ */
 static void test_api_attribute_shapes(void **state)
 {
     static const char *const json_accept[] = {"Accept: application/json", NULL};

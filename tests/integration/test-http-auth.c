@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-http-auth.c - bearer tokens (DESIGN section 7): the tokens file, its
+ * test-http-auth.c - bearer tokens (docs/DESIGN.md §7): the tokens file, its
  * hashes, each role against read, write and admin routes, the 401 and 403
  * problems, the open routes, and configfsd's refusal to listen beyond
  * loopback without tokens.

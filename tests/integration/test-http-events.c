@@ -16,26 +16,21 @@
 
 #include "harness.h"
 
-static char dir[] = "/tmp/cfs-http-events-XXXXXX";
 static char db[128];
 
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir)) {
+    if (harness_tmpdb("events", "t.db", db, sizeof(db)) < 0) {
         return -1;
     }
-    (void)snprintf(db, sizeof(db), "%s/t.db", dir);
     return harness_start_db(db);
 }
 
 static int teardown(void **state)
 {
-    char cmd[256];
-
     harness_stop(state);
-    (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return harness_tmpdb_remove();
 }
 
 /* A stream read until it holds @want events (or a reset), or 10 s. */

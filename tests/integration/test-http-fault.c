@@ -13,17 +13,14 @@
 #include "../unit/fault-vfs.h"
 #include "harness.h"
 
-static char dir[] = "/tmp/cfs-http-fault-XXXXXX";
-
 static int setup(void **state)
 {
-    static char db[sizeof(dir) + 8];
+    static char db[128];
 
     (void)state;
-    if (!mkdtemp(dir)) {
+    if (harness_tmpdb("fault", "db", db, sizeof(db)) < 0) {
         return -1;
     }
-    (void)snprintf(db, sizeof(db), "%s/db", dir);
     fault_vfs_register();
     fault_vfs_clear();
     harness_store_vfs = FAULT_VFS_NAME;
@@ -32,12 +29,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    char cmd[256];
-
     fault_vfs_clear();
     harness_stop(state);
-    (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return harness_tmpdb_remove();
 }
 
 static void put_value(const char *path, const char *value, long want)

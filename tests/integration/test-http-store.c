@@ -15,26 +15,21 @@
 
 #include "harness.h"
 
-static char dir[] = "/tmp/cfs-http-store-XXXXXX";
 static char db[128];
 
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir)) {
+    if (harness_tmpdb("store", "t.db", db, sizeof(db)) < 0) {
         return -1;
     }
-    (void)snprintf(db, sizeof(db), "%s/t.db", dir);
     return harness_start_db(db);
 }
 
 static int teardown(void **state)
 {
-    char cmd[256];
-
     harness_stop(state);
-    (void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return harness_tmpdb_remove();
 }
 
 static const char *jstr(json_t *o, const char *key)

@@ -1160,6 +1160,25 @@ int rec_register_rc(const char *name, struct rec_type *t, struct rec_obj **ret)
     return 0;
 }
 
+void rec_tree(struct rec_type **ret_s,
+              struct rec_type **ret_g,
+              struct rec_type **ret_i)
+{
+    struct rec_type *s = rec_type_new("s");
+    struct rec_type *g = rec_type_new("g");
+    struct rec_type *i = rec_type_new("i");
+
+    s->make = REC_MAKE_GROUP;
+    s->child = g;
+    g->make = REC_MAKE_ITEM;
+    g->child = i;
+    g->links = true;
+    rec_attr(i, "v", 0644, 0);
+    *ret_s = s;
+    *ret_g = g;
+    *ret_i = i;
+}
+
 struct rec_obj *rec_register(const char *name, struct rec_type *t)
 {
     struct rec_obj *obj = NULL;

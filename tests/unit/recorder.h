@@ -234,6 +234,16 @@ int rec_bin(struct rec_type *t,
 void rec_default(struct rec_type *t, const char *name, struct rec_type *type);
 void rec_type_build(struct rec_type *t);
 
+/*
+ * The types most core tests start from: "s", a subsystem whose mkdir makes
+ * groups of type "g"; "g", whose mkdir makes items of type "i" and which
+ * accepts links; "i", with one attribute "v" (0644). A test adds its own
+ * attributes, default groups and flags to them, then registers *@ret_s.
+ */
+void rec_tree(struct rec_type **ret_s,
+              struct rec_type **ret_g,
+              struct rec_type **ret_i);
+
 /* Register a subsystem of type @t. rec_register asserts success. */
 int rec_register_rc(const char *name, struct rec_type *t, struct rec_obj **ret);
 struct rec_obj *rec_register(const char *name, struct rec_type *t);

@@ -3,8 +3,8 @@
  * test-core-attr.c - attributes: cfs_show and cfs_store on text and binary
  * attributes, modes and methods, sizes, raw bytes, short and failed stores.
  *
- * Covers configfs-rules.md M10, M11, RD1-RD7, WR1-WR9 and BIN1-BIN7 as
- * DESIGN.md section 8 maps them onto whole-value reads and writes.
+ * Covers docs/configfs-rules.md M10, M11, RD1-RD7, WR1-WR9 and BIN1-BIN7 as
+ * docs/DESIGN.md §8 maps them onto whole-value reads and writes.
  */
 #include "recorder.h"
 
@@ -204,7 +204,7 @@ static void test_attr_store_no_accumulation(void **state)
     assert_string_equal(rec_cat("/sub/x/rw"), "55");
 }
 
-/* WR2, DESIGN 8: a short count calls store() again with the rest, as a
+/* WR2, docs/DESIGN.md §8: a short count calls store() again with the rest, as a
  * write(2) loop would. */
 static void test_attr_store_short_count_retried(void **state)
 {
@@ -217,7 +217,7 @@ static void test_attr_store_short_count_retried(void **state)
     assert_string_equal(rec_cat("/sub/x/rw"), "ij");
 }
 
-/* WR2, DESIGN 8: a store that consumes nothing fails EIO (no endless
+/* WR2, docs/DESIGN.md §8: a store that consumes nothing fails EIO (no endless
  * retry). */
 static void test_attr_store_zero_eio(void **state)
 {
@@ -246,8 +246,8 @@ static void test_attr_store_error_passed_through(void **state)
     assert_string_equal(rec_cat("/sub/x/rw"), "init\n");
 }
 
-/* WR3, DESIGN 8: 4095 bytes reach one store; 4096 or more is EFBIG with
- * no callback (never split). */
+/* WR3, docs/DESIGN.md §8: 4095 bytes reach one store; 4096 or more is EFBIG
+ * with no callback (never split). */
 static void test_attr_store_size_limit(void **state)
 {
     static char big[CONFIGFS_PAGE_SIZE + 8];
@@ -263,8 +263,8 @@ static void test_attr_store_size_limit(void **state)
     rec_assert_no_trace();
 }
 
-/* WR4 as DESIGN 8 changes it: an empty value is one zero-length store()
- * (the kernel answers EFAULT without calling store). */
+/* WR4 as docs/DESIGN.md §8 changes it: an empty value is one zero-length
+ * store() (the kernel answers EFAULT without calling store). */
 static void test_attr_store_empty_value(void **state)
 {
     (void)state;
@@ -306,8 +306,8 @@ static void test_attr_show_page_limit(void **state)
     assert_null(buf);
 }
 
-/* DESIGN 2, M10: an attribute without show/store of its own is served by
- * the type's show_attribute/store_attribute; one with its own methods is
+/* docs/DESIGN.md §2, M10: an attribute without show/store of its own is served
+ * by the type's show_attribute/store_attribute; one with its own methods is
  * not. */
 static void test_attr_type_methods(void **state)
 {
@@ -403,7 +403,7 @@ static void test_attr_bin_read_errors(void **state)
     assert_null(buf);
 }
 
-/* BIN4, BIN5 as DESIGN 8 changes them: one write() of the whole value,
+/* BIN4, BIN5 as docs/DESIGN.md §8 changes them: one write() of the whole value,
  * within cb_max_size (else EFBIG, no call); its error is returned. */
 static void test_attr_bin_write(void **state)
 {
@@ -490,8 +490,8 @@ static void test_attr_default_group_named_like_attr(void **state)
     assert_string_equal(rec_ls("/"), "");
 }
 
-/* STYLE 12: a store under allocation failure either stands or fails ENOMEM
- * with the old value back. */
+/* docs/STYLE.md §12: a store under allocation failure either stands or fails
+ * ENOMEM with the old value back. */
 static void test_attr_store_oom_loop(void **state)
 {
     long n;

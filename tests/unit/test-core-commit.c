@@ -3,8 +3,8 @@
  * test-core-commit.c - committable groups: pending/ and live/, commit and
  * uncommit by rename, and where the item sits in the hierarchy afterwards.
  *
- * Covers configfs-rules.md C1-C11 (the v8 design, with the C11 defect
- * fixed as DESIGN.md section 8 requires) and RL1 as DESIGN.md changes it.
+ * Covers docs/configfs-rules.md C1-C11 (the v8 design, with the C11 defect
+ * fixed as docs/DESIGN.md §8 requires) and RL1 as the same section changes it.
  */
 #include "recorder.h"
 
@@ -314,8 +314,8 @@ static void test_commit_rmdir_group(void **state)
     assert_string_equal(rec_ls("/sub"), "");
 }
 
-/* RL1 as DESIGN 8 changes it: a link target is computed when read, so a
- * link to a pending item reads back its live path after the commit. */
+/* RL1 as docs/DESIGN.md §8 changes it: a link target is computed when read, so
+ * a link to a pending item reads back its live path after the commit. */
 static void test_commit_link_follows_move(void **state)
 {
     char *target = NULL;

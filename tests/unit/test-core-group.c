@@ -3,8 +3,8 @@
  * test-core-group.c - groups the kernel side adds: default groups of a
  * subsystem, registered groups, unregistration, and the tree observer.
  *
- * Covers configfs-rules.md M13, M15, T7, T8 and the observer contract of
- * cfs.h (DESIGN.md section 6 replays stored state through it).
+ * Covers docs/configfs-rules.md M13, M15, T7, T8 and the observer contract of
+ * cfs.h (docs/DESIGN.md §6 replays stored state through it).
  */
 #include "recorder.h"
 
@@ -18,21 +18,13 @@ static struct rec_type *S, *SD, *G, *I, *R;
 
 static struct rec_obj *tree(void)
 {
-    S = rec_type_new("s");
+    rec_tree(&S, &G, &I);
     SD = rec_type_new("sd");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
     R = rec_type_new("r");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
     rec_attr(S, "sa", 0644, 0);
     rec_default(S, "sd", SD);
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
     rec_attr(G, "a", 0644, 0);
     I->links = true;
-    rec_attr(I, "v", 0644, 0);
     R->make = REC_MAKE_ITEM;
     R->child = I;
     return rec_register("sub", S);
@@ -52,7 +44,7 @@ static void test_group_subsystem_default_groups(void **state)
     assert_rc(cfs_rmdir(NULL, "/sub/sd"), -EPERM);
 }
 
-/* M13, DESIGN 2: the seed's default-group array on a subsystem. */
+/* M13, docs/DESIGN.md §2: the seed's default-group array on a subsystem. */
 static void test_group_subsystem_seed_default_groups(void **state)
 {
     struct rec_type *s = rec_type_new("seed");
@@ -237,8 +229,8 @@ static void on_unregistered(void *data, const char *name)
     }
 }
 
-/* cfs.h observers (DESIGN 6): told when a subsystem comes and goes, with a
- * transaction to replay into on registration. */
+/* cfs.h observers (docs/DESIGN.md §6): told when a subsystem comes and goes,
+ * with a transaction to replay into on registration. */
 static void test_group_observer(void **state)
 {
     struct observed o = {0};
@@ -269,8 +261,8 @@ static void replay_into(void *data, struct cfs_txn *txn, const char *name)
     cfs_mkdir(txn, path);
 }
 
-/* DESIGN 6: the registration observer may run mutations in the txn it is
- * given, and they appear with the subsystem. */
+/* docs/DESIGN.md §6: the registration observer may run mutations in the txn it
+ * is given, and they appear with the subsystem. */
 static void test_group_observer_replays(void **state)
 {
     const struct cfs_observer obs = {

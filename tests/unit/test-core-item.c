@@ -2,7 +2,7 @@
 /*
  * test-core-item.c - items, names, reference counts and subsystems.
  *
- * Covers the object model of configfs-rules.md section 1: item
+ * Covers the object model of docs/configfs-rules.md section 1: item
  * initialisation and names (M1-M3), release (M5, M19), the counts that
  * mkdir and rmdir take and drop (M18, M20), the get/put/find helpers (M21),
  * subsystem registration (M9) and module pinning (M25).
@@ -29,8 +29,8 @@ static struct rec_obj *std_tree(struct rec_type **ret_child)
     return rec_register("sub", s);
 }
 
-/* STYLE 12: once every subsystem is gone core holds no allocation (else
- * the allocator cannot be switched and leaks cannot be told apart). */
+/* docs/STYLE.md §12: once every subsystem is gone core holds no allocation
+ * (else the allocator cannot be switched and leaks cannot be told apart). */
 static void test_item_no_global_allocations(void **state)
 {
     (void)state;
@@ -465,8 +465,8 @@ static void test_item_module_pinned_by_items(void **state)
     assert_int_equal(atomic_load(&mod.refcnt), 0);
 }
 
-/* STYLE 12, M9: registration under allocation failure either succeeds or
- * fails ENOMEM leaving nothing behind (no directory, no leak). */
+/* docs/STYLE.md §12, M9: registration under allocation failure either succeeds
+ * or fails ENOMEM leaving nothing behind (no directory, no leak). */
 static void test_item_register_oom_loop(void **state)
 {
     struct rec_type *s = rec_type_new("s");

@@ -4,7 +4,7 @@
  * the hierarchy, directory states while an item is made or removed, and
  * removal against running callbacks.
  *
- * Covers configfs-rules.md M22-M24 and T1-T9 (T10 is with the reference
+ * Covers docs/configfs-rules.md M22-M24 and T1-T9 (T10 is with the reference
  * counts in test-core-item.c). Threads never assert: they record, and the
  * main thread checks after joining.
  */
@@ -23,18 +23,10 @@ static struct rec_obj *SUB;
 
 static void tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
+    rec_tree(&S, &G, &I);
     G->visibility = true;
     rec_attr(G, "a", 0644, 0);
     rec_bin(G, "blob", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     SUB = rec_register("sub", S);
     rec_clear();
 }

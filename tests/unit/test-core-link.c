@@ -2,8 +2,8 @@
 /*
  * test-core-link.c - cfs_symlink, cfs_readlink, cfs_unlink.
  *
- * Covers configfs-rules.md SL1-SL10, RL1-RL3 and UL1-UL4, with the link
- * targets of DESIGN.md section 8: absolute config paths, resolved at
+ * Covers docs/configfs-rules.md SL1-SL10, RL1-RL3 and UL1-UL4, with the link
+ * targets of docs/DESIGN.md §8: absolute config paths, resolved at
  * creation, read back as the target item's current path.
  */
 #include "recorder.h"
@@ -191,7 +191,7 @@ static void test_link_name_exists_eexist(void **state)
     rec_assert_no_trace();
 }
 
-/* SL1, SL2, DESIGN 9: bad link names, and links in the root. */
+/* SL1, SL2, docs/DESIGN.md §9: bad link names, and links in the root. */
 static void test_link_bad_names_and_root(void **state)
 {
     char path[512];
@@ -262,8 +262,8 @@ static void test_link_target_eloop(void **state)
     rec_assert_no_trace();
 }
 
-/* SL8, STYLE 12: under allocation failure a symlink either stands or fails
- * ENOMEM; if allow_link had accepted, drop_link undoes it. */
+/* SL8, docs/STYLE.md §12: under allocation failure a symlink either stands or
+ * fails ENOMEM; if allow_link had accepted, drop_link undoes it. */
 static void test_link_oom_loop(void **state)
 {
     long n;

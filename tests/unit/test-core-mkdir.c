@@ -3,8 +3,8 @@
  * test-core-mkdir.c - cfs_mkdir: checks in kernel order, make_* results,
  * linking, the built subtree and the teardown of a failed mkdir.
  *
- * Covers configfs-rules.md MK1-MK14, L1, L3-L5, M4, M6-M8, M12, M13 and
- * the listing order of DESIGN.md section 8 (D2 as overridden there).
+ * Covers docs/configfs-rules.md MK1-MK14, L1, L3-L5, M4, M6-M8, M12, M13 and
+ * the listing order of docs/DESIGN.md §8 (D2 as overridden there).
  */
 #include "recorder.h"
 
@@ -20,20 +20,12 @@ static struct rec_type *S, *G, *D, *I;
 
 static struct rec_obj *tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
+    rec_tree(&S, &G, &I);
     D = rec_type_new("d");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0444, REC_NO_STORE);
     rec_default(G, "d", D);
     rec_attr(D, "c", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     return rec_register("sub", S);
 }
 
@@ -298,8 +290,8 @@ static void test_mkdir_bad_parent(void **state)
     rec_assert_no_trace();
 }
 
-/* MK2, F2, DESIGN 8: mkdir in the root is EPERM, whatever the name (the
- * kernel's VFS would say EEXIST for a taken one first). */
+/* MK2, F2, docs/DESIGN.md §8: mkdir in the root is EPERM, whatever the name
+ * (the kernel's VFS would say EEXIST for a taken one first). */
 static void test_mkdir_in_root_eperm(void **state)
 {
     (void)state;
@@ -309,8 +301,8 @@ static void test_mkdir_in_root_eperm(void **state)
     assert_string_equal(rec_ls("/"), "sub");
 }
 
-/* MK1, MK13, DESIGN 3 and 9: names that are ".", "..", over 255 bytes,
- * not UTF-8, or hold control bytes are refused before make_*. */
+/* MK1, MK13, docs/DESIGN.md §3 and §9: names that are ".", "..", over 255
+ * bytes, not UTF-8, or hold control bytes are refused before make_*. */
 static void test_mkdir_invalid_names(void **state)
 {
     char path[512];
@@ -331,7 +323,7 @@ static void test_mkdir_invalid_names(void **state)
     assert_string_equal(rec_ls("/sub"), "");
 }
 
-/* cfs_name_check: the name rule of DESIGN.md section 3. */
+/* cfs_name_check: the name rule of docs/DESIGN.md §3. */
 static void test_mkdir_name_check(void **state)
 {
     char name[CFS_NAME_MAX + 1];
@@ -386,8 +378,9 @@ static void test_mkdir_names_exact(void **state)
     assert_rc(cfs_mkdir(NULL, "/sub/zz/k"), -ENOENT);
 }
 
-/* MK9, D2 (as DESIGN 8 orders it): attributes in declaration order (text,
- * then binary), then default groups, then children and links oldest first. */
+/* MK9, D2 (as docs/DESIGN.md §8 orders it): attributes in declaration order
+ * (text, then binary), then default groups, then children and links oldest
+ * first. */
 static void test_mkdir_listing_order(void **state)
 {
     struct rec_type *d2 = NULL;
@@ -435,7 +428,7 @@ static void test_mkdir_default_groups_recursive(void **state)
     cfs_entry_done(&st);
 }
 
-/* M13, DESIGN 2: the seed's NULL-terminated default_groups array works
+/* M13, docs/DESIGN.md §2: the seed's NULL-terminated default_groups array works
  * like configfs_add_default_group(). */
 static void test_mkdir_seed_default_groups(void **state)
 {
@@ -531,8 +524,8 @@ static void test_mkdir_lookup_name_too_long(void **state)
     assert_rc(cfs_mkdir(NULL, path), -ENAMETOOLONG);
 }
 
-/* STYLE 12, MK5, MK11: fail each allocation of a mkdir in turn: it fails
- * ENOMEM with the tree unchanged, calls drop_item for any make_* it made,
+/* docs/STYLE.md §12, MK5, MK11: fail each allocation of a mkdir in turn: it
+ * fails ENOMEM with the tree unchanged, calls drop_item for any make_* it made,
  * and leaks nothing. */
 static void test_mkdir_oom_loop(void **state)
 {

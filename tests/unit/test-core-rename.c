@@ -2,25 +2,18 @@
 /*
  * test-core-rename.c - cfs_rename outside committable groups: refused.
  *
- * Covers configfs-rules.md RN1 and RN2 (the committable moves are in
+ * Covers docs/configfs-rules.md RN1 and RN2 (the committable moves are in
  * test-core-commit.c).
  */
 #include "recorder.h"
 
 static void tree(void)
 {
-    struct rec_type *s = rec_type_new("s");
-    struct rec_type *g = rec_type_new("g");
-    struct rec_type *d = rec_type_new("d");
-    struct rec_type *i = rec_type_new("i");
+    struct rec_type *s, *g, *i;
 
-    s->make = REC_MAKE_GROUP;
-    s->child = g;
-    g->make = REC_MAKE_ITEM;
-    g->child = i;
-    g->links = true;
+    rec_tree(&s, &g, &i);
     rec_attr(g, "a", 0644, 0);
-    rec_default(g, "d", d);
+    rec_default(g, "d", rec_type_new("d"));
     rec_register("sub", s);
     assert_ok(cfs_mkdir(NULL, "/sub/x"));
     assert_ok(cfs_mkdir(NULL, "/sub/y"));

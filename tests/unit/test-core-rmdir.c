@@ -17,22 +17,14 @@ static struct rec_type *S, *G, *D, *I;
 
 static struct rec_obj *tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
+    rec_tree(&S, &G, &I);
     D = rec_type_new("d");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
     rec_attr(G, "a", 0644, 0);
     rec_bin(G, "blob", 0644, 0);
     rec_default(G, "d", D);
     D->make = REC_MAKE_ITEM;
     D->child = I;
     D->links = true;
-    rec_attr(I, "v", 0644, 0);
     I->links = true;
     return rec_register("sub", S);
 }
@@ -153,7 +145,7 @@ static void test_rmdir_subsystem_and_root_eperm(void **state)
 }
 
 /* RM1: not a directory ENOTDIR; missing ENOENT; "." and ".." EINVAL
- * (DESIGN.md: they are invalid names). */
+ * (docs/DESIGN.md §3: they are invalid names). */
 static void test_rmdir_path_errors(void **state)
 {
     (void)state;
@@ -452,8 +444,8 @@ static void test_rmdir_then_no_attribute_callbacks(void **state)
     config_item_put(x);
 }
 
-/* STYLE 12: rmdir under allocation failure either succeeds whole or fails
- * ENOMEM with nothing called and nothing changed. */
+/* docs/STYLE.md §12: rmdir under allocation failure either succeeds whole or
+ * fails ENOMEM with nothing called and nothing changed. */
 static void test_rmdir_oom_loop(void **state)
 {
     long n;

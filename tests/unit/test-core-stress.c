@@ -1205,7 +1205,7 @@ static void do_readdir(struct worker *w)
             }
         }
     }
-    /* Attributes first, in declaration order (DESIGN section 3). */
+    /* Attributes first, in declaration order (docs/DESIGN.md §3). */
     if (k == D_ITEM || k == D_SUB_ITEM || k == D_PENDING || k == D_LIVE) {
         if (n < 3 || strcmp(ents[0].name, "value") != 0 ||
             strcmp(ents[1].name, "num") != 0 ||

@@ -2,7 +2,7 @@
 /*
  * test-core-txn.c - change records, transactions, undo and revisions.
  *
- * DESIGN.md section 3: every successful mutation produces one change record
+ * docs/DESIGN.md §3: every successful mutation produces one change record
  * (op, path, argument, old value); a batch either stands or is undone by
  * inverse operations in reverse order through the same callbacks. Section
  * 9 pins revisions and the written-values export.
@@ -19,21 +19,13 @@ static struct rec_type *S, *G, *I;
 
 static void tree(void)
 {
-    S = rec_type_new("s");
-    G = rec_type_new("g");
-    I = rec_type_new("i");
-    S->make = REC_MAKE_GROUP;
-    S->child = G;
-    G->make = REC_MAKE_ITEM;
-    G->child = I;
-    G->links = true;
+    rec_tree(&S, &G, &I);
     rec_attr(G, "a", 0644, 0);
     rec_attr(G, "b", 0644, 0);
     rec_attr(G, "wo", 0200, REC_NO_SHOW);
     rec_attr(G, "ro", 0444, REC_NO_STORE);
     G->attrs[0].init = "a0\n";
     rec_bin(G, "blob", 0644, 0);
-    rec_attr(I, "v", 0644, 0);
     rec_register("sub", S);
     assert_ok(cfs_mkdir(NULL, "/sub/x"));
     assert_ok(cfs_mkdir(NULL, "/sub/y"));
@@ -56,8 +48,8 @@ static uint64_t rev_of(const char *path)
     return rev;
 }
 
-/* DESIGN 3: one record per successful mutation, in order, with op, path
- * and argument; all carry the transaction's one revision. */
+/* docs/DESIGN.md §3: one record per successful mutation, in order, with op,
+ * path and argument; all carry the transaction's one revision. */
 static void test_txn_one_record_per_mutation(void **state)
 {
     struct cfs_txn *txn;
@@ -104,7 +96,7 @@ static void test_txn_one_record_per_mutation(void **state)
     assert_string_equal(cfs_op_name(CFS_OP_RENAME), "rename");
 }
 
-/* DESIGN 3, RM9: a failed operation adds no record and leaves the
+/* docs/DESIGN.md §3, RM9: a failed operation adds no record and leaves the
  * transaction usable. */
 static void test_txn_no_record_on_failure(void **state)
 {
@@ -132,8 +124,8 @@ static void test_txn_no_record_on_failure(void **state)
     assert_string_equal(rec_ls("/sub"), "x y z w");
 }
 
-/* DESIGN 3, cfs.h: a store records the previous written value, or for the
- * first store what show() returned; write-only and binary stores say so. */
+/* docs/DESIGN.md §3, cfs.h: a store records the previous written value, or for
+ * the first store what show() returned; write-only and binary stores say so. */
 static void test_txn_store_old_values(void **state)
 {
     struct cfs_txn *txn;
@@ -163,8 +155,8 @@ static void test_txn_store_old_values(void **state)
     rec_txn_commit(txn);
 }
 
-/* DESIGN 3: an rmdir record carries the values that had been written to
- * the item, in write order. */
+/* docs/DESIGN.md §3: an rmdir record carries the values that had been written
+ * to the item, in write order. */
 static void test_txn_rmdir_record_dropped_values(void **state)
 {
     struct cfs_txn *txn;
@@ -188,7 +180,7 @@ static void test_txn_rmdir_record_dropped_values(void **state)
     rec_txn_commit(txn);
 }
 
-/* DESIGN 9: written values in write order, the last write of each
+/* docs/DESIGN.md §9: written values in write order, the last write of each
  * attribute counting; write-only values included; refused stores not. */
 static void test_txn_written_values(void **state)
 {
@@ -240,7 +232,7 @@ static void assert_snap_equal(const struct snapshot *a,
     assert_int_equal(a->rev_xa, b->rev_xa);
 }
 
-/* DESIGN 3: abort undoes every change, newest first: listings, written
+/* docs/DESIGN.md §3: abort undoes every change, newest first: listings, written
  * values and node revisions are as before. */
 static void test_txn_abort_restores_tree(void **state)
 {
@@ -273,7 +265,7 @@ static void test_txn_abort_restores_tree(void **state)
     assert_string_equal(rec_values("/sub/y/i"), "v=iv");
 }
 
-/* DESIGN 3: the inverse operations run newest first through the same
+/* docs/DESIGN.md §3: the inverse operations run newest first through the same
  * callbacks: unlink (drop_link), store of the old value, rmdir. */
 static void test_txn_abort_inverse_order(void **state)
 {
@@ -300,7 +292,7 @@ static void test_txn_abort_inverse_order(void **state)
     assert_string_equal(rec_ls("/sub"), "x y");
 }
 
-/* DESIGN 3: undoing an rmdir makes the item again through make_* and
+/* docs/DESIGN.md §3: undoing an rmdir makes the item again through make_* and
  * replays its written values in their order. */
 static void test_txn_abort_rmdir_recreates(void **state)
 {
@@ -374,7 +366,7 @@ static void test_txn_seal(void **state)
     assert_string_equal(rec_ls("/sub"), "x y");
 }
 
-/* DESIGN 4, 9: one global revision, +1 per mutation or batch; a node
+/* docs/DESIGN.md §4, §9: one global revision, +1 per mutation or batch; a node
  * carries the revision that last changed it (its mkdir, a store of its
  * attribute, a child added or removed, a link in it); an attribute the
  * revision of its last store. */

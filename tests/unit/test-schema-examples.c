@@ -5,9 +5,9 @@
  * into attributes, ln -s, mv between pending/ and live/, then the errors
  * the rules promise, then teardown in the documented order.
  *
- * Covers configfs-rules.md U1 (LIO), U2 (USB gadget), U4 (netconsole) and
- * the FakeNBD example of the configfs documentation, with DESIGN.md
- * section 5 for what the schema format adds (EINVAL details, ENOSPC,
+ * Covers docs/configfs-rules.md U1 (LIO), U2 (USB gadget), U4 (netconsole) and
+ * the FakeNBD example of the configfs documentation, with docs/DESIGN.md
+ * §5 for what the schema format adds (EINVAL details, ENOSPC,
  * EPERM for links where none are allowed, EINVAL for a wrong link target).
  */
 #include "schema-test.h"

@@ -6,8 +6,8 @@
  *
  * The bad files are the *.json of tests/data/schemas-bad; the sidecar table
  * tests/data/schemas-bad/EXPECTED says what each must report.
- * Covers DESIGN.md section 5 (strict format, name clashes of
- * configfs-rules.md L4 rejected at load time).
+ * Covers docs/DESIGN.md §5 (strict format, name clashes of
+ * docs/configfs-rules.md L4 rejected at load time).
  */
 #include "schema-test.h"
 

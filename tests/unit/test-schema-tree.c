@@ -5,7 +5,7 @@
  * committable groups with their commit rule; registration, unregistration
  * and out-of-memory.
  *
- * Covers DESIGN.md section 5 and configfs-rules.md M13/RM3 (default
+ * Covers docs/DESIGN.md §5 and docs/configfs-rules.md M13/RM3 (default
  * groups), MK4 (no make_* -> EPERM), MK6 (make_* errors: ENOSPC), SL4
  * (no allow_link -> EPERM), SL7/H8 (allow_link checks the target type:
  * EINVAL), RM6, C3-C8 (committable groups), T7 (unregistration).

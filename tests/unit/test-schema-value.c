@@ -4,8 +4,8 @@
  * shows, at the boundaries and with non-ASCII input, through cfs_store()
  * and cfs_show() as every front end calls them.
  *
- * Covers DESIGN.md section 5 (kinds, one trailing newline stripped, EINVAL
- * with a detail naming the rule), and configfs-rules.md WR5 (the raw bytes
+ * Covers docs/DESIGN.md §5 (kinds, one trailing newline stripped, EINVAL
+ * with a detail naming the rule), and docs/configfs-rules.md WR5 (the raw bytes
  * reach store) and RD1 (modes are enforced by core).
  */
 #include "schema-test.h"

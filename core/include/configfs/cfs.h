@@ -4,10 +4,10 @@
  *
  * Front ends (the HTTP server, replay, tests) never touch items directly:
  * they resolve paths and call cfs_mkdir(), cfs_store() and friends, which
- * run the checks of configfs-rules.md in kernel order, call the subsystems'
- * callbacks, and return 0 or a negative errno. Every successful mutation
- * appends one change record to a transaction; a transaction either stands
- * or is undone through inverse operations in reverse order.
+ * run the checks of docs/configfs-rules.md in kernel order, call the
+ * subsystems' callbacks, and return 0 or a negative errno. Every successful
+ * mutation appends one change record to a transaction; a transaction either
+ * stands or is undone through inverse operations in reverse order.
  */
 #ifndef CONFIGFS_CFS_H
 #define CONFIGFS_CFS_H
@@ -40,6 +40,27 @@ CFS_EXPORT void *cfs_realloc(void *ptr, size_t size);
 CFS_EXPORT void cfs_free(void *ptr);
 CFS_EXPORT char *cfs_strdup(const char *s);
 CFS_EXPORT void *cfs_memdup(const void *p, size_t len);
+
+/**
+ * The capacity a growing array of @cap elements of @size bytes should take
+ * to hold at least @need: twice @cap (@first when @cap is 0), or @need if
+ * that is more. Checked: an element count or a byte size that does not fit
+ * in size_t is -ENOMEM, as kmalloc_array() and calloc() answer.
+ * @return 0 with *@ret_cap set, or -ENOMEM.
+ */
+CFS_EXPORT int cfs_grow_cap(
+    size_t cap, size_t need, size_t first, size_t size, size_t *ret_cap);
+
+/**
+ * Make room for one more element in a growing array: when @n has reached
+ * *@cap, reallocate the array through cfs_realloc() to cfs_grow_cap()'s
+ * capacity. @arrp is the address of the array pointer (`&v`, v any object
+ * pointer type). The array and *@cap change only on success; on failure
+ * the old array stays valid and owned by the caller.
+ * @return 0 or -ENOMEM.
+ */
+CFS_EXPORT int
+cfs_grow(void *arrp, size_t *cap, size_t n, size_t size, size_t first);
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -176,7 +197,7 @@ CFS_EXPORT void cfs_revision_set(uint64_t revision);
  * Each takes @txn, or NULL for a transaction of its own that is committed at
  * once. Paths are absolute, '/'-separated, relative to the configfs root;
  * a trailing '/' is accepted. On error nothing changed and no record was
- * added. Errors are those of configfs-rules.md for the operation; besides
+ * added. Errors are those of docs/configfs-rules.md for the operation; besides
  * them: -EINVAL / -ENAMETOOLONG for a bad name, -ENOMEM, -EDEADLK when
  * called from inside a callback.
  */
@@ -266,7 +287,7 @@ cfs_readdir(const char *path, struct cfs_entry **ret_entries, size_t *ret_n);
  */
 CFS_EXPORT int cfs_show(const char *path, char **ret_buf, size_t *ret_len);
 
-/** readlink: the target's absolute path, computed now (DESIGN section 8).
+/** readlink: the target's absolute path, computed now (docs/DESIGN.md §8).
  *  Ownership: *ret_target is new. */
 CFS_EXPORT int cfs_readlink(const char *path, char **ret_target);
 

@@ -6,8 +6,8 @@
  * describes them with config_item_type, and registers a configfs_subsystem.
  * Users then create and configure objects through the operation layer
  * (configfs/cfs.h), which calls back into the subsystem exactly where the
- * kernel's configfs would. Behaviour follows configfs-rules.md; locking and
- * reference ownership are written down in docs/internals/locking.md.
+ * kernel's configfs would. Behaviour follows docs/configfs-rules.md; locking
+ * and reference ownership are written down in docs/internals/locking.md.
  */
 #ifndef CONFIGFS_CONFIGFS_H
 #define CONFIGFS_CONFIGFS_H

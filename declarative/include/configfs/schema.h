@@ -2,7 +2,7 @@
 /*
  * schema.h - declarative subsystems: configfs subsystems described in JSON.
  *
- * A schema file (DESIGN.md section 5, docs/schemas.md) describes one
+ * A schema file (docs/DESIGN.md §5, docs/schemas.md) describes one
  * subsystem as item types: typed attributes validated in store(), what
  * mkdir creates where, default groups, which link targets allow_link
  * accepts, committable groups, child limits. This library loads and checks
