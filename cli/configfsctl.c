@@ -211,7 +211,10 @@ static void mode_string(char type, const char *mode, char out[11])
 
     out[0] = type;
     for (int i = 0; i < 9; i++) {
-        out[i + 1] = (m & (0400u >> i)) ? rwx[i] : '-';
+        out[i + 1] = '-';
+        if (m & (0400u >> i)) {
+            out[i + 1] = rwx[i];
+        }
     }
     out[10] = '\0';
 }
