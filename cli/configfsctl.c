@@ -1479,10 +1479,21 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
         (void)printf("%s\n", text ? text : "{}");
         free(text);
         json_decref(both);
-        ex = ctl_ok(&r) ? 0 : ctl_exit_code(NULL, r.status);
+        ex = ctl_ok(&r) ? 0 : CTL_EX_AGAIN;
     } else if (!ctl_ok(&r)) {
+        json_t *p = json_loadb(r.body, r.len, 0, NULL);
+        size_t i;
+        json_t *e;
+
         (void)puts("alive, not ready");
-        ex = ctl_fail(c, "readyz", &r);
+        json_array_foreach(json_object_get(p, "problems"), i, e) {
+            (void)printf("problem: %s ", jstr(e, "step"));
+            put_name(jstr(e, "path") ? jstr(e, "path") : "?");
+            (void)printf(": %s\n", jstr(e, "errno") ? jstr(e, "errno") : "?");
+        }
+        json_decref(p);
+        (void)ctl_fail(c, "readyz", &r);
+        ex = CTL_EX_AGAIN; /* whatever errno the problem names */
     } else if ((ready = ctl_resp_json(&r))) {
         (void)printf(
             "alive, ready at revision %lld\n",

@@ -58,12 +58,18 @@ wait_for() {
   return 1
 }
 
-# start NAME ARGS...: a configfsd in the background; sets $port.
+# start NAME ARGS...: a configfsd in the background (with the cli-raw
+# module unless ARGS say --no-module); sets $port.
 start() {
   local name=$1
+  local mod=(--module "$module")
   shift
+  if [ "${1:-}" = --no-module ]; then
+    mod=()
+    shift
+  fi
   "$configfsd" --listen 127.0.0.1:0 --db "$tmp/$name.db" \
-    --schema-dir "$schemas" --module "$module" --log-level warning "$@" \
+    --schema-dir "$schemas" "${mod[@]}" --log-level warning "$@" \
     2>"$tmp/$name.log" &
   pids+=($!)
   port=
@@ -378,6 +384,16 @@ check "watch --since 0 --count 2 --json: two event lines, then exit 0" \
 # ---- the server: --server, unreachable -------------------------------------
 run --server "http://127.0.0.1:$port/" ls /cli-raw
 check "--server (trailing / allowed)" '[ $rc = 0 ] && grep -qx r1 $out'
+
+# ---- health of a server that could not replay everything ------------------
+kill "${pids[0]}" && wait "${pids[0]}" 2>/dev/null
+start main --no-module # the stored /cli-raw items have no subsystem now
+export CONFIGFSCTL_SERVER=http://127.0.0.1:$port
+run health
+check "health of a server with replay problems: not ready (9), the problems listed" \
+  '[ $rc = 9 ] && has "alive, not ready" && has "problem: subsystem /cli-raw" && has "503 Not Ready" $err'
+run --json health
+check "health --json: both answers, exit 9" '[ $rc = 9 ] && has "\"problems\":["'
 
 # ---- tokens ----------------------------------------------------------------
 for role in reader writer admin; do
