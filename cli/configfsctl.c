@@ -534,8 +534,20 @@ static int mkdir_one(struct ctl *c,
         for (size_t i = 0; i < o->n_attrs; i++) {
             const char *eq = strchr(o->attrs[i], '=');
             char *name = strndup(o->attrs[i], (size_t)(eq - o->attrs[i]));
+            json_t *v = json_string(eq + 1);
 
-            json_object_set_new(attrs, name, json_string(eq + 1));
+            if (!v || json_object_set_new(attrs, name, v) < 0) {
+                free(name);
+                json_decref(attrs);
+                (void)fprintf(stderr,
+                              "%s: mkdir %s: -a %s: not UTF-8 (store such a "
+                              "value with write)\n",
+                              prog,
+                              path,
+                              o->attrs[i]);
+                ex = CTL_EX_INVAL;
+                goto out;
+            }
             free(name);
         }
         json_object_set_new(body, "attributes", attrs);
@@ -592,14 +604,17 @@ static int cmd_mkdir(struct ctl *c, const struct opts *o, int argc, char **argv)
             bool last = s == NULL;
             struct ctl_resp r;
             json_t *node = NULL;
+            char *base;
             char *url;
 
             if (s) {
                 *s = '\0';
             }
-            url = ctl_config_url(path);
+            base = ctl_config_url(path);
+            url = ctl_strdup_printf("%s?values=0", base);
             ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
             free(url);
+            free(base);
             if (ex == 0 && r.status == 404) {
                 ex = mkdir_one(c, o, path, last, last);
             } else if (ex == 0 && !ctl_ok(&r)) {

@@ -163,6 +163,9 @@ check "mkdir -a stores attributes in the same change" \
 run mkdir -a storeme=x /02-simple-children/child3
 check "mkdir -a with a refused value makes nothing" \
   '[ $rc = 5 ] && ! "$CTL" ls /02-simple-children | grep -qx child3'
+run mkdir -a "$(printf 'text=\xff')" /cli-raw/u8
+check "mkdir -a with a value that is not UTF-8 is refused before sending (5)" \
+  '[ $rc = 5 ] && has "not UTF-8" $err && ! "$CTL" ls /cli-raw | grep -qx u8'
 run mkdir -p /usb_gadget/g1/configs/c.1
 check "mkdir -p makes the missing parents" '[ $rc = 0 ] && "$CTL" ls /usb_gadget/g1/configs | grep -qx c.1'
 run mkdir -p /usb_gadget/g1/configs/c.1
