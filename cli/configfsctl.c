@@ -1318,6 +1318,7 @@ struct sse {
     char *data;
     unsigned long long seen;
     unsigned long long count; /* 0: no end */
+    char last_id[24];         /* the last revision received whole */
 };
 
 static bool sse_dispatch(struct sse *s)
@@ -1371,7 +1372,9 @@ static bool sse_line(struct sse *s, char *line)
     if (*v == ' ') {
         v++;
     }
-    if (strcmp(line, "event") == 0) {
+    if (strcmp(line, "id") == 0) {
+        (void)snprintf(s->last_id, sizeof(s->last_id), "%s", v);
+    } else if (strcmp(line, "event") == 0) {
         (void)snprintf(s->event, sizeof(s->event), "%s", v);
     } else if (strcmp(line, "data") == 0) {
         if (s->data) {
@@ -1443,13 +1446,21 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
     (void)sigaction(SIGINT, &sa, NULL);
     (void)sigaction(SIGTERM, &sa, NULL);
     ex = ctl_stream(c, url, NULL, sse_feed, &s, &interrupted, &r);
-    if (ex == 0) {
-        if (!ctl_ok(&r)) {
-            ex = ctl_fail(c, "watch", &r);
-        } else if (!interrupted && !(s.count && s.seen >= s.count)) {
+    if (ex == 0 && !ctl_ok(&r)) {
+        ex = ctl_fail(c, "watch", &r);
+    } else if (!interrupted && !(s.count && s.seen >= s.count)) {
+        if (ex == 0) {
             (void)fprintf(stderr, "%s: the server closed the stream\n", prog);
-            ex = CTL_EX_UNREACHABLE;
         }
+        if (s.last_id[0]) { /* nothing after it is lost: say so */
+            (void)fprintf(stderr,
+                          "%s: received up to revision %s; resume with "
+                          "--since %s\n",
+                          prog,
+                          s.last_id,
+                          s.last_id);
+        }
+        ex = CTL_EX_UNREACHABLE;
     }
     ctl_resp_done(&r);
     free(s.line);

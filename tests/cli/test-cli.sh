@@ -49,9 +49,9 @@ check() {
   fi
 }
 has() { grep -qF -- "$1" "${2:-$out}"; }
-# wait_for FILE TEXT: up to 10 s for TEXT to appear in FILE.
+# wait_for FILE TEXT: up to 30 s for TEXT to appear in FILE.
 wait_for() {
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 300); do
     grep -qF -- "$2" "$1" 2>/dev/null && return 0
     sleep 0.1
   done
@@ -388,8 +388,26 @@ check "watch --since 0 --count 2 --json: two event lines, then exit 0" \
 run --server "http://127.0.0.1:$port/" ls /cli-raw
 check "--server (trailing / allowed)" '[ $rc = 0 ] && grep -qx r1 $out'
 
-# ---- health of a server that could not replay everything ------------------
+# ---- a watch whose server goes away; health after a partial replay ---------
+rev=$("$CTL" health | sed 's/.*revision //')
+"$CTL" watch --since $((rev - 1)) >"$tmp/watch" 2>"$tmp/watch.err" &
+wpid=$!
+pids+=($wpid)
+wait_for "$tmp/watch" "$rev "
+got=$?
 kill "${pids[0]}" && wait "${pids[0]}" 2>/dev/null
+for _ in $(seq 1 300); do # up to 30 s for the watch to notice
+  kill -0 $wpid 2>/dev/null || break
+  sleep 0.1
+done
+kill $wpid 2>/dev/null
+wrc=0
+wait $wpid || wrc=$?
+rc=$wrc
+cp "$tmp/watch" "$out"
+cp "$tmp/watch.err" "$err"
+check "watch ends when the server goes: unreachable (10), says where to resume" \
+  '[ $got = 0 ] && [ $wrc = 10 ] && has "resume with --since $rev" $err'
 start main --no-module # the stored /cli-raw items have no subsystem now
 export CONFIGFSCTL_SERVER=http://127.0.0.1:$port
 run health
