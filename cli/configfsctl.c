@@ -1570,7 +1570,7 @@ static const struct cmd cmds[] = {
      O_BINARY | O_IF_MATCH,
      1,
      2,
-     "write PATH [VALUE]",
+     "write [--binary] PATH [VALUE]",
      "Store VALUE (exactly these bytes, no newline added) or, without\n"
      "VALUE, all of stdin into an attribute: one store(). A value holding\n"
      "NUL bytes needs --binary (sent as application/octet-stream).\n"
