@@ -421,8 +421,20 @@ for role in reader writer admin; do
   echo "$role-token-$RANDOM$RANDOM" >"$tmp/$role.token"
   "$configfsd" hash-token "$role" "$role" <"$tmp/$role.token" >>"$tmp/tokens"
 done
-start tokens --tokens "$tmp/tokens"
-tserver=http://127.0.0.1:$port
+# and TLS, with a certificate made here (as test-http-tls.c makes its own)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$tmp/tls.key" -out "$tmp/tls.crt" >/dev/null 2>&1 ||
+  { echo "Bail out! openssl failed (scripts/deps.sh installs it)"; exit 1; }
+start tokens --tokens "$tmp/tokens" --tls-cert "$tmp/tls.crt" \
+  --tls-key "$tmp/tls.key"
+tserver=https://127.0.0.1:$port
+run --server "$tserver" health
+check "https with a certificate nobody vouches for: unreachable (10)" \
+  '[ $rc = 10 ] && has "cannot reach" $err'
+run --server "$tserver" --cacert "$tmp/tls.crt" health
+check "--cacert: https verified against that certificate" '[ $rc = 0 ]'
+export CONFIGFSCTL_CACERT=$tmp/tls.crt
 run --server "$tserver" ls
 check "without a token: 401 is EACCES (6)" '[ $rc = 6 ] && has "401" $err'
 run --server "$tserver" --token wrong ls
