@@ -246,6 +246,16 @@ run rmdir /usb_gadget/g1/configs/c.1/ncm.usb0
 check "rmdir of a link is refused (1)" '[ $rc = 1 ] && has ENOTDIR $err'
 run rmdir /usb_gadget/g1
 check "rmdir of a folder with children: ENOTEMPTY (8)" '[ $rc = 8 ]'
+run ls -l /usb_gadget/g1/configs/c.1/ncm.usb0
+check "ls -l of a link: that entry alone" \
+  '[ $rc = 0 ] && [ $(wc -l <$out) = 1 ] && has "ncm.usb0 -> /usb_gadget/g1/functions/ncm.usb0"'
+run ls /usb_gadget/g1/configs/c.1/MaxPower
+check "ls of an attribute: its name" '[ $rc = 0 ] && [ "$(cat $out)" = MaxPower ]'
+run tree /usb_gadget/g1/configs
+check "tree shows links with their targets" \
+  '[ $rc = 0 ] && has "\`-- ncm.usb0 -> /usb_gadget/g1/functions/ncm.usb0" && has "|-- MaxPower = "'
+run cat /usb_gadget/g1/configs/c.1/ncm.usb0
+check "cat of a link is refused like a directory (1)" '[ $rc = 1 ] && has "Is a directory" $err'
 run rm /usb_gadget/g1/configs/c.1/ncm.usb0
 check "rm removes the link" '[ $rc = 0 ] && ! "$CTL" ls /usb_gadget/g1/configs/c.1 | grep -q ncm'
 run --json ln -s /usb_gadget/g1/functions/ncm.usb0 /usb_gadget/g1/configs/c.1/
@@ -330,6 +340,8 @@ check "import --dry-run prints the plan, changes nothing" \
 run import "$tmp/export.json"
 check "import applies it" \
   '[ $rc = 0 ] && grep -qE "^revision [0-9]+: 2 operations$" $out && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 7 ]'
+STDIN=$tmp/export.json run import -
+check "import - reads stdin; an unchanged tree: no changes" '[ $rc = 0 ] && has "no changes"'
 run import "$tmp/export.json"
 check "import of an unchanged tree: no changes" '[ $rc = 0 ] && has "no changes"'
 "$CTL" mkdir /02-simple-children/extra
