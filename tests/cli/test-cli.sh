@@ -5,6 +5,8 @@
 # values, errors and their exit codes, tokens, rmdir -r of a subtree with
 # links, and watch receiving an event. One TAP line per check.
 #   test-cli.sh CONFIGFSD CONFIGFSCTL SCHEMA_DIR MODULE.so
+# The checks are single-quoted on purpose: check() evaluates them later.
+# shellcheck disable=SC2016,SC2034
 set -uo pipefail
 configfsd=$1
 CTL=$2
@@ -149,7 +151,7 @@ check "cat of a missing attribute: ENOENT (3)" '[ $rc = 3 ]'
 run cat /02-simple-children/child1
 check "cat of a folder: Is a directory (1)" '[ $rc = 1 ] && has "Is a directory" $err'
 run --json cat /02-simple-children/child1/storeme
-rev=$(sed -n 's/.*"revision":\([0-9]*\).*/\1/p' $out)
+rev=$(sed -n 's/.*"revision":\([0-9]*\).*/\1/p' "$out")
 check "cat --json: the attribute with its revision" '[ $rc = 0 ] && has "\"value\":\"43\"" && [ -n "$rev" ]'
 run write --if-match $((rev + 1)) /02-simple-children/child1/storeme 44
 check "write --if-match with a stale revision: ESTALE (9), unchanged" \
@@ -379,7 +381,7 @@ check "ls -R lists each folder under a header" \
 rev=$("$CTL" health | sed 's/.*revision //')
 "$CTL" watch --since "$rev" /02-simple-children/t1 >"$tmp/watch" 2>"$tmp/watch.err" &
 wpid=$!
-pids+=($wpid)
+pids+=("$wpid")
 "$CTL" write /02-simple-children/t1/storeme 5
 "$CTL" write /02-simple-children/child1/storeme 6 # not under the path
 wait_for "$tmp/watch" "store /02-simple-children/t1/storeme = 5"
@@ -404,7 +406,7 @@ check "--server (trailing / allowed)" '[ $rc = 0 ] && grep -qx r1 $out'
 rev=$("$CTL" health | sed 's/.*revision //')
 "$CTL" watch --since $((rev - 1)) >"$tmp/watch" 2>"$tmp/watch.err" &
 wpid=$!
-pids+=($wpid)
+pids+=("$wpid")
 wait_for "$tmp/watch" "$rev "
 got=$?
 kill "${pids[0]}" && wait "${pids[0]}" 2>/dev/null
