@@ -715,9 +715,13 @@ static int cmd_rm(struct ctl *c, const struct opts *o, int argc, char **argv)
 
 /* The unlinks (into @unlinks) and rmdirs, children first (into @rmdirs),
  * that remove @node's subtree; a committed item is uncommitted first, as
- * configfs refuses rmdir in live/ (configfs-rules C6). @parent_live: the
- * parent is the live/ group of a committable group. */
+ * configfs refuses rmdir in live/ (configfs-rules C6). Default groups go
+ * with their parents, except @top itself: rmdir -r of a default group, a
+ * subsystem or the root ends with its rmdir, which configfs refuses, so
+ * nothing is removed. @parent_live: the parent is the live/ group of a
+ * committable group. */
 static int plan_rmdir(struct ctl *c,
+                      const char *top,
                       json_t *node,
                       bool parent_live,
                       json_t *unlinks,
@@ -739,6 +743,7 @@ static int plan_rmdir(struct ctl *c,
 
         if (ex == 0) {
             ex = plan_rmdir(c,
+                            top,
                             child,
                             jbool(node, "default_group") && jbool(node, "live"),
                             unlinks,
@@ -749,7 +754,7 @@ static int plan_rmdir(struct ctl *c,
             return ex;
         }
     }
-    if (jbool(node, "default_group")) {
+    if (jbool(node, "default_group") && strcmp(path, top) != 0) {
         return 0; /* goes with its parent (configfs-rules RM3) */
     }
     if (parent_live) {
@@ -852,12 +857,9 @@ static int cmd_rmdir(struct ctl *c, const struct opts *o, int argc, char **argv)
     }
     unlinks = json_array();
     rmdirs = json_array();
-    ex = plan_rmdir(c, node, parent_live, unlinks, rmdirs);
+    ex = plan_rmdir(c, path, node, parent_live, unlinks, rmdirs);
     if (ex) {
         goto out;
-    }
-    if (json_array_size(rmdirs) == 0) { /* a default group, the root ... */
-        json_array_append_new(rmdirs, op_path("rmdir", path));
     }
     json_array_extend(unlinks, rmdirs);
     doc =

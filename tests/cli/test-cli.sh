@@ -303,6 +303,9 @@ check "mv --if-match stale: ESTALE (9)" '[ $rc = 9 ]'
 run mv /04-committable-children/pending/c1 /04-committable-children/live/other
 check "mv to another name: refused by configfs (5 or 6)" '[ $rc = 5 ] || [ $rc = 6 ]'
 "$CTL" mv /04-committable-children/pending/c1 /04-committable-children/live/
+run rmdir -r /04-committable-children/live
+check "rmdir -r of a default group is refused whole (EPERM, 6): c1 stays" \
+  '[ $rc = 6 ] && "$CTL" ls /04-committable-children/live | grep -qx c1'
 run rmdir -r /04-committable-children/live/c1
 check "rmdir -r of a committed item uncommits it first" \
   '[ $rc = 0 ] && [ -z "$("$CTL" ls /04-committable-children/live)" ] && [ -z "$("$CTL" ls /04-committable-children/pending)" ]'
