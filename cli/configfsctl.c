@@ -1521,7 +1521,7 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
         }
         json_decref(p);
         (void)ctl_fail(c, "readyz", &r);
-        ex = CTL_EX_AGAIN; /* whatever errno the problem names */
+        ex = CTL_EX_AGAIN; /* 503, as ctl_fail() maps it */
     } else if ((ready = ctl_resp_json(&r))) {
         (void)printf(
             "alive, ready at revision %lld\n",
@@ -1683,7 +1683,7 @@ static const char exit_codes_text[] =
     "  0  success              6  EACCES, EPERM (401, 403)\n"
     "  1  other failure        7  EBUSY\n"
     "  2  usage                8  ENOTEMPTY\n"
-    "  3  ENOENT (404)         9  ESTALE (412), EAGAIN (503): retry\n"
+    "  3  ENOENT (404)         9  412 (ESTALE), 503 (EAGAIN ...): retry\n"
     "  4  EEXIST              10  server unreachable\n"
     "  5  EINVAL, ERANGE, EFBIG, E2BIG ... (400, 413, 415, 422)\n";
 

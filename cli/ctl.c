@@ -357,6 +357,9 @@ int ctl_exit_code(const char *e, long status)
         {"EAGAIN", CTL_EX_AGAIN},
     };
 
+    if (status == 412 || status == 503) {
+        return CTL_EX_AGAIN; /* a condition, or storage undone: retry */
+    }
     if (e) {
         for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
             if (strcmp(e, map[i].name) == 0) {

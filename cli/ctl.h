@@ -86,7 +86,8 @@ bool ctl_ok(const struct ctl_resp *r);
  * code. @what names the action for answers that carry no problem. */
 int ctl_fail(const struct ctl *c, const char *what, const struct ctl_resp *r);
 
-/* The exit code of an errno name ("ENOENT") or, without one, of a status. */
+/* The exit code of an answer: 412 and 503 are CTL_EX_AGAIN whatever the
+ * errno; otherwise the errno name ("ENOENT") or, without one, the status. */
 int ctl_exit_code(const char *errno_name, long status);
 /* The exit code of a local errno (a file that cannot be read ...). */
 int ctl_exit_errno(int err);
