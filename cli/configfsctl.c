@@ -1536,8 +1536,6 @@ out:
 
 /* ---- the command table, help, main ------------------------------------- */
 
-#define O_GLOBAL 0u
-
 static const struct cmd cmds[] = {
     {"ls",
      cmd_ls,
