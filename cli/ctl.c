@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ctl.c - configfsctl's HTTP client on libcurl: one request or one event
+ * stream at a time on a reused handle, problem+json turned into a message
+ * and an exit code, and config paths turned into URLs segment by segment
+ * (docs/API.md, "Config paths in URLs").
+ */
+#include "ctl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ---- memory ------------------------------------------------------------ */
+
+static void oom(void)
+{
+    (void)fputs("configfsctl: out of memory\n", stderr);
+    exit(CTL_EX_FAIL);
+}
+
+void *ctl_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+
+    if (!p) {
+        oom();
+    }
+    return p;
+}
+
+void *ctl_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+
+    if (!q) {
+        oom();
+    }
+    return q;
+}
+
+char *ctl_xstrdup(const char *s)
+{
+    char *d = strdup(s);
+
+    if (!d) {
+        oom();
+    }
+    return d;
+}
+
+char *ctl_strdup_printf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        oom();
+    }
+    return s;
+}
+
+/* ---- responses --------------------------------------------------------- */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct ctl_resp *r = ud;
+    size_t n = size * nmemb;
+
+    if (r->len + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+
+        while (cap < r->len + n + 1) {
+            cap *= 2;
+        }
+        r->body = ctl_xrealloc(r->body, cap);
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return n;
+}
+
+/* A header's value, trimmed, when @line is "@name: value". New string. */
+static char *header_value(const char *line, size_t len, const char *name)
+{
+    size_t nlen = strlen(name);
+    const char *v;
+    const char *end = line + len;
+
+    if (len <= nlen || strncasecmp(line, name, nlen) != 0 ||
+        line[nlen] != ':') {
+        return NULL;
+    }
+    v = line + nlen + 1;
+    while (v < end && (*v == ' ' || *v == '\t')) {
+        v++;
+    }
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ')) {
+        end--;
+    }
+    return strndup(v, (size_t)(end - v));
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct ctl_resp *r = ud;
+    size_t n = size * nmemb;
+    char *v;
+
+    if ((v = header_value(data, n, "Content-Type"))) {
+        free(r->ctype);
+        r->ctype = v;
+    } else if ((v = header_value(data, n, "ETag"))) {
+        free(r->etag);
+        r->etag = v;
+    }
+    return n;
+}
+
+void ctl_resp_done(struct ctl_resp *r)
+{
+    free(r->body);
+    free(r->ctype);
+    free(r->etag);
+    memset(r, 0, sizeof(*r));
+}
+
+bool ctl_ok(const struct ctl_resp *r)
+{
+    return r->status >= 200 && r->status < 300;
+}
+
+json_t *ctl_resp_json(const struct ctl_resp *r)
+{
+    json_error_t err;
+    json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &err);
+
+    if (!j) {
+        (void)fprintf(stderr,
+                      "configfsctl: the server's answer is not JSON: %s\n",
+                      err.text);
+    }
+    return j;
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static struct curl_slist *build_headers(const struct ctl *c,
+                                        const char *ctype,
+                                        const char *const *headers)
+{
+    struct curl_slist *h = NULL;
+    struct curl_slist *t;
+
+    /* libcurl would add "Expect: 100-continue" to larger bodies. */
+    h = curl_slist_append(h, "Expect:");
+    if (h && c->auth) {
+        h = (t = curl_slist_append(h, c->auth)) ? t : h;
+    }
+    if (h && ctype) {
+        char *line = ctl_strdup_printf("Content-Type: %s", ctype);
+
+        h = (t = curl_slist_append(h, line)) ? t : h;
+        free(line);
+    }
+    for (size_t i = 0; h && headers && headers[i]; i++) {
+        h = (t = curl_slist_append(h, headers[i])) ? t : h;
+    }
+    if (!h) {
+        oom();
+    }
+    return h;
+}
+
+static void setup(struct ctl *c,
+                  const char *method,
+                  const char *url,
+                  struct curl_slist *h,
+                  struct ctl_resp *r)
+{
+    char *full = ctl_strdup_printf("%s%s", c->server, url);
+
+    curl_easy_reset(c->curl);
+    curl_easy_setopt(c->curl, CURLOPT_URL, full);
+    free(full); /* libcurl keeps its own copy */
+    curl_easy_setopt(c->curl, CURLOPT_DEFAULT_PROTOCOL, "http");
+    curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* The server refuses "." and ".." itself; libcurl must not squash
+     * them into another path first. */
+    curl_easy_setopt(c->curl, CURLOPT_PATH_AS_IS, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "configfsctl/" CFS_VERSION);
+    if (c->cacert) {
+        curl_easy_setopt(c->curl, CURLOPT_CAINFO, c->cacert);
+    }
+    if (strcmp(method, "GET") != 0) {
+        curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+    }
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, r);
+}
+
+static int transport_failed(const struct ctl *c, CURLcode rc, const char *eb)
+{
+    (void)fprintf(stderr,
+                  "configfsctl: cannot reach %s: %s\n",
+                  c->server,
+                  eb[0] ? eb : curl_easy_strerror(rc));
+    return CTL_EX_UNREACHABLE;
+}
+
+int ctl_request(struct ctl *c,
+                const char *method,
+                const char *url,
+                const char *ctype,
+                const void *body,
+                size_t len,
+                const char *const *headers,
+                struct ctl_resp *r)
+{
+    struct curl_slist *h = build_headers(c, ctype, headers);
+    char eb[CURL_ERROR_SIZE] = "";
+    CURLcode rc;
+
+    memset(r, 0, sizeof(*r));
+    setup(c, method, url, h, r);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, eb);
+    if (c->timeout > 0) {
+        curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, c->timeout);
+    }
+    if (body) {
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    }
+    rc = curl_easy_perform(c->curl);
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(h);
+    if (rc != CURLE_OK) {
+        return transport_failed(c, rc, eb);
+    }
+    return 0;
+}
+
+struct stream {
+    struct ctl *c;
+    struct ctl_resp *r;
+    bool (*cb)(const char *data, size_t len, void *ud);
+    void *ud;
+    volatile const sig_atomic_t *stop;
+    bool stopped;
+};
+
+static size_t on_stream(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct stream *s = ud;
+    size_t n = size * nmemb;
+
+    curl_easy_getinfo(s->c->curl, CURLINFO_RESPONSE_CODE, &s->r->status);
+    if (!ctl_ok(s->r)) {
+        return on_body(data, size, nmemb, s->r);
+    }
+    if (!s->cb(data, n, s->ud)) {
+        s->stopped = true;
+        return 0; /* ends the transfer */
+    }
+    return n;
+}
+
+static int on_progress(void *ud,
+                       curl_off_t dltotal,
+                       curl_off_t dlnow,
+                       curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct stream *s = ud;
+
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    if (*s->stop) {
+        s->stopped = true;
+        return 1;
+    }
+    return 0;
+}
+
+int ctl_stream(struct ctl *c,
+               const char *url,
+               const char *const *headers,
+               bool (*cb)(const char *data, size_t len, void *ud),
+               void *ud,
+               volatile const sig_atomic_t *stop,
+               struct ctl_resp *r)
+{
+    struct curl_slist *h = build_headers(c, NULL, headers);
+    struct stream s = {.c = c, .r = r, .cb = cb, .ud = ud, .stop = stop};
+    char eb[CURL_ERROR_SIZE] = "";
+    CURLcode rc;
+
+    memset(r, 0, sizeof(*r));
+    setup(c, "GET", url, h, r);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, eb);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &s);
+    rc = curl_easy_perform(c->curl);
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(h);
+    if (rc != CURLE_OK && !s.stopped) {
+        return transport_failed(c, rc, eb);
+    }
+    return 0;
+}
+
+/* ---- errors and exit codes --------------------------------------------- */
+
+int ctl_exit_code(const char *e, long status)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } map[] = {
+        {"ENOENT", CTL_EX_NOENT},
+        {"EEXIST", CTL_EX_EXIST},
+        {"EINVAL", CTL_EX_INVAL},
+        {"ERANGE", CTL_EX_INVAL},
+        {"EDOM", CTL_EX_INVAL},
+        {"ENAMETOOLONG", CTL_EX_INVAL},
+        {"EFBIG", CTL_EX_INVAL},
+        {"E2BIG", CTL_EX_INVAL},
+        {"EOVERFLOW", CTL_EX_INVAL},
+        {"EMSGSIZE", CTL_EX_INVAL},
+        {"EACCES", CTL_EX_ACCES},
+        {"EPERM", CTL_EX_ACCES},
+        {"EBUSY", CTL_EX_BUSY},
+        {"ENOTEMPTY", CTL_EX_NOTEMPTY},
+        {"ESTALE", CTL_EX_AGAIN},
+        {"EAGAIN", CTL_EX_AGAIN},
+    };
+
+    if (status == 412 || status == 503) {
+        return CTL_EX_AGAIN; /* a condition, or storage undone: retry */
+    }
+    if (e) {
+        for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+            if (strcmp(e, map[i].name) == 0) {
+                return map[i].code;
+            }
+        }
+        return CTL_EX_FAIL;
+    }
+    switch (status) {
+    case 404:
+        return CTL_EX_NOENT;
+    case 400:
+    case 413:
+    case 414:
+    case 415:
+    case 422:
+    case 431:
+        return CTL_EX_INVAL;
+    case 401:
+    case 403:
+        return CTL_EX_ACCES;
+    case 412:
+    case 503:
+        return CTL_EX_AGAIN;
+    default:
+        return CTL_EX_FAIL;
+    }
+}
+
+int ctl_exit_errno(int err)
+{
+    switch (err) {
+    case ENOENT:
+        return CTL_EX_NOENT;
+    case EEXIST:
+        return CTL_EX_EXIST;
+    case EINVAL:
+    case EFBIG:
+    case E2BIG:
+        return CTL_EX_INVAL;
+    case EACCES:
+    case EPERM:
+        return CTL_EX_ACCES;
+    case EBUSY:
+        return CTL_EX_BUSY;
+    case ENOTEMPTY:
+        return CTL_EX_NOTEMPTY;
+    case EAGAIN:
+        return CTL_EX_AGAIN;
+    default:
+        return CTL_EX_FAIL;
+    }
+}
+
+int ctl_fail(const struct ctl *c, const char *what, const struct ctl_resp *r)
+{
+    json_t *p = NULL;
+    const char *title = NULL;
+    const char *detail = NULL;
+    const char *e = NULL;
+    json_t *op = NULL;
+    int code;
+
+    if (r->ctype && r->len &&
+        (strncasecmp(r->ctype, "application/problem+json", 24) == 0 ||
+         strncasecmp(r->ctype, "application/json", 16) == 0)) {
+        p = json_loadb(r->body, r->len, 0, NULL);
+    }
+    if (json_is_object(p)) {
+        title = json_string_value(json_object_get(p, "title"));
+        detail = json_string_value(json_object_get(p, "detail"));
+        e = json_string_value(json_object_get(p, "errno"));
+        op = json_object_get(p, "op_index");
+    }
+    if (c->json && p) {
+        /* Programs get the problem document as the server sent it. */
+        (void)fwrite(r->body, 1, r->len, stderr);
+        if (r->body[r->len - 1] != '\n') {
+            (void)fputc('\n', stderr);
+        }
+    } else {
+        if (detail) {
+            (void)fprintf(stderr, "configfsctl: %s [%ld", detail, r->status);
+        } else {
+            (void)fprintf(
+                stderr, "configfsctl: %s: failed [%ld", what, r->status);
+        }
+        if (title) {
+            (void)fprintf(stderr, " %s", title);
+        }
+        if (e) {
+            (void)fprintf(stderr, ", %s", e);
+        }
+        if (json_is_integer(op)) {
+            (void)fprintf(
+                stderr, ", op_index %lld", (long long)json_integer_value(op));
+        }
+        (void)fputs("]\n", stderr);
+        if (!p && r->len) { /* not a problem: show what came */
+            (void)fputs("configfsctl: ", stderr);
+            ctl_put_escaped(stderr, r->body, r->len > 300 ? 300 : r->len);
+            (void)fputc('\n', stderr);
+        }
+    }
+    code = ctl_exit_code(e, r->status); /* before @e goes with @p */
+    json_decref(p);
+    return code;
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+char *ctl_abs_path(const char *arg)
+{
+    size_t n = strlen(arg);
+    char *out = ctl_xmalloc(n + 2);
+    size_t o = 0;
+    const char *s = arg;
+
+    while (*s) {
+        const char *seg;
+
+        while (*s == '/') {
+            s++;
+        }
+        if (!*s) {
+            break;
+        }
+        seg = s;
+        while (*s && *s != '/') {
+            s++;
+        }
+        out[o++] = '/';
+        memcpy(out + o, seg, (size_t)(s - seg));
+        o += (size_t)(s - seg);
+    }
+    if (o == 0) {
+        out[o++] = '/';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static bool unreserved(unsigned char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+           (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_' ||
+           ch == '~';
+}
+
+char *ctl_config_url(const char *path)
+{
+    static const char prefix[] = "/api/v1/config/";
+    size_t n = strlen(path);
+    char *out = ctl_xmalloc(sizeof(prefix) + 3 * n);
+    size_t o = sizeof(prefix) - 1;
+    const char *s = path;
+
+    memcpy(out, prefix, o);
+    while (*s == '/') {
+        s++;
+    }
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+
+        if (ch == '/' || unreserved(ch)) {
+            out[o++] = (char)ch; /* '/' separates; a name never holds it */
+        } else {
+            o += (size_t)sprintf(out + o, "%%%02X", ch);
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+char *ctl_query_escape(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = ctl_xmalloc(3 * n + 1);
+    size_t o = 0;
+
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+
+        if (unreserved(ch) || ch == '/') {
+            out[o++] = (char)ch;
+        } else {
+            o += (size_t)sprintf(out + o, "%%%02X", ch);
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+const char *ctl_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+char *ctl_dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash || slash == path) {
+        return ctl_xstrdup("/");
+    }
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+/* The length of the valid UTF-8 sequence of 2-4 bytes at @s (0: none). */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    size_t n;
+    unsigned int cp;
+
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+        cp = s[0] & 0x1F;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        cp = s[0] & 0x0F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (len < n) {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            return 0;
+        }
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+        return 0;
+    }
+    return n;
+}
+
+void ctl_put_escaped(FILE *out, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+
+    for (size_t i = 0; i < len;) {
+        unsigned char ch = s[i];
+        size_t n;
+
+        if (ch == '\\') {
+            (void)fputs("\\\\", out);
+        } else if (ch == '\n') {
+            (void)fputs("\\n", out);
+        } else if (ch == '\t') {
+            (void)fputs("\\t", out);
+        } else if (ch == '\r') {
+            (void)fputs("\\r", out);
+        } else if (ch >= 0x20 && ch < 0x7F) {
+            (void)fputc(ch, out);
+        } else if (ch >= 0x80 && (n = utf8_seq(s + i, len - i)) > 0) {
+            (void)fwrite(s + i, 1, n, out);
+            i += n;
+            continue;
+        } else {
+            (void)fprintf(out, "\\x%02x", ch);
+        }
+        i++;
+    }
+}
+
+int ctl_base64_decode(const char *in, char **ret, size_t *ret_len)
+{
+    size_t n = strlen(in);
+    char *out = ctl_xmalloc(n / 4 * 3 + 3);
+    size_t o = 0;
+    unsigned int acc = 0;
+    int bits = 0;
+
+    for (size_t i = 0; i < n && in[i] != '='; i++) {
+        const char *p = strchr(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+            in[i]);
+
+        if (!p || !in[i]) {
+            free(out);
+            return -EINVAL;
+        }
+        acc = (acc << 6) | (unsigned int)(p - "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "abcdefghijklmnopqrstuvwxyz"
+                                              "0123456789+/");
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (char)((acc >> bits) & 0xFF);
+        }
+    }
+    *ret = out;
+    *ret_len = o;
+    return 0;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+int ctl_read_file(const char *path, char **ret_buf, size_t *ret_len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0;
+    size_t cap = 0;
+    int err = 0;
+
+    if (!f) {
+        return -errno;
+    }
+    for (;;) {
+        size_t n;
+
+        if (cap - len < 4096) {
+            cap = cap ? cap * 2 : 8192;
+            buf = ctl_xrealloc(buf, cap + 1);
+        }
+        n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                err = errno ? errno : EIO;
+            }
+            break;
+        }
+    }
+    if (f != stdin) {
+        (void)fclose(f);
+    }
+    if (err) {
+        free(buf);
+        return -err;
+    }
+    buf[len] = '\0';
+    *ret_buf = buf;
+    *ret_len = len;
+    return 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.h - configfsctl's shared parts: the connection to one configfsd (a
+ * libcurl handle, the base URL, the token), responses, config paths and how
+ * they become URLs, and the fixed mapping from a server's problem (or a
+ * transport failure) to an exit code. configfsctl speaks only the HTTP API
+ * of docs/API.md; it links nothing of core/ or store/.
+ */
+#ifndef CFS_CTL_H
+#define CFS_CTL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+/* Exit codes (configfsctl(1), EXIT STATUS). Fixed: scripts test them. */
+enum {
+    CTL_EX_OK = 0,
+    CTL_EX_FAIL = 1,        /* any other error */
+    CTL_EX_USAGE = 2,       /* bad command line */
+    CTL_EX_NOENT = 3,       /* ENOENT, 404 */
+    CTL_EX_EXIST = 4,       /* EEXIST */
+    CTL_EX_INVAL = 5,       /* EINVAL, ERANGE, E2BIG, EFBIG ...: 400/413/422 */
+    CTL_EX_ACCES = 6,       /* EACCES, EPERM: 401, 403 */
+    CTL_EX_BUSY = 7,        /* EBUSY */
+    CTL_EX_NOTEMPTY = 8,    /* ENOTEMPTY */
+    CTL_EX_AGAIN = 9,       /* ESTALE (412), EAGAIN (503): re-read, retry */
+    CTL_EX_UNREACHABLE = 10 /* no answer: connection, TLS, timeout */
+};
+
+struct ctl {
+    char *server;       /* base URL, no trailing '/' (owned) */
+    char *auth;         /* "Authorization: Bearer ..." or NULL (owned) */
+    const char *cacert; /* CA file for https, or NULL */
+    long timeout;       /* seconds for one request; 0: none */
+    bool json;          /* --json: print the server's JSON */
+    CURL *curl;
+};
+
+struct ctl_resp {
+    long status;
+    char *body; /* NUL-terminated after len bytes (owned) */
+    size_t len;
+    size_t cap;
+    char *ctype; /* Content-Type, or NULL (owned) */
+    char *etag;  /* ETag, or NULL (owned) */
+};
+
+/* Send METHOD @url (a path and query, from '/') with an optional body of
+ * @len bytes and its @ctype, plus NULL-terminated extra @headers. A
+ * transport failure is printed. @return 0 (any HTTP status: look at
+ * r->status) or CTL_EX_UNREACHABLE. @r is filled; ctl_resp_done() it. */
+int ctl_request(struct ctl *c,
+                const char *method,
+                const char *url,
+                const char *ctype,
+                const void *body,
+                size_t len,
+                const char *const *headers,
+                struct ctl_resp *r);
+void ctl_resp_done(struct ctl_resp *r);
+
+/* A GET of @url streamed to @cb (bytes as they arrive; return false to
+ * stop). @stop is polled about once a second; when it turns true the
+ * transfer ends. Non-2xx answers are collected in @r instead.
+ * @return 0 (stream ended, stopped, or a non-2xx in r->status) or
+ * CTL_EX_UNREACHABLE. */
+int ctl_stream(struct ctl *c,
+               const char *url,
+               const char *const *headers,
+               bool (*cb)(const char *data, size_t len, void *ud),
+               void *ud,
+               volatile const sig_atomic_t *stop,
+               struct ctl_resp *r);
+
+/* A 2xx status. */
+bool ctl_ok(const struct ctl_resp *r);
+
+/* Print why @r failed to stderr (the problem's title, detail, errno and
+ * op_index; with --json the problem document itself) and @return its exit
+ * code. @what names the action for answers that carry no problem. */
+int ctl_fail(const struct ctl *c, const char *what, const struct ctl_resp *r);
+
+/* The exit code of an answer: 412 and 503 are CTL_EX_AGAIN whatever the
+ * errno; otherwise the errno name ("ENOENT") or, without one, the status. */
+int ctl_exit_code(const char *errno_name, long status);
+/* The exit code of a local errno (a file that cannot be read ...). */
+int ctl_exit_errno(int err);
+
+/* The absolute config path @arg names: a leading '/' added when missing,
+ * empty segments dropped ("a//b/" -> "/a/b"). New string. */
+char *ctl_abs_path(const char *arg);
+/* "/api/v1/config/" plus each segment of the absolute @path percent-
+ * encoded on its own. New string. */
+char *ctl_config_url(const char *path);
+/* @s percent-encoded for a query value. New string. */
+char *ctl_query_escape(const char *s);
+/* The last segment of an absolute path (borrowed, inside @path). */
+const char *ctl_basename(const char *path);
+/* The parent of an absolute path ("/" for a top-level name). New string. */
+char *ctl_dirname(const char *path);
+
+/* printf into a new string (aborts on out of memory, as all of
+ * configfsctl's allocations do: a CLI has nothing to save). */
+char *ctl_strdup_printf(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+void *ctl_xmalloc(size_t n);
+void *ctl_xrealloc(void *p, size_t n);
+char *ctl_xstrdup(const char *s);
+
+/* Write @len bytes of @s for a terminal line: printable text and UTF-8
+ * as is, other bytes as C escapes (\n, \t, \\, \xHH). */
+void ctl_put_escaped(FILE *out, const char *s, size_t len);
+
+/* Decode base64 (as the API's "encoding": "base64" values) into a new
+ * buffer. @return 0 or -EINVAL. */
+int ctl_base64_decode(const char *in, char **ret, size_t *ret_len);
+
+/* Parse the body of @r as JSON (NULL and a message on stderr when it is
+ * not). New reference. */
+json_t *ctl_resp_json(const struct ctl_resp *r);
+
+/* Read a whole file ("-": stdin). @return 0 or a negative errno. */
+int ctl_read_file(const char *path, char **ret_buf, size_t *ret_len);
+
+#endif /* CFS_CTL_H */
