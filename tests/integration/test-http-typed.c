@@ -111,6 +111,33 @@ static void test_typed_encoded_slash_separates(void **state)
     http(&r, "GET", "/api/v1/config/02-simple-children/enc", NULL, 0, NULL);
     expect_problem(&r, 404, "ENOENT");
     http_resp_done(&r);
+
+    /* decoded once: a name that holds the text "%2F" is "%252F" in a URL,
+     * and stays one name */
+    http_json(&r,
+              "POST",
+              "/api/v1/config/02-simple-children",
+              "{\"name\":\"p%2Fq\"}");
+    assert_int_equal(r.status, 201);
+    loc = http_header(&r, "Location");
+    assert_string_equal(loc, "/api/v1/config/02-simple-children/p%252Fq");
+    free(loc);
+    http_resp_done(&r);
+    http(&r, "GET", "/api/v1/node/02-simple-children%2Fp%252Fq", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "name"), "p%2Fq");
+    http_resp_done(&r);
+    http(&r, "GET", "/api/v1/node/02-simple-children%2Fp%2Fq", NULL, 0, NULL);
+    expect_problem(&r, 404, "ENOENT"); /* /02-simple-children/p/q */
+    http_resp_done(&r);
+    http(&r,
+         "DELETE",
+         "/api/v1/config/02-simple-children/p%252Fq",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 204);
+    http_resp_done(&r);
 }
 
 /* ".", ".." and control bytes are refused with 400 however they are
