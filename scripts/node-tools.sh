@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install the pinned Node packages of tools/node (the OpenAPI linter and the
-# JSON-schema validator) with `npm ci`, if they are missing or the lock file
-# changed since. Idempotent, and serialised with flock, since the style and
-# integration suites may ask at the same time. Exits 77 (a skip, for meson
-# test) when node or npm is not installed.
+# Install the pinned Node packages of a folder with `npm ci`, if they are
+# missing or its lock file changed since: tools/node (the OpenAPI linter,
+# the JSON-schema validator, the browser driver) by default, or the folder
+# given (tests/clients: the client generators and Prism). Idempotent, and
+# serialised with flock, since several suites may ask at the same time.
+# Exits 77 (a skip, for meson test) when node or npm is not installed.
+#   node-tools.sh [DIR]
 set -euo pipefail
-dir=$(cd "$(dirname "$0")/../tools/node" && pwd)
+dir=$(cd "${1:-$(dirname "$0")/../tools/node}" && pwd)
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "node-tools: node or npm is not installed" >&2
@@ -20,6 +22,6 @@ flock 9
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
-echo "node-tools: npm ci in tools/node" >&2
+echo "node-tools: npm ci in $dir" >&2
 (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
 echo "$want" >"$stamp"

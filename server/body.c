@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base64.h"
 #include "body.h"
 #include "reply.h"
 #include "request.h"
@@ -85,53 +86,6 @@ bool cfs_http_known_members(struct cfs_http_req *req,
     return true;
 }
 
-static int base64_val(int c)
-{
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A';
-    }
-    if (c >= 'a' && c <= 'z') {
-        return c - 'a' + 26;
-    }
-    if (c >= '0' && c <= '9') {
-        return c - '0' + 52;
-    }
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-static char *base64_decode(const char *in, size_t *ret_len)
-{
-    size_t len = strlen(in);
-    char *out = malloc(len / 4 * 3 + 3);
-    size_t o = 0;
-    unsigned acc = 0;
-    int bits = 0;
-
-    if (!out) {
-        return NULL;
-    }
-    for (size_t i = 0; i < len; i++) {
-        int v;
-
-        if (in[i] == '=') {
-            break;
-        }
-        v = base64_val((unsigned char)in[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    *ret_len = o;
-    return out;
-}
-
 /*
  * A value given in JSON: a string (its bytes), an integer, a real or a
  * boolean (their text); {"value":…, "encoding":"base64"} for bytes.
@@ -151,11 +105,14 @@ char *cfs_http_json_value_bytes(json_t *v,
             *ret_err = "\"encoding\" must be \"base64\" with a string value";
             return NULL;
         }
-        out = base64_decode(json_string_value(v), ret_len);
-        if (!out) {
-            *ret_err = "the value is not valid base64";
+        if (cfs_base64_decode(
+                json_string_value(v), json_string_length(v), &out, ret_len) ==
+            -EINVAL) {
+            *ret_err = "the value is not strict base64 (RFC 4648: the "
+                       "standard alphabet, padded, no whitespace)";
+            return NULL;
         }
-        return out;
+        return out; /* NULL without memory, *ret_err not set */
     }
     if (json_is_string(v)) {
         *ret_len = json_string_length(v);

@@ -202,14 +202,8 @@ static enum MHD_Result access_handler(void *cls,
                          NULL,
                          "the request body is over %zu bytes",
                          srv->opts.body_limit);
-    } else if (req->method == CFS_M_OTHER) {
-        char detail[96];
-
-        (void)snprintf(
-            detail, sizeof(detail), "method %s is not supported", method);
-        cfs_http_not_allowed(req, CFS_M_ANY, detail);
     } else {
-        cfs_http_dispatch(req);
+        cfs_http_dispatch(req); /* other methods too: 405, the route's Allow */
     }
     if (req->committing) {
         /* The answer waits for the disk, this thread does not: the
@@ -299,8 +293,10 @@ int cfs_http_server_set_tokens(struct cfs_http_server *srv,
     return 0;
 }
 
-/* Keep the URL as sent: paths are decoded segment by segment, so that
- * "%2F" can never become a separator. Query values are decoded here. */
+/* Keep the URL as sent: routing matches the raw URL (so that no encoded
+ * variant of a path escapes its route's role), and config paths are
+ * decoded segment by segment, "%2F" then separating names like '/' while
+ * every decoded name is checked. Query values are decoded here. */
 static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
 {
     (void)cls;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * h-config.c - a config node under /api/v1/config/: GET reads it, POST
- * makes an item in a group (with its attributes), PUT stores a value or
- * makes a symlink, DELETE removes an item or a link. Each maps the request
- * onto one transaction of core operations, so a request either stands
- * whole or changes nothing.
+ * h-config.c - a config node under /api/v1/config/ (the shell form): GET
+ * reads it, POST makes an item in a group (with its attributes), PUT
+ * stores a value or makes a symlink, DELETE removes an item or a link; and
+ * the typed forms /api/v1/node, /api/v1/value, /api/v1/link, one kind of
+ * node and one media type each. Each maps the request onto one transaction
+ * of core operations, so a request either stands whole or changes nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,15 +31,9 @@ static char *config_url(const char *path)
  * make) is refused before it reaches the tree: 400 ENAMETOOLONG. */
 static bool too_deep(struct cfs_http_req *req, const char *rest)
 {
-    unsigned int depth = req->method == CFS_M_POST ? 1 : 0;
+    unsigned int depth =
+        (req->method == CFS_M_POST ? 1 : 0) + cfs_http_path_depth(rest);
 
-    for (const char *p = rest; *p;) {
-        size_t n = strcspn(p, "/");
-
-        depth += n > 0;
-        p += n;
-        p += strspn(p, "/");
-    }
     if (depth <= CFS_DEPTH_MAX) {
         return false;
     }
@@ -124,8 +119,10 @@ static void reply_attr(struct cfs_http_req *req,
     cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
 }
 
-static void
-get_attr(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
+static void get_attr(struct cfs_http_req *req,
+                     const char *path,
+                     const struct cfs_entry *e,
+                     bool json)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -146,7 +143,7 @@ get_attr(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
         cfs_http_op_problem(req, r, "show", path);
         return;
     }
-    if (wants_json(req)) {
+    if (json) {
         reply_attr(req, path, e, buf, len);
     } else {
         cfs_http_reply_text(req,
@@ -161,60 +158,76 @@ get_attr(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
     cfs_http_etag(req, e->revision);
 }
 
-static void get_node(struct cfs_http_req *req, const char *path)
+static void reply_link(struct cfs_http_req *req,
+                       const char *path,
+                       const struct cfs_entry *e)
 {
-    struct cfs_entry e;
+    json_t *l = json_object();
+
+    json_object_set_new(l, "kind", json_string("link"));
+    json_object_set_new(l, "name", json_string(e->name));
+    json_object_set_new(l, "path", json_string(path));
+    json_object_set_new(l, "target", json_string(e->target));
+    json_object_set_new(l, "revision", json_integer((json_int_t)e->revision));
+    cfs_http_reply_json(req, MHD_HTTP_OK, l);
+    cfs_http_etag(req, e->revision);
+}
+
+/* The node JSON of a directory (root, subsystem, group or item). */
+static void
+get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
+{
     const char *values;
     char *text = NULL;
     size_t text_len = 0;
     int depth;
+    int r;
+
+    if (parse_depth(req, &depth) < 0) {
+        cfs_http_bad_request(req, "depth must be an integer from 0 to 64");
+        return;
+    }
+    values = cfs_http_query(req, "values");
+    if (values && strcmp(values, "0") != 0 && strcmp(values, "1") != 0) {
+        cfs_http_bad_request(req, "values must be 0 or 1");
+        return;
+    }
+    r = cfs_http_node_text(
+        path, e, depth, !values || strcmp(values, "1") == 0, &text, &text_len);
+    if (r < 0) {
+        cfs_http_op_problem(req, r, "readdir", path);
+        return;
+    }
+    cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
+    cfs_http_etag(req, e->revision);
+}
+
+static bool is_attr(enum cfs_kind kind)
+{
+    return kind == CFS_KIND_ATTR || kind == CFS_KIND_BIN_ATTR;
+}
+
+static bool is_dir(enum cfs_kind kind)
+{
+    return !is_attr(kind) && kind != CFS_KIND_LINK;
+}
+
+/* GET of the shell form: what is answered depends on what @path is. */
+static void get_node(struct cfs_http_req *req, const char *path)
+{
+    struct cfs_entry e;
     int r = cfs_stat(path, &e);
 
     if (r < 0) {
         cfs_http_op_problem(req, r, "stat", path);
         return;
     }
-    switch (e.kind) {
-    case CFS_KIND_ATTR:
-    case CFS_KIND_BIN_ATTR:
-        get_attr(req, path, &e);
-        break;
-    case CFS_KIND_LINK: {
-        json_t *l = json_object();
-
-        json_object_set_new(l, "kind", json_string("link"));
-        json_object_set_new(l, "name", json_string(e.name));
-        json_object_set_new(l, "path", json_string(path));
-        json_object_set_new(l, "target", json_string(e.target));
-        json_object_set_new(
-            l, "revision", json_integer((json_int_t)e.revision));
-        cfs_http_reply_json(req, MHD_HTTP_OK, l);
-        cfs_http_etag(req, e.revision);
-        break;
-    }
-    default:
-        if (parse_depth(req, &depth) < 0) {
-            cfs_http_bad_request(req, "depth must be an integer from 0 to 64");
-            break;
-        }
-        values = cfs_http_query(req, "values");
-        if (values && strcmp(values, "0") != 0 && strcmp(values, "1") != 0) {
-            cfs_http_bad_request(req, "values must be 0 or 1");
-            break;
-        }
-        r = cfs_http_node_text(path,
-                               &e,
-                               depth,
-                               !values || strcmp(values, "1") == 0,
-                               &text,
-                               &text_len);
-        if (r < 0) {
-            cfs_http_op_problem(req, r, "readdir", path);
-            break;
-        }
-        cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len);
-        cfs_http_etag(req, e.revision);
-        break;
+    if (is_attr(e.kind)) {
+        get_attr(req, path, &e, wants_json(req));
+    } else if (e.kind == CFS_KIND_LINK) {
+        reply_link(req, path, &e);
+    } else {
+        get_dir(req, path, &e);
     }
     cfs_entry_done(&e);
 }
@@ -399,14 +412,17 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
 
 /*
  * Begin a transaction and stat @path in it, for a change to an existing
- * node: refuse (405) a node of the kind @attr says it must not be (an
- * attribute when @attr is false, a directory or link when true), and an
- * If-Match that does not hold (412). False: answered, nothing held.
+ * node: refuse a node of the kind @attr says it must not be (an attribute
+ * when @attr is false, a directory or link when true) with 405, or, on a
+ * route that names the kind (@wrong_kind, a negative errno), with 409 and
+ * that errno; and an If-Match that does not hold (412). False: answered,
+ * nothing held.
  */
 static bool begin_on(struct cfs_http_req *req,
                      const char *op,
                      const char *path,
                      bool attr,
+                     int wrong_kind,
                      struct cfs_txn **ret_txn,
                      struct cfs_entry *ret_e)
 {
@@ -422,8 +438,15 @@ static bool begin_on(struct cfs_http_req *req,
         cfs_txn_abort(*ret_txn);
         return false;
     }
-    if ((ret_e->kind == CFS_KIND_ATTR || ret_e->kind == CFS_KIND_BIN_ATTR) !=
-        attr) {
+    if (is_attr(ret_e->kind) != attr && wrong_kind) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONFLICT,
+                         wrong_kind,
+                         NULL,
+                         "%s is a %s",
+                         path,
+                         cfs_kind_name(ret_e->kind));
+    } else if (is_attr(ret_e->kind) != attr) {
         not_allowed(req, ret_e->kind);
     } else if (cfs_http_if_match(req, ret_e->revision)) {
         return true;
@@ -436,14 +459,15 @@ static bool begin_on(struct cfs_http_req *req,
 static void put_store(struct cfs_http_req *req,
                       const char *path,
                       const char *bytes,
-                      size_t len)
+                      size_t len,
+                      int wrong_kind)
 {
     struct cfs_txn *txn = NULL;
     struct cfs_entry e;
     uint64_t rev;
     int r;
 
-    if (!begin_on(req, "store", path, true, &txn, &e)) {
+    if (!begin_on(req, "store", path, true, wrong_kind, &txn, &e)) {
         return;
     }
     if (!e.writable) {
@@ -487,6 +511,36 @@ fail:
     cfs_txn_abort(txn);
 }
 
+/* A symlink given as {"target": PATH}. */
+static void put_target(struct cfs_http_req *req, const char *path, json_t *t)
+{
+    if (cfs_http_absolute(
+            req, json_string_value(t), json_string_length(t), "\"target\"")) {
+        put_symlink(req, path, json_string_value(t));
+    }
+}
+
+/* A store given as {"value": V, "encoding"?: "base64"}. */
+static void
+put_value(struct cfs_http_req *req, const char *path, json_t *body, int wrong)
+{
+    const char *why = NULL;
+    size_t len = 0;
+    char *bytes = cfs_http_json_value_bytes(json_object_get(body, "value"),
+                                            json_object_get(body, "encoding"),
+                                            &len,
+                                            &why);
+
+    if (!bytes) {
+        cfs_http_bad_request(req, "%s", why ? why : "out of memory");
+        return;
+    }
+    put_store(req, path, bytes, len, wrong);
+    free(bytes);
+}
+
+/* PUT of the shell form: the body decides (raw bytes, a value as JSON, or
+ * a link target as JSON). */
 static void put(struct cfs_http_req *req, const char *path)
 {
     json_t *body, *target, *value;
@@ -496,7 +550,7 @@ static void put(struct cfs_http_req *req, const char *path)
         return;
     }
     if (!cfs_http_content_is_json(req)) {
-        put_store(req, path, req->body ? req->body : "", req->body_len);
+        put_store(req, path, req->body ? req->body : "", req->body_len, 0);
         return;
     }
     body = cfs_http_json_body(req);
@@ -517,24 +571,9 @@ static void put(struct cfs_http_req *req, const char *path)
                              "give either \"target\" (a symlink) or \"value\" "
                              "(a store)");
     } else if (target) {
-        if (cfs_http_absolute(req,
-                              json_string_value(target),
-                              json_string_length(target),
-                              "\"target\"")) {
-            put_symlink(req, path, json_string_value(target));
-        }
+        put_target(req, path, target);
     } else {
-        const char *why = NULL;
-        size_t len = 0;
-        char *bytes = cfs_http_json_value_bytes(
-            value, json_object_get(body, "encoding"), &len, &why);
-
-        if (!bytes) {
-            cfs_http_bad_request(req, "%s", why ? why : "out of memory");
-        } else {
-            put_store(req, path, bytes, len);
-        }
-        free(bytes);
+        put_value(req, path, body, 0);
     }
     json_decref(body);
 }
@@ -548,7 +587,7 @@ static void del(struct cfs_http_req *req, const char *path)
     uint64_t rev;
     int r;
 
-    if (!begin_on(req, "delete", path, false, &txn, &e)) {
+    if (!begin_on(req, "delete", path, false, 0, &txn, &e)) {
         return;
     }
     if (e.kind == CFS_KIND_ROOT) {
@@ -576,13 +615,14 @@ fail:
     cfs_txn_abort(txn);
 }
 
-void cfs_http_handle_config(struct cfs_http_req *req)
+/* The config path of req->rest; NULL when refused (answered 400). */
+static char *url_path(struct cfs_http_req *req)
 {
     char *path = NULL;
     int r;
 
     if (too_deep(req, req->rest)) {
-        return;
+        return NULL;
     }
     r = cfs_http_config_path(req->rest, &path);
     if (r < 0) {
@@ -591,7 +631,32 @@ void cfs_http_handle_config(struct cfs_http_req *req)
                          r,
                          "Invalid path",
                          "each path segment must be a valid name: 1-255 "
-                         "bytes of UTF-8 without '/' or control bytes");
+                         "bytes of UTF-8 without control bytes, not \".\" "
+                         "or \"..\" (\"/\" and \"%%2F\" separate names)");
+        return NULL;
+    }
+    return path;
+}
+
+/* 405 for a method no node takes, with the Allow of the node at @path. */
+static void other_method(struct cfs_http_req *req, const char *path)
+{
+    struct cfs_entry e;
+    int r = cfs_stat(path, &e);
+
+    if (r < 0) {
+        cfs_http_op_problem(req, r, "stat", path);
+        return;
+    }
+    not_allowed(req, e.kind);
+    cfs_entry_done(&e);
+}
+
+void cfs_http_handle_config(struct cfs_http_req *req)
+{
+    char *path = url_path(req);
+
+    if (!path) {
         return;
     }
     switch (req->method) {
@@ -601,8 +666,8 @@ void cfs_http_handle_config(struct cfs_http_req *req)
         break;
     case CFS_M_POST: {
         struct cfs_entry e;
+        int r = cfs_stat(path, &e);
 
-        r = cfs_stat(path, &e);
         if (r < 0) {
             cfs_http_op_problem(req, r, "mkdir in", path);
             break; /* e is not set */
@@ -623,7 +688,131 @@ void cfs_http_handle_config(struct cfs_http_req *req)
         del(req, path);
         break;
     default:
+        other_method(req, path);
         break;
+    }
+    free(path);
+}
+
+/* ---- the typed forms: /api/v1/node, /api/v1/value, /api/v1/link ------- */
+
+/*
+ * One kind of node per route, one media type each way, for clients
+ * generated from the OpenAPI file: a node's JSON, an attribute's value as
+ * JSON (read and store), a link as JSON (read and make). The route table
+ * answers the methods they lack (405). A path that names another kind is
+ * 409 (ENOTDIR, EISDIR) or, for a link, 404: there is no link there.
+ */
+
+/* The JSON body of a typed PUT, with only the members in @allowed and
+ * @needed among them; NULL when refused (answered 400 or 415). */
+static json_t *typed_body(struct cfs_http_req *req,
+                          const char *const *allowed,
+                          const char *needed)
+{
+    json_t *body = cfs_http_json_body(req);
+
+    if (!body) {
+        return NULL;
+    }
+    if (!cfs_http_known_members(req, body, allowed)) {
+        json_decref(body);
+        return NULL;
+    }
+    if (!json_object_get(body, needed)) {
+        cfs_http_bad_request(req, "\"%s\" is missing", needed);
+        json_decref(body);
+        return NULL;
+    }
+    return body;
+}
+
+/* GET of a node of the kind @want stands for, else 409 or 404 with @err. */
+static void typed_get(struct cfs_http_req *req,
+                      const char *path,
+                      enum cfs_kind want,
+                      int err)
+{
+    struct cfs_entry e;
+    int r = cfs_stat(path, &e);
+    bool ok;
+
+    if (r < 0) {
+        cfs_http_op_problem(req, r, "stat", path);
+        return;
+    }
+    ok = want == CFS_KIND_LINK   ? e.kind == CFS_KIND_LINK
+         : want == CFS_KIND_ATTR ? is_attr(e.kind)
+                                 : is_dir(e.kind);
+    if (!ok) {
+        cfs_http_problem(req,
+                         err == -ENOENT ? MHD_HTTP_NOT_FOUND
+                                        : MHD_HTTP_CONFLICT,
+                         err,
+                         NULL,
+                         "%s is a %s",
+                         path,
+                         cfs_kind_name(e.kind));
+    } else if (want == CFS_KIND_LINK) {
+        reply_link(req, path, &e);
+    } else if (want == CFS_KIND_ATTR) {
+        get_attr(req, path, &e, true);
+    } else {
+        get_dir(req, path, &e);
+    }
+    cfs_entry_done(&e);
+}
+
+void cfs_http_handle_node(struct cfs_http_req *req)
+{
+    char *path = url_path(req);
+
+    if (path) {
+        typed_get(req, path, CFS_KIND_ITEM, -ENOTDIR);
+    }
+    free(path);
+}
+
+void cfs_http_handle_value(struct cfs_http_req *req)
+{
+    char *path = url_path(req);
+
+    if (!path) {
+        return;
+    }
+    if (req->method != CFS_M_PUT) {
+        typed_get(req, path, CFS_KIND_ATTR, -EISDIR);
+    } else {
+        json_t *body = typed_body(
+            req, (const char *const[]){"value", "encoding", NULL}, "value");
+        if (body) {
+            put_value(req, path, body, -EISDIR);
+        }
+        json_decref(body);
+    }
+    free(path);
+}
+
+void cfs_http_handle_link(struct cfs_http_req *req)
+{
+    char *path = url_path(req);
+
+    if (!path) {
+        return;
+    }
+    if (req->method != CFS_M_PUT) {
+        typed_get(req, path, CFS_KIND_LINK, -ENOENT);
+    } else if (strcmp(path, "/") == 0) {
+        cfs_http_problem(
+            req, MHD_HTTP_CONFLICT, -EEXIST, NULL, "the root is a directory");
+    } else {
+        json_t *body =
+            typed_body(req, (const char *const[]){"target", NULL}, "target");
+
+        if (body) {
+            put_target(req, path, json_object_get(body, "target"));
+        }
+        json_decref(body);
     }
     free(path);
 }

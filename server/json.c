@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "json.h"
 #include "jsonw.h"
 #include "status.h"
@@ -20,7 +21,7 @@ void cfs_http_value_json(json_t *obj, const char *data, size_t len)
         json_object_set_new(obj, "value", s);
         return;
     }
-    char *b = jw_base64((const unsigned char *)data, len);
+    char *b = cfs_base64_encode(data, len);
 
     json_object_set_new(obj, "value", json_string(b ? b : ""));
     json_object_set_new(obj, "encoding", json_string("base64"));

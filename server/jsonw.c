@@ -12,41 +12,8 @@
 
 #include <configfs/cfs.h>
 
+#include "base64.h"
 #include "jsonw.h"
-
-char *jw_base64(const unsigned char *in, size_t len)
-{
-    static const char tab[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc(4 * ((len + 2) / 3) + 1);
-    size_t o = 0;
-
-    if (!out) {
-        return NULL;
-    }
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned)in[i] << 16;
-
-        if (i + 1 < len) {
-            v |= (unsigned)in[i + 1] << 8;
-        }
-        if (i + 2 < len) {
-            v |= in[i + 2];
-        }
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = tab[(v >> 6) & 63];
-        out[o++] = tab[v & 63];
-    }
-    if (len % 3 > 0) {
-        out[o - 1] = '='; /* one or two bytes in the last group */
-        if (len % 3 == 1) {
-            out[o - 2] = '=';
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
 
 static void jw_grow(struct jw *w, size_t more)
 {
@@ -174,7 +141,7 @@ void jw_value(struct jw *w, const char *data, size_t len)
         jw_strn(w, data, len);
         return;
     }
-    char *b = jw_base64((const unsigned char *)data, len);
+    char *b = cfs_base64_encode(data, len);
 
     if (!b) {
         w->oom = true;

@@ -32,7 +32,4 @@ void jw_value(struct jw *w, const char *data, size_t len);
  * -ENOMEM (the buffer is freed). */
 int jw_finish(struct jw *w, char **ret_text, size_t *ret_len);
 
-/* @len bytes as base64 (malloc'd; NULL without memory). */
-char *jw_base64(const unsigned char *in, size_t len);
-
 #endif

@@ -56,6 +56,60 @@ char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len)
     return out;
 }
 
+/* True when @s (of @n bytes) starts with "%2F" or "%2f". */
+static bool pct_slash(const char *s, size_t n)
+{
+    return n >= 3 && s[0] == '%' && s[1] == '2' && (s[2] == 'F' || s[2] == 'f');
+}
+
+unsigned int cfs_http_path_depth(const char *raw)
+{
+    unsigned int depth = 0;
+    bool in_name = false;
+
+    for (const char *p = raw; *p;) {
+        size_t n = strlen(p);
+
+        if (*p == '/' || pct_slash(p, n)) {
+            in_name = false;
+            p += *p == '/' ? 1 : 3;
+            continue;
+        }
+        depth += !in_name;
+        in_name = true;
+        p++;
+    }
+    return depth;
+}
+
+/* Append the names of one decoded URL segment to @path (at *@o): "%2F" in
+ * a segment has become '/', a separator like the literal one, so the
+ * segment may hold several names. */
+static int add_names(char *path, size_t *o, const char *seg, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        size_t n = 0;
+
+        while (i + n < len && seg[i + n] != '/') {
+            n++;
+        }
+        if (n > 0) {
+            int r = cfs_name_check(seg + i, n); /* ".", "..", control bytes */
+
+            if (r < 0) {
+                return r;
+            }
+            if (*o > 1) {
+                path[(*o)++] = '/';
+            }
+            memcpy(path + *o, seg + i, n);
+            *o += n;
+        }
+        i += n + 1;
+    }
+    return 0;
+}
+
 int cfs_http_config_path(const char *raw, char **ret_path)
 {
     size_t cap = strlen(raw) + 2;
@@ -73,24 +127,13 @@ int cfs_http_config_path(const char *raw, char **ret_path)
         if (seglen > 0) {
             size_t dlen;
             char *seg = cfs_http_pct_decode(p, seglen, &dlen);
-            int r;
+            int r = seg ? add_names(path, &o, seg, dlen) : -EINVAL;
 
-            if (!seg) {
-                free(path);
-                return -EINVAL;
-            }
-            r = cfs_name_check(seg, dlen); /* "%2F" stays in: refused */
-            if (r < 0 || strlen(seg) != dlen) {
-                free(seg);
-                free(path);
-                return r < 0 ? r : -EINVAL;
-            }
-            if (o > 1) {
-                path[o++] = '/';
-            }
-            memcpy(path + o, seg, dlen);
-            o += dlen;
             free(seg);
+            if (r < 0) {
+                free(path);
+                return r;
+            }
         }
         p += seglen;
         while (*p == '/') {

@@ -19,11 +19,14 @@ int cfs_http_hexval(char c);
 /* Percent-decode into a new string; NULL on a bad escape. */
 char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len);
 
-/* Turn the raw path under /api/v1/config into a config path ("/a/b"),
- * decoding segment by segment: "%2F" stays inside its name (and is then
- * refused). @return 0 and *ret_path (malloc'd), or -EINVAL /
- * -ENAMETOOLONG / -ENOMEM. */
+/* Turn the raw path under /api/v1/config (or node, value, link) into a
+ * config path ("/a/b"), decoding segment by segment: "%2F" (either case)
+ * separates names like '/', and each decoded name is checked, so ".", ".."
+ * and control bytes are refused however they are spelled. @return 0 and
+ * *ret_path (malloc'd), or -EINVAL / -ENAMETOOLONG / -ENOMEM. */
 int cfs_http_config_path(const char *raw, char **ret_path);
+/* The names in the raw path @raw, '/' and "%2F" both separating them. */
+unsigned int cfs_http_path_depth(const char *raw);
 
 /* @s (@len bytes, no NUL among them) is an absolute config path; otherwise
  * the request is answered 400 ("@what must be an absolute config path")

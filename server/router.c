@@ -29,10 +29,11 @@
 /* Short names for the table. */
 #define GET      CFS_M(CFS_M_GET)
 #define READ     CFS_M_READ
-#define ANY      CFS_M_ANY
 #define POST     CFS_M(CFS_M_POST)
 #define WRITES   (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
 #define CFG_BODY (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT))
+#define PUT      CFS_M(CFS_M_PUT)
+#define NODE     (CFS_M_ANY | CFS_M(CFS_M_OTHER)) /* Allow by node */
 #define PUBLIC   CFS_ROLE_NONE
 #define READER   CFS_ROLE_READER
 #define ADMIN    CFS_ROLE_ADMIN
@@ -42,10 +43,17 @@
 /* clang-format off */
 static const struct cfs_http_route routes[] = {
     /* path                  prefix label      methods role  If-Match body */
-    {"/api/v1/config/",      true,  "config",  ANY,  READER, WRITES, CFG_BODY,
+    {"/api/v1/config/",      true,  "config",  NODE, READER, WRITES, CFG_BODY,
      cfs_http_handle_config},
-    {"/api/v1/config",       false, "config",  ANY,  READER, WRITES, CFG_BODY,
+    {"/api/v1/config",       false, "config",  NODE, READER, WRITES, CFG_BODY,
      cfs_http_handle_config},
+    /* the typed forms of the tree, for generated clients */
+    {"/api/v1/node/",        true,  "config",  READ, READER, 0,      0,
+     cfs_http_handle_node},
+    {"/api/v1/value/",       true,  "config",  READ | PUT, READER, PUT, PUT,
+     cfs_http_handle_value},
+    {"/api/v1/link/",        true,  "config",  READ | PUT, READER, PUT, PUT,
+     cfs_http_handle_link},
     {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
      cfs_http_handle_schema},
     {"/api/v1",              false, "api",     READ, READER, 0,      0,
@@ -68,10 +76,9 @@ static const struct cfs_http_route routes[] = {
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
      cfs_http_handle_openapi},
-    /* /metrics and /readyz answer any method, as they always have */
-    {"/metrics",             false, "metrics", ANY,  READER, 0,      0,
+    {"/metrics",             false, "metrics", READ, READER, 0,      0,
      cfs_http_handle_metrics},
-    {"/readyz",              false, "readyz",  ANY,  PUBLIC, 0,      0,
+    {"/readyz",              false, "readyz",  READ, PUBLIC, 0,      0,
      cfs_http_handle_readyz},
     {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
      cfs_http_handle_healthz},

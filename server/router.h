@@ -19,7 +19,9 @@ struct cfs_http_route {
     bool prefix;
     const char *label; /* the route in metrics */
     /* The methods answered (a CFS_M() set); any other is 405 with Allow
-     * computed from it. */
+     * computed from it, unless the set holds CFS_M_OTHER: the handler then
+     * answers other methods itself (the config tree: 405 with the Allow of
+     * the node the path names, so that the root offers no PUT). */
     unsigned methods;
     /* With tokens, the least role: CFS_ROLE_NONE is public; otherwise a
      * POST, PUT or DELETE needs writer at least, anything else reader. */

@@ -519,6 +519,11 @@ static void test_api_route_roles(void **state)
         {"/api/v1/config/a/b", CFS_M_GET, CFS_ROLE_READER},
         {"/api/v1/config/a/b", CFS_M_PUT, CFS_ROLE_WRITER},
         {"/api/v1/config", CFS_M_DELETE, CFS_ROLE_WRITER},
+        {"/api/v1/node/a%2Fb", CFS_M_GET, CFS_ROLE_READER},
+        {"/api/v1/value/a%2Fb", CFS_M_GET, CFS_ROLE_READER},
+        {"/api/v1/value/a%2Fb", CFS_M_PUT, CFS_ROLE_WRITER},
+        {"/api/v1/link/a/b", CFS_M_HEAD, CFS_ROLE_READER},
+        {"/api/v1/link/a/b", CFS_M_PUT, CFS_ROLE_WRITER},
         {"/api/v1/batch", CFS_M_POST, CFS_ROLE_WRITER},
         {"/api/v1/batch", CFS_M_GET, CFS_ROLE_READER},
         {"/api/v1/export", CFS_M_GET, CFS_ROLE_ADMIN},
@@ -551,6 +556,86 @@ static void test_api_route_roles(void **state)
     }
 }
 
+/* A value given as base64 (a store, a batch op, an import) is strict RFC
+ * 4648 base64 or refused whole with 400: never half-decoded, the attribute
+ * untouched. Canonical forms of 1, 2 and 3 bytes are taken. */
+static void test_api_base64_strict(void **state)
+{
+    static const char *const json_ct[] = {"Content-Type: application/json",
+                                          NULL};
+    static const char *const good[][2] = {
+        {"OQ==", "9"}, {"MTA=", "10"}, {"MTIz", "123"}};
+    static const char *const bad[] = {
+        "OQ",       /* unpadded */
+        "OQ=",      /* padding short */
+        "OQ===",    /* padding over */
+        "OR==",     /* bits left over by the padding are not zero */
+        "O Q==",    /* whitespace inside */
+        "OQ==\\n",  /* a newline after it */
+        "OQ==OQ==", /* data after the padding */
+        "=OQ=",     /* padding first */
+        "OQ-_",     /* the URL-safe alphabet */
+        "@@@@"      /* outside any alphabet */
+    };
+    struct http_resp r;
+    char body[128];
+    int n;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        n = snprintf(body,
+                     sizeof(body),
+                     "{\"value\":\"%s\",\"encoding\":\"base64\"}",
+                     good[i][0]);
+        http(&r,
+             "PUT",
+             "/api/v1/config/01-childless/storeme",
+             body,
+             (size_t)n,
+             json_ct);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(jstr(r.json, "value"), good[i][1]);
+        http_resp_done(&r);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        n = snprintf(body,
+                     sizeof(body),
+                     "{\"value\":\"%s\",\"encoding\":\"base64\"}",
+                     bad[i]);
+        http(&r,
+             "PUT",
+             "/api/v1/config/01-childless/storeme",
+             body,
+             (size_t)n,
+             json_ct);
+        expect_problem(&r, 400, "EINVAL");
+        assert_non_null(strstr(jstr(r.json, "detail"), "base64"));
+        http_resp_done(&r);
+        /* the last good value stands */
+        http(&r, "GET", "/api/v1/config/01-childless/storeme", NULL, 0, NULL);
+        assert_int_equal(r.status, 200);
+        assert_int_equal(r.len, 4);
+        assert_memory_equal(r.body, "123\n", 4);
+        http_resp_done(&r);
+    }
+
+    /* in a batch: 400 naming the op, and the op before it undone */
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"store\",\"path\":\"/01-childless/storeme\","
+              "\"value\":\"5\"},{\"op\":\"store\",\"path\":"
+              "\"/01-childless/storeme\",\"value\":\"OR==\",\"encoding\":"
+              "\"base64\"}]}");
+    expect_problem(&r, 400, "EINVAL");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     1);
+    http_resp_done(&r);
+    http(&r, "GET", "/api/v1/config/01-childless/storeme", NULL, 0, NULL);
+    assert_memory_equal(r.body, "123\n", 4);
+    http_resp_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_api_node_values_encoded),
         cmocka_unit_test(test_api_routes_405_from_table),
         cmocka_unit_test(test_api_route_roles),
+        cmocka_unit_test(test_api_base64_strict),
     };
 
     return cmocka_run_group_tests_name(

@@ -289,6 +289,19 @@ static void test_auth_roles_matrix(void **state)
         as(&r, tok, "GET", "/api/v1/schema/fakenbd", NULL);
         check(&r, roles[i].read, "GET schema");
         http_resp_done(&r);
+        as(&r, tok, "GET", "/api/v1/node/02-simple-children", NULL);
+        check(&r, roles[i].read, "GET node");
+        http_resp_done(&r);
+        as(&r, tok, "GET", "/api/v1/value/01-childless%2Fstoreme", NULL);
+        check(&r, roles[i].read, "GET value");
+        http_resp_done(&r);
+        as(&r,
+           tok,
+           "PUT",
+           "/api/v1/value/01-childless%2Fstoreme",
+           "{\"value\":\"3\"}");
+        check(&r, roles[i].write, "PUT value");
+        http_resp_done(&r);
 
         as(&r, tok, "POST", "/api/v1/config/02-simple-children", body);
         check(&r, roles[i].write, "POST mkdir");

@@ -109,9 +109,10 @@ static void test_config_errors(void **state)
     static const char *const text[] = {"Content-Type: text/plain", NULL};
 
     (void)state;
-    /* 400: "%2F" is not yet split as docs/DESIGN.md §9 asks: it stays
-     * inside the name, which is refused */
-    http(&r, "GET", "/api/v1/config/02-simple-children%2Fx", NULL, 0, NULL);
+    /* 400: "..", however spelled (docs/DESIGN.md §9: "%2F" separates
+     * names, and each decoded name is checked) */
+    http(
+        &r, "GET", "/api/v1/config/02-simple-children%2F%2E%2E", NULL, 0, NULL);
     expect_problem(&r, 400, "EINVAL");
     http_resp_done(&r);
     /* 400: a bad name in the body */

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// spec.test.ts - what the generators rely on, read from api/openapi.yaml:
+// every operation but the shell forms (x-shell-form) takes at most one
+// request media type and answers at most one success media type; no
+// jsonSchemaDialect line (it silently turns off Prism's response
+// validation); every operation that needs a token also states that none
+// is needed without --tokens.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import YAML from 'yaml';
+import { specFile } from './harness.js';
+
+type Op = {
+  operationId: string;
+  'x-shell-form'?: boolean;
+  security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, unknown> };
+  responses: Record<string, { content?: Record<string, unknown>; $ref?: string }>;
+};
+const METHODS = ['get', 'head', 'put', 'post', 'delete', 'options', 'patch'] as const;
+
+const spec = YAML.parse(readFileSync(specFile(), 'utf8'));
+const ops: Op[] = Object.values(spec.paths as Record<string, Record<string, Op>>)
+  .flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m]!));
+
+test('one request and one success media type per operation, shell forms aside', () => {
+  const shell = ops.filter((op) => op['x-shell-form']).map((op) => op.operationId);
+  assert.deepEqual(shell.sort(), ['readPath', 'readPathHead', 'writePath']);
+  for (const op of ops.filter((o) => !o['x-shell-form'])) {
+    const req = Object.keys(op.requestBody?.content ?? {});
+    assert.ok(req.length <= 1, `${op.operationId} takes ${req.join(', ')}`);
+    const ok = new Set(Object.entries(op.responses)
+      .filter(([code]) => code.startsWith('2'))
+      .flatMap(([, r]) => Object.keys(r.content ?? {})));
+    assert.ok(ok.size <= 1, `${op.operationId} answers ${[...ok].join(', ')}`);
+  }
+});
+
+test('no jsonSchemaDialect, and every token is optional without --tokens', () => {
+  assert.equal(spec.jsonSchemaDialect, undefined);
+  assert.deepEqual(spec.security, [{ bearerAuth: ['reader'] }, {}]);
+  for (const op of ops) {
+    const sec = op.security ?? spec.security;
+    assert.ok(sec.length === 0 || sec.some((s: object) => Object.keys(s).length === 0),
+      `${op.operationId} needs a token even without --tokens`);
+  }
+});
