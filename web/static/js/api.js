@@ -170,6 +170,18 @@ export const api = {
     return request('GET', apiUrl('/history', q));
   },
   exportTree: () => request('GET', apiUrl('/export')),
+  /** Several operations, all or nothing, one revision; @ifRevision is
+   * compared with the global revision (412 ESTALE when it moved). */
+  batch: (ops, ifRevision) => {
+    const body = { ops };
+    if (ifRevision !== undefined && ifRevision !== null) body.if_revision = ifRevision;
+    return request('POST', apiUrl('/batch'), { json: body });
+  },
+  importTree: (doc, mode, dryRun, ifMatch) => {
+    const q = { mode };
+    if (dryRun) q.dry_run = '1';
+    return request('POST', apiUrl('/import', q), { json: doc, ifMatch });
+  },
 };
 
 /** 'Conflict (409 EEXIST)' from an ApiError or any error. */
