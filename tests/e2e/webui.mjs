@@ -274,7 +274,8 @@ scenario('keyboard: arrows move, Right expands lazily, Left collapses, Enter sel
   const kind = await page.$eval(row('/fakenbd/pending'), (e) => e.dataset.kind);
   ok(kind === 'default group', `pending/ is shown as a default group (${kind})`);
   await page.keyboard.press('ArrowRight');
-  ok(await page.evaluate(() => document.activeElement.dataset.path) === '/fakenbd/pending', 'Right moves to the first child');
+  ok(await page.evaluate(() => document.activeElement.dataset.path) === '/fakenbd/live', 'Right moves to the first child (by name)');
+  await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   await panelAt(page, '/fakenbd/pending');
   ok(!(await page.textContent('#panel')).includes('not in the schema'), 'pending/ is not called a type missing from the schema');
@@ -601,6 +602,30 @@ scenario('delete this subtree: the plan (links first, children bottom-up) runs a
   await panelAt(page, '/usb_gadget');
 });
 
+scenario('used by and blockers: a linked function lists its link; deleting it is refused with the link as a jump', async () => {
+  page.allowed = new Set([409]);
+  await clearMessages(page);
+  const F = '/usb_gadget/g1/functions/acm.GS0';
+  const L = '/usb_gadget/g1/configs/c.1/acm.GS0';
+  await openPath(page, F);
+  const used = await page.$$eval('#panel .used-by li button', (l) => l.map((b) => b.textContent));
+  ok(JSON.stringify(used) === JSON.stringify([L]), `Used by lists the link (${used})`);
+  await page.click('#panel button:text-is("Delete…")');
+  await page.click('#confirm-ok');
+  await page.waitForSelector('#messages .msg[data-errno="EBUSY"] .blockers button');
+  const detail = await page.textContent('#messages .msg .msg-detail');
+  ok(detail.includes(`linked from ${L}`), `the refusal names the link (${detail})`);
+  await shot(page, 'blockers');
+  await axeCheck(page, 'refusal with blockers');
+  ok(await api.status(F) === 200, 'nothing was deleted');
+  await page.click(`#messages .blockers button:text-is("${L}")`);
+  await panelAt(page, L);
+  await clearMessages(page);
+  // a group with children: the plan removes them, no refusal
+  await openPath(page, '/usb_gadget/g1/configs/c.1');
+  ok((await page.textContent('#panel .used-by')).includes('No link points here'), 'a config is used by nothing');
+});
+
 scenario('import: the server\'s dry-run plan is shown as a diff, then applied as one change', async () => {
   page.allowed = new Set();
   const exp = await api.call('GET', '/api/v1/export?path=/fakenbd');
@@ -728,7 +753,7 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
     await p.waitForSelector(row('/02-simple-children/c000399'));
     // the filter narrows the rows to the names holding the text
     await p.fill('#tree-filter', 'c09999');
-    await p.waitForFunction(() => document.querySelector('#tree-filter-hint').textContent.includes('match'));
+    await p.waitForFunction(() => document.querySelector('#tree-filter-hint').textContent.includes('hold'));
     const shown = await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.map((x) => x.dataset.path));
     ok(shown.length === 11 && shown.includes('/02-simple-children/c099999') && shown.includes('/02-simple-children/c000150'), `the filter keeps the matches and the selection (${shown.length}: ${shown.slice(0, 3)})`);
     await p.fill('#tree-filter', '');

@@ -153,6 +153,14 @@ export async function request(method, url, opts = {}) {
 export const api = {
   info: () => request('GET', apiUrl('')),
   node: (path, query, signal) => request('GET', configUrl(path, query), { signal }),
+  /** A page of @path's children by name (limit, after, contains): the
+   * node with children_total and next_after. */
+  children: (path, { limit = 200, after = null, contains = '' } = {}) => {
+    const q = { values: '0', limit: String(limit) };
+    if (after) q.after = after;
+    if (contains) q.name_contains = contains;
+    return request('GET', configUrl(path, q));
+  },
   attribute: (path) => request('GET', configUrl(path), { accept: 'application/json' }),
   store: (path, value, ifMatch) => request('PUT', configUrl(path), { json: { value }, ifMatch }),
   mkdir: (dir, name, attributes, ifMatch) =>

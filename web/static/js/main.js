@@ -39,11 +39,18 @@ function showError(e, opts = {}) {
       }
     } }, a.label),
   );
+  // what blocks a refused rmdir, as jump links (the problem's blockers)
+  const blockers = e instanceof ApiError && Array.isArray(e.problem.blockers) && e.problem.blockers.length
+    ? h('ul', { class: 'blockers', 'aria-label': e.errno === 'EBUSY' ? 'Held by these links' : 'It holds' },
+      e.problem.blockers.map((p) => h('li', {}, h('button', { type: 'button', class: 'linkish', title: p, onclick: () => navigate(p) }, p))))
+    : null;
   const msg = h(
     'div',
     { class: 'msg error', dataset: { status: String(d.status), errno: d.errno } },
     h('p', { class: 'msg-head' }, opts.lead ? h('strong', {}, opts.lead) : null, opts.lead ? ' ' : null, h('span', { class: 'msg-title' }, d.head)),
     d.detail ? h('p', { class: 'msg-detail' }, d.detail) : null,
+    blockers ? h('p', { class: 'msg-blockers' }, e.errno === 'EBUSY' ? 'Linked from:' : 'It holds:') : null,
+    blockers,
     opts.body || null,
     h('div', { class: 'msg-actions' }, actions, h('button', { type: 'button', class: 'quiet dismiss', onclick: (ev) => ev.currentTarget.closest('.msg').remove() }, 'Dismiss')),
   );
@@ -283,11 +290,16 @@ window.addEventListener('beforeunload', (e) => {
   let timer = null;
   input.addEventListener('input', () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      const r = tree.setFilter(input.value);
-      hint.textContent = r ? `${r.matches.toLocaleString('en')} of ${r.loaded.toLocaleString('en')} loaded names match` : '';
-      document.body.dataset.filter = input.value;
-    }, 120);
+    timer = setTimeout(async () => {
+      const want = input.value;
+      const r = await tree.setFilter(want).catch((e) => {
+        showError(e);
+        return null;
+      });
+      if (input.value !== want) return;
+      hint.textContent = r ? `${r.matches.toLocaleString('en')} name${r.matches === 1 ? '' : 's'} in the open groups hold “${want.trim()}”` : '';
+      document.body.dataset.filter = want;
+    }, 150);
   });
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && input.value) {

@@ -107,7 +107,7 @@ export class Panel {
     this.path = path;
     let r;
     try {
-      r = await api.node(path);
+      r = await api.node(path, { limit: String(CHILD_PAGE), used_by: '1' });
     } catch (e) {
       if (seq !== this.seq) return;
       if (e instanceof ApiError && e.status === 404) {
@@ -587,23 +587,43 @@ export class Panel {
 
   // ---- children and links -------------------------------------------------
 
+  /** The children (a page at a time, by name), the links, and the links
+   * that point here (used by), each with a jump link. */
   renderChildren(node) {
-    const all = [...node.children.map((c) => ({ c })), ...node.links.map((l) => ({ l }))];
-    const list = h('ul', { class: 'child-list' });
-    let shown = 0;
+    const all = [...node.links.map((l) => ({ l })), ...node.children.map((c) => ({ c }))];
+    let next = node.next_after ?? null;
+    const total = (node.children_total ?? node.children.length) + node.links.length;
+    const list = h('ul', { class: 'child-list' }, all.map((it) => this.childItem(node, it)));
     const more = h('button', { type: 'button', class: 'small more-children' });
-    const page = () => {
-      for (const it of all.slice(shown, shown + CHILD_PAGE)) list.append(this.childItem(node, it));
-      shown = Math.min(all.length, shown + CHILD_PAGE);
-      more.hidden = shown >= all.length;
-      more.textContent = `Show ${Math.min(CHILD_PAGE, all.length - shown)} more (${(all.length - shown).toLocaleString('en')} not shown)`;
+    const label = () => {
+      const left = total - list.children.length;
+      more.hidden = !next || left <= 0;
+      more.textContent = `Show ${Math.min(CHILD_PAGE, left)} more (${left.toLocaleString('en')} not shown)`;
     };
-    more.addEventListener('click', page);
-    page();
+    more.addEventListener('click', async () => {
+      try {
+        const r = await api.children(node.path, { limit: CHILD_PAGE, after: next });
+        for (const c of r.data.children) list.append(this.childItem(node, { c }));
+        next = r.data.next_after ?? null;
+        label();
+      } catch (e) {
+        this.ctx.notify.error(e);
+      }
+    });
+    label();
+    const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
-      h('h3', { id: 'children-h' }, `Children and links${all.length ? ` (${all.length.toLocaleString('en')})` : ''}`),
-      all.length ? [list, more] : h('p', { class: 'muted' }, 'None.'),
+      h('h3', { id: 'children-h' }, `Children and links${total ? ` (${total.toLocaleString('en')})` : ''}`),
+      total ? [list, more] : h('p', { class: 'muted' }, 'None.'),
+      usedBy.length || node.kind === 'item' || node.kind === 'group'
+        ? h('section', { class: 'used-by', 'aria-labelledby': 'usedby-h' },
+          h('h3', { id: 'usedby-h' }, `Used by${usedBy.length ? ` (${usedBy.length})` : ''}`),
+          usedBy.length
+            ? h('ul', { class: 'child-list' }, usedBy.map((p) => h('li', {}, h('span', { class: 'badge kind-link' }, 'link'), ' ',
+              h('button', { type: 'button', class: 'linkish', title: p, onclick: () => this.ctx.navigate(p) }, p))))
+            : h('p', { class: 'muted' }, 'No link points here.'))
+        : null,
     );
   }
 
@@ -630,10 +650,13 @@ export class Panel {
     if (!this.node || this.node.kind === 'link' || !this.childrenEl) return;
     const path = this.node.path;
     try {
-      const r = await api.node(path, { values: '0' });
+      const r = await api.node(path, { values: '0', limit: String(CHILD_PAGE), used_by: '1' });
       if (this.path !== path || !this.node) return;
       this.node.children = r.data.children;
       this.node.links = r.data.links;
+      this.node.children_total = r.data.children_total;
+      this.node.next_after = r.data.next_after;
+      this.node.used_by = r.data.used_by;
       this.etag = r.etag ?? r.data.revision;
       this.renderChildren(this.node);
     } catch (e) {

@@ -5,11 +5,14 @@
 // go to the parent / expand or go to the first child), Home/End, Enter
 // (select; on a link, go to its target), * (expand the siblings).
 //
-// Big groups: the children of a group are kept as a list of names and at
-// most PAGE of them are rows at a time (a window); a "Show more" row and a
-// "Show earlier" row move the window, and revealing a node moves its
-// parent's window to it. The filter keeps the rows whose name holds the
-// text, and the ancestors of such rows.
+// Big groups: a group's children are read a page (PAGE, sorted by name) at
+// a time with ?limit= and the server's next_after cursor, and at most PAGE
+// of the pages read are rows at once (a window); "Show more" reads or
+// shows the next page, "Show earlier" moves the window back. A node
+// revealed beyond what was read (a deep link) is looked up by name and
+// shown after the "Show more" row. The filter keeps the rows whose name
+// holds the text and the ancestors of such rows; in a group not read
+// whole, the server filters (?name_contains=).
 
 import { api } from './api.js';
 import { h, joinPath, parentPath, baseName, isUnder } from './dom.js';
@@ -45,8 +48,9 @@ export class Tree {
 
   /** Load the subsystems (the root's children). */
   async load() {
-    const r = await api.node('/', { depth: '1', values: '0' });
-    this.root = { path: '/', kind: 'root', li: null, group: this.ul, loaded: true, expanded: true, level: 0, kids: [], start: 0, count: PAGE };
+    // the subsystems, in registration order (a handful: not paged)
+    const r = await api.node('/', { values: '0' });
+    this.root = { path: '/', kind: 'root', li: null, group: this.ul, loaded: true, expanded: true, level: 0, kids: [], start: 0, count: PAGE, extra: new Map() };
     this.entries.clear();
     this.entries.set('/', this.root);
     this.ul.replaceChildren();
@@ -74,6 +78,10 @@ export class Tree {
       kids: [],
       start: 0,
       count: PAGE,
+      next: null,
+      total: 0,
+      extra: new Map(), // path -> child revealed beyond the pages read
+      found: null, // the server's answer to the filter: {query, kids, total}
     };
     const label = h('span', { class: 'tree-name', title: info.name }, info.name);
     const kind = h('span', { class: `badge kind-${kindLabel(info).replace(' ', '-')}` }, kindLabel(info));
@@ -101,28 +109,43 @@ export class Tree {
     else e.li.removeAttribute('aria-expanded');
   }
 
-  /**
-   * Make @e's children those of @node (a Node with depth >= 1), then show
-   * the window of them: entries (and their open subtrees) of names still
-   * there are kept, new ones added in listing order, the others dropped.
-   */
-  fill(e, node) {
+  /** The children of @node (a page of them) as rows' infos. */
+  static infos(node, keepOrder = false) {
     const want = [];
     for (const c of node.children || []) {
+      // a summary (depth 0) does not say if a folder holds anything:
+      // offer to expand it, and the expand finds out
       const full = typeof c.children !== 'undefined';
       want.push({ name: c.name, path: c.path, kind: c.kind, default_group: c.default_group, hasKids: full ? c.children.length + c.links.length > 0 : true });
     }
     for (const l of node.links || []) {
       want.push({ name: l.name, path: joinPath(node.path, l.name), kind: 'link', target: l.target, hasKids: false });
     }
+    if (keepOrder) return want;
+    return want.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Make @e's children those of @node (the first page(s) of a listing),
+   * then show the window of them: entries (and their open subtrees) of
+   * names still there are kept, new ones added in order, the others
+   * dropped.
+   */
+  fill(e, node) {
+    const want = Tree.infos(node, e === this.root);
     e.kids = want;
+    e.next = node.next_after ?? null;
+    const links = (node.links || []).length;
+    e.total = node.children_total !== undefined ? node.children_total + links : want.length;
+    for (const p of [...e.extra.keys()]) if (want.some((w) => w.path === p)) e.extra.delete(p);
+    e.found = null;
     e.loaded = true;
     if (e.countEl) {
-      e.countEl.hidden = want.length <= PAGE;
-      e.countEl.textContent = `${want.length.toLocaleString('en')}`;
-      e.countEl.title = `${want.length} children and links`;
+      e.countEl.hidden = e.total <= PAGE;
+      e.countEl.textContent = `${e.total.toLocaleString('en')}`;
+      e.countEl.title = `${e.total} children and links`;
     }
-    if (e !== this.root && !want.length) {
+    if (e !== this.root && !e.total) {
       this.collapse(e);
       this.setExpandable(e, false);
     } else if (e !== this.root && !e.expandable) {
@@ -131,9 +154,24 @@ export class Tree {
     this.render(e);
   }
 
+  /** Read the next page of @e's children (after what was read). */
+  async readMore(e) {
+    if (!e.next) return;
+    const r = await api.children(e.path, { limit: PAGE, after: e.next });
+    const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !e.kids.some((k) => k.path === w.path));
+    e.kids = e.kids.concat(more);
+    e.next = r.data.next_after ?? null;
+    e.total = r.data.children_total + (r.data.links || []).length;
+    for (const w of more) e.extra.delete(w.path);
+  }
+
   /** The children of @e the filter lets through. */
   shownKids(e) {
-    if (!this.query && !this.pinned) return e.kids;
+    if (!this.query) return e.kids;
+    if (e.found && e.found.query === this.query) {
+      const seen = new Set(e.found.kids.map((k) => k.path));
+      return e.found.kids.concat(e.kids.filter((k) => !seen.has(k.path) && this.passes(k)));
+    }
     return e.kids.filter((k) => this.passes(k));
   }
 
@@ -141,7 +179,7 @@ export class Tree {
     if (!this.query) return true;
     if (this.pinned && isUnder(this.pinned, k.path)) return true;
     if (this.selected && isUnder(this.selected, k.path)) return true;
-    if (k.name.toLowerCase().includes(this.query)) return true;
+    if (k.name.includes(this.query)) return true;
     const c = this.entries.get(k.path);
     return Boolean(c && c.loaded && c.kids.some((g) => this.passes(g)));
   }
@@ -155,7 +193,9 @@ export class Tree {
     const list = this.shownKids(e);
     if (e.start >= list.length) e.start = Math.max(0, list.length - PAGE);
     const win = list.slice(e.start, e.start + e.count);
-    const keep = new Set(win.map((w) => w.path));
+    const inWin = new Set(win.map((w) => w.path));
+    const extra = [...e.extra.values()].filter((x) => !inWin.has(x.path) && (!this.query || this.passes(x)));
+    const keep = new Set([...inWin, ...extra.map((x) => x.path)]);
     for (const li of [...e.group.children]) {
       if (li.dataset.more) li.remove();
       else if (!keep.has(li.dataset.path)) this.drop(this.entryOf(li));
@@ -185,8 +225,14 @@ export class Tree {
       place(c.li);
       if (c.loaded && this.query) this.render(c);
     }
-    const after = list.length - e.start - win.length;
+    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : e.total - e.kids.length;
+    const after = list.length - e.start - win.length + Math.max(0, unread);
     if (after > 0) place(this.moreRow(e, 'next', after));
+    for (const x of extra) {
+      let c = this.entries.get(x.path);
+      if (!c) c = this.makeEntry(x, e);
+      place(c.li);
+    }
     e.group.hidden = !e.expanded;
     if (!this.focused || !this.focused.li.isConnected) {
       const first = this.ul.querySelector('[role=treeitem]');
@@ -208,12 +254,22 @@ export class Tree {
   }
 
   /** Move @p's parent window one page on (or back); focus the first new row. */
-  showMore(p) {
+  async showMore(p) {
     const e = p.parent;
     let first;
     if (p.more === 'next') {
       first = e.start + e.count;
+      const have = this.shownKids(e).length;
+      if (first + PAGE > have) {
+        if (this.query && e.found && e.found.query === this.query && e.found.next) await this.findMore(e);
+        else if (!this.query && e.next) await this.readMore(e);
+      }
       e.count += PAGE;
+      // keep at most a few pages of rows: move the window on
+      if (e.count > 3 * PAGE) {
+        e.start += e.count - 3 * PAGE;
+        e.count = 3 * PAGE;
+      }
     } else {
       first = Math.max(0, e.start - PAGE);
       e.count += e.start - first;
@@ -225,33 +281,52 @@ export class Tree {
     if (k) this.moveTo(this.entries.get(k.path));
   }
 
-  /** Filter the rows by @text (case-insensitive, part of the name). */
-  setFilter(text) {
-    this.query = text.trim().toLowerCase();
+  /** Filter the rows by @text (part of the name): groups read whole are
+   * filtered here, the others by the server (?name_contains=). Resolves
+   * to {matches, where} or null without a filter. */
+  async setFilter(text) {
+    const q = text.trim();
+    this.query = q;
     this.pinned = null;
+    const loaded = [];
     const walk = (e) => {
       if (!e.loaded) return;
-      e.start = 0;
-      e.count = PAGE;
-      this.render(e);
+      loaded.push(e);
       for (const k of e.kids) {
         const c = this.entries.get(k.path);
         if (c) walk(c);
       }
     };
     walk(this.root);
-    let rows = 0;
-    let loaded = 0;
-    const count = (e) => {
-      for (const k of e.kids) {
-        loaded += 1;
-        if (this.query && k.name.toLowerCase().includes(this.query)) rows += 1;
-        const c = this.entries.get(k.path);
-        if (c && c.loaded) count(c);
-      }
-    };
-    count(this.root);
-    return this.query ? { matches: rows, loaded } : null;
+    if (q) {
+      await Promise.all(loaded.filter((e) => e.next && !(e.found && e.found.query === q)).map(async (e) => {
+        try {
+          const r = await api.children(e.path, { limit: PAGE, contains: q });
+          e.found = { query: q, kids: Tree.infos({ ...r.data, links: r.data.links }), total: r.data.children_total + (r.data.links || []).length, next: r.data.next_after ?? null };
+        } catch (err) {
+          this.hd.onError(err);
+        }
+      }));
+    }
+    if (this.query !== q) return null; // typed on meanwhile
+    let matches = 0;
+    for (const e of loaded) {
+      e.start = 0;
+      e.count = PAGE;
+      if (e.found && e.found.query === q) matches += e.found.total;
+      else if (q) matches += e.kids.filter((k) => k.name.includes(q)).length;
+    }
+    for (const e of loaded) this.render(e);
+    return q ? { matches } : null;
+  }
+
+  /** The next page of the server's answer to the filter in @e. */
+  async findMore(e) {
+    const f = e.found;
+    const r = await api.children(e.path, { limit: PAGE, contains: f.query, after: f.next });
+    const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !f.kids.some((k) => k.path === w.path));
+    f.kids = f.kids.concat(more);
+    f.next = r.data.next_after ?? null;
   }
 
   drop(e) {
@@ -286,9 +361,12 @@ export class Tree {
     if (!e) return;
     if (path === '/') return this.reloadRoot();
     try {
-      const r = await api.node(path, { depth: '1', values: '0' });
+      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)) });
       const now = this.entries.get(path);
-      if (now) this.fill(now, r.data);
+      if (now) {
+        this.fill(now, r.data);
+        if (this.query && now.next) await this.setFilter(this.query);
+      }
     } catch (err) {
       if (err.status === 404) {
         this.drop(this.entries.get(path));
@@ -299,7 +377,7 @@ export class Tree {
   }
 
   async reloadRoot() {
-    const r = await api.node('/', { depth: '1', values: '0' });
+    const r = await api.node('/', { values: '0' });
     this.fill(this.root, r.data);
   }
 
@@ -312,15 +390,26 @@ export class Tree {
     else if (e.kind !== 'link') this.setExpandable(e, true);
   }
 
-  /** Make the row of @path (a child of loaded @e) exist: move the window. */
-  windowTo(e, path) {
+  /** Make the row of @path (a child of loaded @e) exist: move the
+   * window to it, or look it up by name when it was not read. */
+  async windowTo(e, path) {
     if (this.entries.has(path)) return;
     const list = this.shownKids(e);
     const i = list.findIndex((k) => k.path === path);
-    if (i < 0) return;
-    e.start = Math.max(0, i - Math.floor(PAGE / 4));
-    e.count = PAGE;
-    this.render(e);
+    if (i >= 0) {
+      e.start = Math.max(0, i - Math.floor(PAGE / 4));
+      e.count = PAGE;
+      this.render(e);
+      return;
+    }
+    if (!e.next && !e.extra.size) return;
+    const name = baseName(path);
+    const r = await api.children(e.path, { limit: 50, contains: name });
+    const hit = Tree.infos(r.data).find((k) => k.path === path);
+    if (hit) {
+      e.extra.set(path, hit);
+      this.render(e);
+    }
   }
 
   /** Open the ancestors of @path, then select and focus it. */
@@ -333,9 +422,9 @@ export class Tree {
       cur = joinPath(cur, names[i]);
       if (!this.entries.get(cur) && parent) {
         if (!parent.loaded) await this.refresh(parent.path);
-        this.windowTo(parent, cur);
+        await this.windowTo(parent, cur);
         if (!this.entries.get(cur)) await this.refresh(parent.path);
-        this.windowTo(parent, cur);
+        await this.windowTo(parent, cur);
       }
       const e2 = this.entries.get(cur);
       if (!e2) return false;
@@ -347,10 +436,10 @@ export class Tree {
     if (!e) {
       const parent = this.entries.get(parentPath(path));
       if (parent) {
-        this.windowTo(parent, path);
+        await this.windowTo(parent, path);
         if (!this.entries.get(path)) {
           await this.refresh(parent.path);
-          this.windowTo(parent, path);
+          await this.windowTo(parent, path);
         }
       }
       e = this.entries.get(path);
@@ -426,7 +515,7 @@ export class Tree {
     if (!e) return;
     ev.stopPropagation();
     if (e.more) {
-      this.showMore(e);
+      this.showMore(e).catch((err) => this.hd.onError(err));
       return;
     }
     if (ev.target.closest('.twisty')) {
@@ -480,7 +569,7 @@ export class Tree {
       case 'Enter':
       case ' ':
         if (e.more) {
-          this.showMore(e);
+          this.showMore(e).catch((err) => this.hd.onError(err));
           break;
         }
         this.select(e).then((ok) => {
