@@ -3,9 +3,10 @@
  * test-http-browse.c - what a tree browser needs of GET and of refusals:
  * paged children (?limit=, ?after=, ?name_contains=), stable while the
  * group changes between pages; the links that point at a node
- * (?used_by=1); and refusals that name what blocks them (ENOTEMPTY and
+ * (?used_by=1); refusals that name what blocks them (ENOTEMPTY and
  * EBUSY with "blockers", a missing link target by its path), for single
- * requests and for batches.
+ * requests and for batches; and the schema's hints for forms (x-display,
+ * name_pattern, name_examples), the pattern enforced by mkdir.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,11 +243,67 @@ static void test_blockers_and_used_by(void **state)
     http_resp_done(&r);
 }
 
+/* The schema says how to show an integer and what names a type takes;
+ * mkdir refuses a name the pattern rejects, alone and in a batch. */
+static void test_schema_hints(void **state)
+{
+    struct http_resp r;
+    json_t *types, *fn, *ex;
+
+    (void)state;
+    http(&r, "GET", "/api/v1/schema/usb_gadget", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    types = json_object_get(r.json, "types");
+    assert_string_equal(
+        jstr(json_object_get(
+                 json_object_get(
+                     json_object_get(json_object_get(types, "gadget"),
+                                     "attributes"),
+                     "properties"),
+                 "idVendor"),
+             "x-display"),
+        "hex");
+    fn = json_object_get(types, "function");
+    assert_non_null(jstr(fn, "name_pattern"));
+    ex = json_object_get(fn, "name_examples");
+    assert_string_equal(json_string_value(json_array_get(ex, 0)), "ncm.usb0");
+    http_resp_done(&r);
+
+    mkdir_in("/api/v1/config/usb_gadget", "hg");
+    http_json(&r,
+              "POST",
+              "/api/v1/config/usb_gadget/hg/functions",
+              "{\"name\":\"nodot\"}");
+    expect_problem(&r, 422, "EINVAL");
+    assert_non_null(strstr(jstr(r.json, "detail"), "must match"));
+    assert_non_null(strstr(jstr(r.json, "detail"), "such as ncm.usb0"));
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/hg/"
+              "configs/c1\"}]}");
+    expect_problem(&r, 422, "EINVAL");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     0);
+    http_resp_done(&r);
+    mkdir_in("/api/v1/config/usb_gadget/hg/functions", "ncm.usb0");
+    /* a store takes hex; the value is shown as the server always did */
+    http_json(&r,
+              "PUT",
+              "/api/v1/config/usb_gadget/hg/idVendor",
+              "{\"value\":\"0x1d6b\"}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "value"), "7531");
+    http_resp_done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_children_pages),
         cmocka_unit_test(test_blockers_and_used_by),
+        cmocka_unit_test(test_schema_hints),
     };
 
     return cmocka_run_group_tests_name(
