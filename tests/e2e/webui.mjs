@@ -466,6 +466,25 @@ scenario('link picker: a typeahead over the functions of the gadget; a bare name
   await until(async () => !(await page.$(row(link))), 'the link row to leave the tree');
 });
 
+scenario('usb_gadget: integers the schema shows in hex, name examples and the name rule in the create form', async () => {
+  page.allowed = new Set();
+  await openPath(page, '/usb_gadget/g1');
+  ok(await page.$eval(attrInput('idVendor'), (e) => e.value) === '0x0000', 'idVendor is shown in hex');
+  ok((await page.textContent('#panel form[data-attr="idVendor"] .hint')).includes('hexadecimal'), 'the hint says so');
+  await setAttr(page, 'idVendor', '0x1d6b');
+  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '7531', 'the server to hold 7531');
+  await page.waitForFunction(() => document.querySelector('#panel form[data-attr="idVendor"] input').value === '0x1d6b' && document.querySelector('#staged').hidden);
+  await openNode(page, '/usb_gadget/g1/functions');
+  const placeholder = await page.$eval('#panel .mkdir-form input[required]', (e) => e.placeholder);
+  ok(placeholder === 'e.g. ncm.usb0', `the name field shows an example (${placeholder})`);
+  ok((await page.textContent('#panel .mkdir-form')).includes('For example ncm.usb0, acm.GS0'), 'the hint lists the examples');
+  await page.fill('#panel .mkdir-form input[required]', 'nodot');
+  await page.click('#panel .mkdir-form button[type=submit]');
+  await page.waitForSelector('#panel .mkdir-form .field-error:not([hidden])');
+  ok((await page.textContent('#panel .mkdir-form .field-error')).includes('must match'), 'a name the pattern refuses is named before sending');
+  ok(await api.status('/usb_gadget/g1/functions/nodot') === 404, 'nothing was made');
+});
+
 scenario('lio target: the picker offers the storage objects; a wrong target shows the rule at the field', async () => {
   page.allowed = new Set([422]);
   await clearMessages(page);

@@ -669,7 +669,7 @@ export class Panel {
     const props = propsOf(desc, childType);
     const nameId = uid('name');
     const nameErr = h('p', { class: 'field-error', id: `${nameId}-err`, hidden: true });
-    const hints = nameHints(desc, node, parentNode);
+    const hints = nameHints(desc, childType);
     const nameHint = h('p', { class: 'hint', id: `${nameId}-hint` }, hints.text);
     const nameInput = h('input', { id: nameId, type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${nameId}-hint ${nameId}-err`, placeholder: hints.examples.length ? `e.g. ${hints.examples[0]}` : null });
     const fields = [];
@@ -997,20 +997,14 @@ export class Panel {
   }
 }
 
-/** What the schema says about the names of the children @node makes:
- * {pattern, examples, text}. */
-function nameHints(desc, node, parentNode) {
+/** What the schema says about the names of objects of @childType (the
+ * type a mkdir here makes): {pattern, examples, text}. */
+function nameHints(desc, childType) {
   const out = { pattern: null, examples: [], text: 'Any name without / (at most 255 bytes).' };
-  if (!desc) return out;
-  const t = desc.types[node.type];
-  let c = t && t.creates;
-  if (!c && node.default_group && node.name === 'pending' && parentNode) {
-    const pt = desc.types[parentNode.type];
-    c = pt && pt.committable;
-  }
-  if (!c) return out;
-  out.pattern = c.name_pattern || null;
-  out.examples = c.name_examples || [];
+  const t = desc && childType ? desc.types[childType] : null;
+  if (!t) return out;
+  out.pattern = t.name_pattern || null;
+  out.examples = t.name_examples || [];
   const bits = [];
   if (out.pattern) bits.push(`The name must match ${out.pattern}.`);
   if (out.examples.length) bits.push(`For example ${out.examples.join(', ')}.`);
