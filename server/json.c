@@ -133,7 +133,7 @@ static int page_children(struct cfs_entry *es,
                          struct cfs_entry ***ret_sel,
                          size_t *ret_n)
 {
-    struct cfs_entry **sel = malloc((n ? n : 1) * sizeof(*sel));
+    struct cfs_entry **sel = malloc((n ? n : 1) * sizeof(struct cfs_entry *));
     size_t k = 0;
     size_t from = 0;
 
@@ -154,14 +154,14 @@ static int page_children(struct cfs_entry *es,
         page->total++;
         sel[k++] = e;
     }
-    qsort(sel, k, sizeof(*sel), by_name);
+    qsort(sel, k, sizeof(struct cfs_entry *), by_name);
     /* the first name past the cursor: names that came or went since the
      * last page move nothing else, so a child that stays is listed once */
     while (page->after && from < k &&
            strcmp(sel[from]->name, page->after) <= 0) {
         from++;
     }
-    memmove(sel, sel + from, (k - from) * sizeof(*sel));
+    memmove(sel, sel + from, (k - from) * sizeof(struct cfs_entry *));
     k -= from;
     page->next = NULL;
     if (k > page->limit) {

@@ -112,12 +112,12 @@ struct sch_type {
     /* "name": the names of objects of this type (mkdir checks the
      * pattern; the examples are for forms) */
     char *name_pattern;
-    regex_t name_re;
-    bool has_name_re;
     char **name_examples;
     size_t n_name_examples;
+    regex_t name_re;
 
-    int visit; /* load time: default-group cycle check */
+    int visit;        /* load time: default-group cycle check */
+    bool has_name_re; /* name_re is compiled */
 };
 
 struct cfs_schema {

@@ -313,15 +313,13 @@ attr_option_allowed(struct loader *L, const char *key, const struct sch_attr *a)
     if (!strcmp(key, "pattern") || !strcmp(key, "max_length")) {
         ok = a->kind == SCH_STRING;
         only = "string";
-    } else if (!strcmp(key, "min") || !strcmp(key, "max")) {
+    } else if (!strcmp(key, "min") || !strcmp(key, "max") ||
+               !strcmp(key, "display")) {
         ok = a->kind == SCH_INT || a->kind == SCH_UINT;
         only = "int and uint";
     } else if (!strcmp(key, "values")) {
         ok = a->kind == SCH_ENUM;
         only = "enum";
-    } else if (!strcmp(key, "display")) {
-        ok = a->kind == SCH_INT || a->kind == SCH_UINT;
-        only = "int and uint";
     }
     if (!ok) {
         return fail(L,
