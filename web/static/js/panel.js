@@ -910,7 +910,7 @@ export class Panel {
     this.historyEl.hidden = !open;
     if (!open) return;
     const node = this.node;
-    const table = h('table', { class: 'history' }, h('caption', {}, `Changes at and under ${node.path}, newest first`), h('thead', {}, h('tr', {}, ['When', 'Who', 'Change', 'Value', ''].map((t, i) => h('th', { scope: 'col', 'aria-label': i === 4 ? 'Actions' : null }, t)))));
+    const table = h('table', { class: 'history' }, h('caption', {}, `Changes at and under ${node.path}, newest first`), h('thead', {}, h('tr', {}, ['When', 'Who', 'Change', 'Value'].map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))));
     const body = h('tbody');
     table.append(body);
     const more = h('button', { type: 'button', hidden: true }, 'Older changes');
