@@ -259,15 +259,32 @@ static bool op_run(struct cfs_http_req *req,
     if (r == 0) {
         return true;
     }
-    (void)snprintf(detail,
-                   sizeof(detail),
-                   "op %zu (%s %s): %s",
-                   i,
-                   cfs_op_name(b->op),
-                   b->path,
-                   *cfs_schema_last_detail() ? cfs_schema_last_detail()
-                                             : strerror(-r));
-    batch_problem(req, 0, r, i, detail);
+    {
+        json_t *blockers = cfs_http_blockers(r, b->path);
+        json_t *extra = json_object();
+        char held[512] = "";
+        char gone[320] = "";
+
+        if (blockers) {
+            cfs_http_blockers_text(blockers, r, held, sizeof(held));
+            json_object_set_new(extra, "blockers", blockers);
+        }
+        if (b->op == CFS_OP_SYMLINK && r == -ENOENT) {
+            cfs_http_missing_target(b->path, b->arg, gone, sizeof(gone));
+        }
+        (void)snprintf(detail,
+                       sizeof(detail),
+                       "op %zu (%s %s): %s%s%s",
+                       i,
+                       cfs_op_name(b->op),
+                       b->path,
+                       *cfs_schema_last_detail() ? cfs_schema_last_detail()
+                                                 : strerror(-r),
+                       held,
+                       gone);
+        json_object_set_new(extra, "op_index", json_integer((json_int_t)i));
+        cfs_http_problem_json(req, 0, r, NULL, detail, extra);
+    }
     return false;
 }
 

@@ -173,10 +173,77 @@ static void reply_link(struct cfs_http_req *req,
     cfs_http_etag(req, e->revision);
 }
 
-/* The node JSON of a directory (root, subsystem, group or item). */
+/* ?limit=, ?after= and ?name_contains=: a page of the children, sorted
+ * by name; ?used_by=1: the links pointing at the node. Any of the first
+ * three asks for paging; the page holds PAGE_DEFAULT
+ * children unless limit says otherwise, PAGE_MAX at most. On a bad value
+ * the 400 is sent and -EINVAL returned. *ret_after (page->after) is
+ * malloc'd, for the caller to free. */
+#define PAGE_DEFAULT 1000
+#define PAGE_MAX     10000
+
+static int parse_page(struct cfs_http_req *req,
+                      struct cfs_http_page *page,
+                      bool *ret_paged,
+                      char **ret_after)
+{
+    const char *limit = cfs_http_query(req, "limit");
+    const char *after = cfs_http_query(req, "after");
+    const char *contains = cfs_http_query(req, "name_contains");
+    const char *used_by = cfs_http_query(req, "used_by");
+
+    *ret_paged = limit || after || contains || used_by;
+    page->paged = limit || after || contains;
+    if (used_by && strcmp(used_by, "0") != 0 && strcmp(used_by, "1") != 0) {
+        cfs_http_bad_request(req, "used_by must be 0 or 1");
+        return -EINVAL;
+    }
+    page->used_by = used_by && strcmp(used_by, "1") == 0;
+    page->limit = PAGE_DEFAULT;
+    if (limit) {
+        char *end;
+        long v = strtol(limit, &end, 10);
+
+        if (!*limit || *end || v < 1 || v > PAGE_MAX) {
+            cfs_http_bad_request(
+                req, "limit must be an integer from 1 to %d", PAGE_MAX);
+            return -EINVAL;
+        }
+        page->limit = (size_t)v;
+    }
+    if (after) {
+        char *name = NULL;
+        int r = cfs_http_cursor_name(after, &name);
+
+        if (r == -ENOMEM) {
+            cfs_http_op_problem(req, r, "readdir", "");
+            return r;
+        }
+        if (r < 0) {
+            cfs_http_bad_request(req,
+                                 "after must be a next_after cursor of an "
+                                 "earlier page");
+            return r;
+        }
+        page->after = name;
+        *ret_after = name;
+    }
+    if (contains && !*contains) {
+        contains = NULL;
+    }
+    page->contains = contains;
+    return 0;
+}
+
+/* The node JSON of a directory (root, subsystem, group or item); a page
+ * of its children with ?limit=, ?after=, ?name_contains=, the links to it
+ * with ?used_by=1. */
 static void
 get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
 {
+    struct cfs_http_page page = {0};
+    bool paged = false;
+    char *after = NULL;
     const char *values;
     char *text = NULL;
     size_t text_len = 0;
@@ -192,8 +259,18 @@ get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
         cfs_http_bad_request(req, "values must be 0 or 1");
         return;
     }
-    r = cfs_http_node_text(
-        path, e, depth, !values || strcmp(values, "1") == 0, &text, &text_len);
+    if (parse_page(req, &page, &paged, &after) < 0) {
+        return;
+    }
+    r = cfs_http_node_page_text(path,
+                                e,
+                                depth,
+                                !values || strcmp(values, "1") == 0,
+                                paged ? &page : NULL,
+                                &text,
+                                &text_len);
+    free(page.next);
+    free(after);
     if (r < 0) {
         cfs_http_op_problem(req, r, "readdir", path);
         return;
@@ -378,6 +455,16 @@ put_symlink(struct cfs_http_req *req, const char *path, const char *target)
     }
     if (r == 0) {
         r = cfs_symlink(txn, path, target);
+    }
+    if (r == -ENOENT) {
+        char gone[320];
+
+        cfs_http_missing_target(path, target, gone, sizeof(gone));
+        cfs_http_problem(
+            req, 0, r, NULL, "symlink %s: %s%s", path, strerror(-r), gone);
+        cfs_txn_abort(txn);
+        free(dirpath);
+        return;
     }
     if (r < 0) {
         cfs_http_op_problem(req, r, "symlink", path);

@@ -117,19 +117,90 @@ static void attr_json(struct jw *w,
     JW_LIT(w, "}");
 }
 
+static int by_name(const void *a, const void *b)
+{
+    const struct cfs_entry *const *x = a;
+    const struct cfs_entry *const *y = b;
+
+    return strcmp((*x)->name, (*y)->name);
+}
+
+/* The children of @es (directories, in creation order) that @page lets
+ * through, sorted by name, at most page->limit of them: a new array of
+ * pointers into @es (*ret_n of them), page->total and page->next set. */
+static int page_children(struct cfs_entry *es,
+                         size_t n,
+                         struct cfs_http_page *page,
+                         struct cfs_entry ***ret_sel,
+                         size_t *ret_n)
+{
+    struct cfs_entry **sel = malloc((n ? n : 1) * sizeof(struct cfs_entry *));
+    size_t k = 0;
+    size_t from = 0;
+
+    if (!sel) {
+        return -ENOMEM;
+    }
+    page->total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct cfs_entry *e = &es[i];
+
+        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR ||
+            e->kind == CFS_KIND_LINK) {
+            continue;
+        }
+        if (page->contains && !strstr(e->name, page->contains)) {
+            continue;
+        }
+        page->total++;
+        sel[k++] = e;
+    }
+    qsort(sel, k, sizeof(struct cfs_entry *), by_name);
+    /* the first name past the cursor: names that came or went since the
+     * last page move nothing else, so a child that stays is listed once */
+    while (page->after && from < k &&
+           strcmp(sel[from]->name, page->after) <= 0) {
+        from++;
+    }
+    memmove(sel, sel + from, (k - from) * sizeof(struct cfs_entry *));
+    k -= from;
+    page->next = NULL;
+    if (k > page->limit) {
+        k = page->limit;
+        page->next = strdup(sel[k - 1]->name);
+        if (!page->next) {
+            free(sel);
+            return -ENOMEM;
+        }
+    }
+    *ret_sel = sel;
+    *ret_n = k;
+    return 0;
+}
+
 static int node_json(struct jw *w,
                      const char *path,
                      const struct cfs_entry *self,
                      int depth,
-                     bool values)
+                     bool values,
+                     struct cfs_http_page *page)
 {
     struct cfs_entry *es = NULL;
+    struct cfs_entry **sel = NULL;
     size_t n = 0;
+    size_t nsel = 0;
     bool first;
     int r = cfs_readdir(path, &es, &n);
 
     if (r < 0) {
         return r;
+    }
+    if (page && page->paged) {
+        r = page_children(es, n, page, &sel, &nsel);
+        if (r < 0) {
+            cfs_entries_free(es, n);
+            return r;
+        }
     }
     JW_LIT(w, "{\"name\":");
     jw_str(w, self->name);
@@ -170,8 +241,8 @@ static int node_json(struct jw *w,
     }
     JW_LIT(w, "],\"children\":[");
     first = true;
-    for (size_t i = 0; i < n && r == 0; i++) {
-        const struct cfs_entry *e = &es[i];
+    for (size_t i = 0; i < (sel ? nsel : n) && r == 0; i++) {
+        const struct cfs_entry *e = sel ? sel[i] : &es[i];
         char *cp;
         size_t mark = w->len;
 
@@ -188,7 +259,7 @@ static int node_json(struct jw *w,
             JW_LIT(w, ",");
         }
         if (depth > 0) {
-            r = node_json(w, cp, e, depth - 1, values);
+            r = node_json(w, cp, e, depth - 1, values, NULL);
             if (r == -ENOENT) {
                 r = 0; /* removed meanwhile: take back its comma */
                 w->len = mark;
@@ -214,7 +285,9 @@ static int node_json(struct jw *w,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_LINK) {
+        if (e->kind == CFS_KIND_LINK &&
+            !(page && page->paged && page->contains &&
+              !strstr(e->name, page->contains))) {
             if (!first) {
                 JW_LIT(w, ",");
             }
@@ -226,9 +299,102 @@ static int node_json(struct jw *w,
             JW_LIT(w, "}");
         }
     }
-    JW_LIT(w, "]}");
+    JW_LIT(w, "]");
+    if (page && page->used_by && r == 0) {
+        char **paths = NULL;
+        size_t np = 0;
+
+        r = cfs_links_to(path, &paths, &np);
+        JW_LIT(w, ",\"used_by\":[");
+        for (size_t i = 0; r == 0 && i < np; i++) {
+            if (i) {
+                JW_LIT(w, ",");
+            }
+            jw_str(w, paths[i]);
+        }
+        JW_LIT(w, "]");
+        if (r == 0) {
+            cfs_paths_free(paths, np);
+        }
+    }
+    if (page && page->paged) {
+        JW_LIT(w, ",\"children_total\":");
+        jw_u64(w, page->total);
+        JW_LIT(w, ",\"next_after\":");
+        if (page->next) {
+            char *c = cfs_http_cursor(page->next);
+
+            if (!c) {
+                r = -ENOMEM;
+            }
+            jw_str(w, c);
+            free(c);
+        } else {
+            JW_LIT(w, "null");
+        }
+    }
+    JW_LIT(w, "}");
+    free(sel);
     cfs_entries_free(es, n);
     return r;
+}
+
+/* A cursor is "n" and the name in hex: opaque to clients, and any name
+ * (bytes 1-255) round-trips. */
+char *cfs_http_cursor(const char *name)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t len = strlen(name);
+    char *c = malloc(2 * len + 2);
+
+    if (!c) {
+        return NULL;
+    }
+    c[0] = 'n';
+    for (size_t i = 0; i < len; i++) {
+        c[1 + 2 * i] = hex[(unsigned char)name[i] >> 4];
+        c[2 + 2 * i] = hex[(unsigned char)name[i] & 15];
+    }
+    c[1 + 2 * len] = 0;
+    return c;
+}
+
+static int unhex(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+int cfs_http_cursor_name(const char *cursor, char **ret_name)
+{
+    size_t len = strlen(cursor);
+    char *name;
+
+    if (cursor[0] != 'n' || len < 3 || len % 2 == 0 || len > 1 + 2 * 255) {
+        return -EINVAL;
+    }
+    name = malloc(len / 2 + 1);
+    if (!name) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = unhex(cursor[1 + 2 * i]);
+        int lo = unhex(cursor[2 + 2 * i]);
+
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+            free(name);
+            return -EINVAL;
+        }
+        name[i] = (char)(hi << 4 | lo);
+    }
+    name[len / 2] = 0;
+    *ret_name = name;
+    return 0;
 }
 
 int cfs_http_attr_text(const char *path,
@@ -260,6 +426,18 @@ int cfs_http_node_text(const char *path,
                        char **ret_text,
                        size_t *ret_len)
 {
+    return cfs_http_node_page_text(
+        path, self, depth, values, NULL, ret_text, ret_len);
+}
+
+int cfs_http_node_page_text(const char *path,
+                            const struct cfs_entry *self,
+                            int depth,
+                            bool values,
+                            struct cfs_http_page *page,
+                            char **ret_text,
+                            size_t *ret_len)
+{
     struct cfs_entry st;
     struct jw w = {0};
     int r = 0;
@@ -271,7 +449,7 @@ int cfs_http_node_text(const char *path,
         }
         self = &st;
     }
-    r = node_json(&w, path, self, depth, values);
+    r = node_json(&w, path, self, depth, values, page);
     if (self == &st) {
         cfs_entry_done(&st);
     }
@@ -280,4 +458,130 @@ int cfs_http_node_text(const char *path,
         return r;
     }
     return jw_finish(&w, ret_text, ret_len);
+}
+
+/* ---- what blocks an rmdir ----------------------------------------------- */
+
+#define BLOCKERS_MAX 50
+
+static void push_path(json_t *a, const char *dir, const char *name)
+{
+    char *p = cfs_http_join(dir, name);
+
+    if (p && json_array_size(a) < BLOCKERS_MAX) {
+        json_array_append_new(a, json_string(p));
+    }
+    free(p);
+}
+
+/* The user children and links of @path and of its default groups (RM7). */
+static void children_of(json_t *a, const char *path)
+{
+    struct cfs_entry *es = NULL;
+    size_t n = 0;
+
+    if (cfs_readdir(path, &es, &n) < 0) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct cfs_entry *e = &es[i];
+
+        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR) {
+            continue;
+        }
+        if (e->default_group) {
+            char *p = cfs_http_join(path, e->name);
+
+            if (p) {
+                children_of(a, p);
+            }
+            free(p);
+        } else {
+            push_path(a, path, e->name);
+        }
+    }
+    cfs_entries_free(es, n);
+}
+
+json_t *cfs_http_blockers(int err, const char *path)
+{
+    json_t *a;
+
+    if (err != -ENOTEMPTY && err != -EBUSY) {
+        return NULL;
+    }
+    a = json_array();
+    if (!a) {
+        return NULL;
+    }
+    if (err == -ENOTEMPTY) {
+        children_of(a, path);
+    } else {
+        char **paths = NULL;
+        size_t n = 0;
+
+        if (cfs_links_to(path, &paths, &n) == 0) {
+            for (size_t i = 0; i < n && i < BLOCKERS_MAX; i++) {
+                json_array_append_new(a, json_string(paths[i]));
+            }
+            cfs_paths_free(paths, n);
+        }
+    }
+    if (json_array_size(a) == 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+void cfs_http_blockers_text(const json_t *blockers,
+                            int err,
+                            char *buf,
+                            size_t size)
+{
+    size_t n = json_array_size(blockers);
+    size_t len;
+
+    (void)snprintf(
+        buf, size, " (%s ", err == -EBUSY ? "linked from" : "it holds");
+    for (size_t i = 0; i < n && i < 3; i++) {
+        len = strlen(buf);
+        (void)snprintf(buf + len,
+                       size - len,
+                       "%s%s",
+                       i ? ", " : "",
+                       json_string_value(json_array_get(blockers, i)));
+    }
+    len = strlen(buf);
+    if (n > 3) {
+        (void)snprintf(buf + len, size - len, " and %zu more)", n - 3);
+    } else {
+        (void)snprintf(buf + len, size - len, ")");
+    }
+}
+
+void cfs_http_missing_target(const char *path,
+                             const char *target,
+                             char *buf,
+                             size_t size)
+{
+    struct cfs_entry e;
+    char *dir = strdup(path);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+
+    buf[0] = 0;
+    if (target && cfs_stat(target, &e) < 0) {
+        (void)snprintf(buf, size, " (the target %s does not exist)", target);
+    } else if (target) {
+        cfs_entry_done(&e);
+    }
+    if (!buf[0] && slash) {
+        *slash = 0;
+        if (*dir && cfs_stat(dir, &e) < 0) {
+            (void)snprintf(buf, size, " (the folder %s does not exist)", dir);
+        } else if (*dir) {
+            cfs_entry_done(&e);
+        }
+    }
+    free(dir);
 }

@@ -23,6 +23,52 @@ int cfs_http_node_text(const char *path,
                        bool values,
                        char **ret_text,
                        size_t *ret_len);
+/* A page of a node's children (GET ?limit=&after=&name_contains=): the
+ * children whose name holds @contains (any, when NULL), sorted by name
+ * (bytewise), the first @limit after the name @after (none: from the
+ * start). Links are filtered by @contains but not paged. Out: @total, the
+ * children that pass the filter; @next, the name to continue after (NULL
+ * when this page is the last; malloc'd). */
+struct cfs_http_page {
+    bool paged;   /* else every child, in creation order */
+    bool used_by; /* add "used_by": the links that point at the node */
+    size_t limit;
+    const char *after;
+    const char *contains;
+    size_t total;
+    char *next;
+};
+
+/* cfs_http_node_text() with @page (NULL: every child, in creation order,
+ * no used_by) applied to the top node. */
+int cfs_http_node_page_text(const char *path,
+                            const struct cfs_entry *self,
+                            int depth,
+                            bool values,
+                            struct cfs_http_page *page,
+                            char **ret_text,
+                            size_t *ret_len);
+/* The opaque cursor of a page's last name (malloc'd; NULL), and back
+ * (-EINVAL for a string that is no cursor). */
+char *cfs_http_cursor(const char *name);
+int cfs_http_cursor_name(const char *cursor, char **ret_name);
+/* For a refused rmdir, what blocks it: -ENOTEMPTY the children and links
+ * it (or a default group of it) holds, -EBUSY the links that point at it;
+ * at most 50 paths, as a JSON array (new reference), or NULL for any other
+ * errno or when none can be named (a depend_item). */
+json_t *cfs_http_blockers(int err, const char *path);
+/* " (it holds /a/b, /a/c and 4 more)" for a problem's detail. */
+void cfs_http_blockers_text(const json_t *blockers,
+                            int err,
+                            char *buf,
+                            size_t size);
+/* Why a symlink at @path to @target found nothing (ENOENT), for a
+ * problem's detail: " (the target T does not exist)" or " (the folder
+ * D does not exist)"; empty when both are there. */
+void cfs_http_missing_target(const char *path,
+                             const char *target,
+                             char *buf,
+                             size_t size);
 /* The attribute JSON (with "value" when @buf, a show() result), as compact
  * JSON text. @return 0 and *ret_text (malloc'd) or -ENOMEM. */
 int cfs_http_attr_text(const char *path,

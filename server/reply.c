@@ -15,6 +15,7 @@
 #include <configfs/schema.h>
 #include <configfs/store.h>
 
+#include "json.h"
 #include "reply.h"
 #include "status.h"
 
@@ -337,15 +338,24 @@ void cfs_http_op_problem(struct cfs_http_req *req,
                          const char *path)
 {
     const char *why = cfs_schema_last_detail(); /* a schema rule, if any */
+    json_t *blockers = cfs_http_blockers(err, path);
+    json_t *extra = NULL;
+    char detail[1024];
+    char held[768] = "";
 
-    cfs_http_problem(req,
-                     0,
-                     err,
-                     NULL,
-                     "%s %s: %s",
-                     what,
-                     path,
-                     why && *why ? why : strerror(-err));
+    if (blockers) {
+        cfs_http_blockers_text(blockers, err, held, sizeof(held));
+        extra = json_object();
+        json_object_set_new(extra, "blockers", blockers);
+    }
+    (void)snprintf(detail,
+                   sizeof(detail),
+                   "%s %s: %s%s",
+                   what,
+                   path,
+                   why && *why ? why : strerror(-err),
+                   held);
+    cfs_http_problem_json(req, 0, err, NULL, detail, extra);
 }
 
 bool cfs_http_no_store(struct cfs_http_req *req)

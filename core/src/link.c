@@ -358,3 +358,79 @@ void cfs__links_drop_into(struct cfs_dirent *d)
         drop_links_walk(&cfs__root, d); /* from anywhere in the tree */
     }
 }
+
+/* ---- the links that hold a directory ----------------------------------- */
+
+struct holders {
+    const struct cfs_dirent *dir;
+    char **paths;
+    size_t n, cap;
+    int err;
+};
+
+/* @t is @dir, or a default group under it (RM6 counts those too). */
+static bool holds(const struct cfs_dirent *t, const struct cfs_dirent *dir)
+{
+    for (; t; t = t->parent) {
+        if (t == dir) {
+            return true;
+        }
+        if (!(t->flags & CFS_DF_DEFAULT)) {
+            return false;
+        }
+    }
+    return false;
+}
+
+static void holders_walk(const struct cfs_dirent *d, struct holders *h)
+{
+    for (const struct cfs_dirent *c = d->first; c && !h->err; c = c->next) {
+        if (c->kind == CFS_D_LINK) {
+            if (!holds(c->target, h->dir)) {
+                continue;
+            }
+            h->err = cfs_grow(&h->paths, &h->cap, h->n, sizeof(char *), 8);
+            if (h->err < 0) {
+                return;
+            }
+            h->err = cfs__dirent_path(c, &h->paths[h->n]);
+            h->n += h->err == 0;
+        } else if (c->kind == CFS_D_DIR) {
+            holders_walk(c, h);
+        }
+    }
+}
+
+int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n)
+{
+    struct cfs_resolved res;
+    struct holders h = {0};
+    int r;
+
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
+    if (r == 0 && res.kind != CFS_R_DIR) {
+        r = -ENOTDIR;
+    }
+    if (r == 0) {
+        h.dir = res.dir;
+        holders_walk(&cfs__root, &h);
+        r = h.err;
+    }
+    cfs__tree_unlock();
+    if (r < 0) {
+        cfs_paths_free(h.paths, h.n);
+        return r;
+    }
+    *ret_paths = h.paths;
+    *ret_n = h.n;
+    return 0;
+}
+
+void cfs_paths_free(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cfs_free(paths[i]);
+    }
+    cfs_free(paths);
+}

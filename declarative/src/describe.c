@@ -98,6 +98,9 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
         if (a->has_max) {
             jset(b, p, "maximum", json_integer((json_int_t)a->max));
         }
+        if (a->display_hex) {
+            jset(b, p, "x-display", json_string("hex"));
+        }
         break;
     case SCH_BOOL:
         jset(b, p, "type", json_string("boolean"));
@@ -160,6 +163,17 @@ static json_t *type_json(struct jb *b, const struct sch_type *t)
     jset(b, attrs, "additionalProperties", json_false());
     jset(b, o, "attributes", attrs);
 
+    if (t->name_pattern) {
+        jset(b, o, "name_pattern", json_string(t->name_pattern));
+    }
+    if (t->n_name_examples) {
+        json_t *ex = json_array();
+
+        for (size_t i = 0; i < t->n_name_examples; i++) {
+            jappend(b, ex, json_string(t->name_examples[i]));
+        }
+        jset(b, o, "name_examples", ex);
+    }
     if (t->creates) {
         jset(b,
              o,

@@ -60,6 +60,7 @@ struct sch_attr {
     /* int, uint: bounds as given (uint bounds are non-negative) */
     bool has_min, has_max;
     int64_t min, max;
+    bool display_hex; /* "display": "hex": a hint for forms, not a rule */
     /* enum */
     char **values;
     size_t n_values;
@@ -108,7 +109,15 @@ struct sch_type {
     bool has_max_children;
     uint64_t max_children;
 
-    int visit; /* load time: default-group cycle check */
+    /* "name": the names of objects of this type (mkdir checks the
+     * pattern; the examples are for forms) */
+    char *name_pattern;
+    char **name_examples;
+    size_t n_name_examples;
+    regex_t name_re;
+
+    int visit;        /* load time: default-group cycle check */
+    bool has_name_re; /* name_re is compiled */
 };
 
 struct cfs_schema {

@@ -187,6 +187,7 @@ static const char *const attr_keys[] = {"kind",
                                         "min",
                                         "max",
                                         "values",
+                                        "display",
                                         NULL};
 
 static int attr_mode(struct loader *L, json_t *v, struct sch_attr *a)
@@ -312,7 +313,8 @@ attr_option_allowed(struct loader *L, const char *key, const struct sch_attr *a)
     if (!strcmp(key, "pattern") || !strcmp(key, "max_length")) {
         ok = a->kind == SCH_STRING;
         only = "string";
-    } else if (!strcmp(key, "min") || !strcmp(key, "max")) {
+    } else if (!strcmp(key, "min") || !strcmp(key, "max") ||
+               !strcmp(key, "display")) {
         ok = a->kind == SCH_INT || a->kind == SCH_UINT;
         only = "int and uint";
     } else if (!strcmp(key, "values")) {
@@ -370,6 +372,15 @@ attr_option(struct loader *L, const char *key, json_t *v, struct sch_attr *a)
     if (!strcmp(key, "values")) {
         return attr_values(L, v, a);
     }
+    if (!strcmp(key, "display")) {
+        r = want(L, v, JSON_STRING, "\"hex\" or \"decimal\"");
+        if (r == 0 && strcmp(json_string_value(v), "hex") != 0 &&
+            strcmp(json_string_value(v), "decimal") != 0) {
+            r = fail(L, "must be \"hex\" or \"decimal\"");
+        }
+        a->display_hex = r == 0 && !strcmp(json_string_value(v), "hex");
+        return r;
+    }
     return 0; /* kind and default: handled by the caller */
 }
 
@@ -401,8 +412,8 @@ static int attr_parse(struct loader *L,
         r = check_keys(L,
                        obj,
                        attr_keys,
-                       "kind, mode, default, pattern, max_length, min, max "
-                       "or values");
+                       "kind, mode, default, pattern, max_length, min, max, "
+                       "values or display");
     }
     if (r < 0) {
         return r;
@@ -479,7 +490,80 @@ static const char *const type_keys[] = {"attributes",
                                         "links",
                                         "committable",
                                         "max_children",
+                                        "name",
                                         NULL};
+
+/* "name": {"pattern": ERE, "examples": [names]}: what objects of this type
+ * are called; mkdir refuses a name the pattern does not match (EINVAL). */
+static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
+{
+    static const char *const keys[] = {"pattern", "examples", NULL};
+    json_t *pat;
+    json_t *ex;
+    json_t *v;
+    size_t i;
+    char msg[128];
+    int r = want(L, obj, JSON_OBJECT, "an object {\"pattern\", \"examples\"}");
+
+    if (r == 0) {
+        r = check_keys(L, obj, keys, "pattern or examples");
+    }
+    if (r < 0) {
+        return r;
+    }
+    pat = json_object_get(obj, "pattern");
+    ex = json_object_get(obj, "examples");
+    if (pat) {
+        size_t at = cfs_schema_jpath_key(&L->path, "pattern");
+        int rc;
+
+        r = want(L, pat, JSON_STRING, "a string");
+        if (r < 0) {
+            return r;
+        }
+        t->name_pattern = cfs_strdup(json_string_value(pat));
+        if (!t->name_pattern) {
+            return -ENOMEM;
+        }
+        rc = regcomp(&t->name_re, t->name_pattern, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            (void)regerror(rc, &t->name_re, msg, sizeof(msg));
+            return fail(L, "not a POSIX extended regular expression: %s", msg);
+        }
+        t->has_name_re = true;
+        cfs_schema_jpath_pop(&L->path, at);
+    }
+    if (ex) {
+        size_t at = cfs_schema_jpath_key(&L->path, "examples");
+
+        r = want(L, ex, JSON_ARRAY, "an array of names");
+        if (r < 0) {
+            return r;
+        }
+        t->name_examples =
+            cfs_zalloc((json_array_size(ex) + 1) * sizeof(char *));
+        if (!t->name_examples) {
+            return -ENOMEM;
+        }
+        json_array_foreach(ex, i, v) {
+            const char *n = json_string_value(v);
+
+            if (!n || cfs_name_check(n, strlen(n)) < 0) {
+                return fail(L, "each example must be a valid name");
+            }
+            if (t->has_name_re && regexec(&t->name_re, n, 0, NULL, 0) != 0) {
+                return fail(L, "the example %s does not match the pattern", n);
+            }
+            t->name_examples[t->n_name_examples] = cfs_strdup(n);
+            if (!t->name_examples[t->n_name_examples]) {
+                return -ENOMEM;
+            }
+            t->n_name_examples++;
+        }
+        cfs_schema_jpath_pop(&L->path, at);
+    }
+    return 0;
+}
 
 static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
 {
@@ -523,10 +607,18 @@ static int type_pass1(struct loader *L, struct sch_type *t, json_t *obj)
                        obj,
                        type_keys,
                        "attributes, creates, default_groups, links, "
-                       "committable or max_children");
+                       "committable, max_children or name");
     }
     if (r < 0) {
         return r;
+    }
+    if (json_object_get(obj, "name")) {
+        at = cfs_schema_jpath_key(&L->path, "name");
+        r = type_name(L, t, json_object_get(obj, "name"));
+        if (r < 0) {
+            return r;
+        }
+        cfs_schema_jpath_pop(&L->path, at);
     }
     attrs = json_object_get(obj, "attributes");
     if (attrs) {

@@ -91,6 +91,14 @@ void cfs_schema_destroy(struct cfs_schema *s)
         cfs_free(t->allow);
         cfs_free(t->required);
         cfs_free(t->name);
+        cfs_free(t->name_pattern);
+        if (t->has_name_re) {
+            regfree(&t->name_re);
+        }
+        for (size_t k = 0; k < t->n_name_examples; k++) {
+            cfs_free(t->name_examples[k]);
+        }
+        cfs_free(t->name_examples);
     }
     cfs_free(s->types);
     cfs_free(s->file);
@@ -204,6 +212,7 @@ static struct sch_obj *make_obj(struct config_group *group, const char *name)
 {
     struct sch_obj *owner = owner_of(&group->cg_item);
     struct sch_type *t;
+    struct sch_type *made;
     struct sch_obj *obj;
 
     cfs_schema_clear_detail();
@@ -218,7 +227,17 @@ static struct sch_obj *make_obj(struct config_group *group, const char *name)
                               config_item_name(obj_item(owner)));
         return ERR_PTR(-ENOSPC);
     }
-    obj = obj_new(t->creates ? t->creates : t->commit_type, name);
+    made = t->creates ? t->creates : t->commit_type;
+    if (made->has_name_re && regexec(&made->name_re, name, 0, NULL, 0) != 0) {
+        cfs_schema_set_detail("the name of a %s must match %s%s%s",
+                              made->name,
+                              made->name_pattern,
+                              made->n_name_examples ? ", such as " : "",
+                              made->n_name_examples ? made->name_examples[0]
+                                                    : "");
+        return ERR_PTR(-EINVAL);
+    }
+    obj = obj_new(made, name);
     if (!obj) {
         return ERR_PTR(-ENOMEM);
     }

@@ -7,11 +7,18 @@
 // Any console error, uncaught page error, CSP violation or unexpected HTTP
 // error status fails the scenario it happens in.
 //
+// Besides the flows, the suite runs axe-core on every main view (no
+// serious or critical violation may remain), saves screenshots of the main
+// screens (into $CFS_E2E_SCREENSHOTS when set, e.g. docs/images, else into
+// its temp folder), and measures the first expand and the select of a
+// group of 2,000 and one of 100,000 children, printed as TAP comments
+// (reported, never asserted: speed is for bench/).
+//
 // usage: node webui.mjs CONFIGFSD SOURCE_ROOT
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -23,6 +30,9 @@ const { chromium } = require('playwright-core');
 const CHROMIUM = process.env.CFS_CHROMIUM || '/usr/bin/chromium';
 const WAIT_MS = 10000;
 const tmp = mkdtempSync(join(tmpdir(), 'cfs-e2e-'));
+const SHOTS = process.env.CFS_E2E_SCREENSHOTS || join(tmp, 'screens');
+mkdirSync(SHOTS, { recursive: true });
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const servers = [];
 let browser = null;
 
@@ -83,6 +93,8 @@ function client(base, token) {
     status: async (p) => (await call('GET', cfg(p))).status,
     mkdir: (dir, name, attributes) => call('POST', cfg(dir), attributes ? { name, attributes } : { name }),
     store: (p, value) => call('PUT', cfg(p), { value }),
+    batch: (ops) => call('POST', '/api/v1/batch', { ops }),
+    revision: async () => (await call('GET', '/api/v1')).json.revision,
     call,
   };
 }
@@ -115,8 +127,8 @@ async function until(fn, what, ms = WAIT_MS) {
 // ---- the page ---------------------------------------------------------------------
 
 /** A page with the watchers every scenario relies on. */
-async function openPage(base, { width = 1024, height = 800 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+async function openPage(base, { width = 1024, height = 800, colorScheme = 'light', hash = '' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   page.problems = [];
@@ -142,7 +154,7 @@ async function openPage(base, { width = 1024, height = 800 } = {}) {
     document.addEventListener('securitypolicyviolation', (e) =>
       window.__cfsViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`));
   });
-  await page.goto(base);
+  await page.goto(`${base}/${hash}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT_MS });
   return page;
 }
@@ -173,12 +185,18 @@ async function openPath(page, path) {
 
 const attrInput = (name) => `#panel form[data-attr="${name}"] :is(input, select)`;
 
-async function setAttr(page, name, value) {
+/** Type @value into attribute @name's field (staged). */
+async function stageAttr(page, name, value) {
   const sel = attrInput(name);
   const tag = await page.$eval(sel, (e) => e.tagName);
   if (tag === 'SELECT') await page.selectOption(sel, value);
   else await page.fill(sel, value);
-  await page.click(`#panel form[data-attr="${name}"] button[type=submit]`);
+}
+
+/** Stage @value for @name and apply the staged edits. */
+async function setAttr(page, name, value) {
+  await stageAttr(page, name, value);
+  await page.click('#staged button.apply');
 }
 
 async function alertText(page) {
@@ -189,6 +207,36 @@ async function clearMessages(page) {
   await page.$eval('#messages', (e) => e.replaceChildren());
 }
 
+// ---- axe, screenshots, measurements -------------------------------------------------
+
+const axeResults = [];
+
+/** Run axe-core on @page as it is; fail on a serious or critical violation. */
+async function axeCheck(p, view) {
+  await p.evaluate(AXE);
+  const r = await p.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const res = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return res.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, where: v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ') }));
+  });
+  const bad = r.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  axeResults.push({ view, violations: r });
+  console.log(`# axe ${view}: ${r.length ? r.map((v) => `${v.id} (${v.impact}, ${v.nodes})`).join(', ') : 'no violations'}`);
+  ok(!bad.length, `axe on ${view}: ${bad.map((v) => `${v.id} (${v.impact}) at ${v.where}`).join('; ')}`);
+}
+
+async function shot(p, name) {
+  await p.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+const measures = [];
+function measure(what, ms) {
+  measures.push(`${what}: ${ms} ms`);
+  console.log(`# measure: ${what}: ${ms} ms`);
+}
+
+const panelAt = (p, path) => p.waitForFunction((x) => document.querySelector('#panel .node-path code')?.textContent === x, path);
+
 // ---- scenarios ----------------------------------------------------------------------
 
 const scenarios = [];
@@ -197,7 +245,7 @@ let base;
 let api;
 let page;
 
-scenario('the tree lists the subsystems with their kinds, no CSP violation on load', async () => {
+scenario('the tree lists the subsystems; the landing page explains it and offers the described subsystems first', async () => {
   page = await openPage(base);
   const info = (await api.call('GET', '/api/v1')).json;
   const names = await page.$$eval('#tree > [role="treeitem"]', (lis) => lis.map((li) => li.dataset.path.slice(1)));
@@ -206,6 +254,14 @@ scenario('the tree lists the subsystems with their kinds, no CSP violation on lo
   ok(kinds.every((k) => k === 'subsystem'), `top-level kinds ${kinds}`);
   const csp = (await fetch(base)).headers.get('content-security-policy');
   ok(csp && csp.includes("script-src 'self'"), `the page is served with the CSP (${csp})`);
+  ok((await page.textContent('#panel-title')) === 'The configuration tree', 'the landing page has a title');
+  const offered = await page.$$eval('#panel .landing section', (secs) => secs.map((s) => s.querySelector('h3').textContent));
+  ok(offered[0] === 'Described subsystems' && offered[1] === 'Samples written in C', `described first, then the samples (${offered})`);
+  const described = await page.$$eval('#panel .landing li[data-subsystem]', (l) => l.map((x) => x.dataset.subsystem));
+  ok(JSON.stringify(described) === JSON.stringify(info.described), `the described subsystems are offered (${described})`);
+  await page.waitForSelector('#panel li[data-subsystem="fakenbd"] .desc');
+  await shot(page, 'landing');
+  await axeCheck(page, 'landing page');
 });
 
 scenario('keyboard: arrows move, Right expands lazily, Left collapses, Enter selects', async () => {
@@ -218,9 +274,11 @@ scenario('keyboard: arrows move, Right expands lazily, Left collapses, Enter sel
   const kind = await page.$eval(row('/fakenbd/pending'), (e) => e.dataset.kind);
   ok(kind === 'default group', `pending/ is shown as a default group (${kind})`);
   await page.keyboard.press('ArrowRight');
-  ok(await page.evaluate(() => document.activeElement.dataset.path) === '/fakenbd/pending', 'Right moves to the first child');
+  ok(await page.evaluate(() => document.activeElement.dataset.path) === '/fakenbd/live', 'Right moves to the first child (by name)');
+  await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/fakenbd/pending');
+  await panelAt(page, '/fakenbd/pending');
+  ok(!(await page.textContent('#panel')).includes('not in the schema'), 'pending/ is not called a type missing from the schema');
   await page.keyboard.press('ArrowLeft');
   ok(await page.evaluate(() => document.activeElement.dataset.path) === '/fakenbd', 'Left moves to the parent');
   await page.keyboard.press('ArrowLeft');
@@ -231,31 +289,47 @@ scenario('keyboard: arrows move, Right expands lazily, Left collapses, Enter sel
 
 scenario('fakenbd: create a disk with an initial attribute (one change)', async () => {
   await openPath(page, '/fakenbd/pending');
-  const before = (await api.call('GET', '/api/v1')).json.revision;
+  const before = await api.revision();
   await page.fill('#panel .mkdir-form input[required]', 'disk1');
   await page.getByLabel('target', { exact: true }).fill('10.0.0.1');
   await page.click('#panel .mkdir-form button[type=submit]');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/fakenbd/pending/disk1');
+  await panelAt(page, '/fakenbd/pending/disk1');
   ok(await api.value('/fakenbd/pending/disk1/target') === '10.0.0.1', 'the server has target 10.0.0.1');
-  ok((await api.call('GET', '/api/v1')).json.revision === before + 1, 'mkdir and store are one revision');
+  ok(await api.revision() === before + 1, 'mkdir and store are one revision');
   ok(await page.$eval(attrInput('target'), (e) => e.value) === '10.0.0.1', 'the panel shows the value');
   ok(await page.$eval(row('/fakenbd/pending/disk1'), (e) => e.dataset.kind) === 'item', 'the tree shows the new item');
+  ok(await page.title() === 'disk1 — /fakenbd/pending/disk1 — configfsd', `the title names the node (${await page.title()})`);
+  const crumbs = await page.$$eval('#panel .crumbs a', (l) => l.map((a) => a.textContent));
+  ok(JSON.stringify(crumbs) === JSON.stringify(['tree', 'fakenbd', 'pending', 'disk1']), `breadcrumbs ${crumbs}`);
 });
 
-scenario('store: a valid value is saved, an invalid one shows the rule and changes nothing', async () => {
+scenario('staged edits: two values shown as a diff, applied as one batch (one revision); a bad one is named at its field', async () => {
   page.allowed = new Set([422]);
-  await setAttr(page, 'device', '/dev/nbd0');
+  const before = await api.revision();
+  await stageAttr(page, 'device', '/dev/nbd0');
+  await stageAttr(page, 'target', '10.0.0.9');
+  await page.waitForSelector('#staged:not([hidden])');
+  const diff = await page.$$eval('#staged .diff li', (l) => l.map((x) => x.textContent));
+  ok(diff.length === 2 && diff.some((d) => d.includes('target') && d.includes('10.0.0.1') && d.includes('10.0.0.9')), `the diff shows old and new (${diff})`);
+  ok(await api.value('/fakenbd/pending/disk1/device') === '', 'nothing is sent while staged');
+  await shot(page, 'staged-edits');
+  await axeCheck(page, 'item with staged edits');
+  await page.click('#staged button.apply');
   await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/nbd0', 'device to be /dev/nbd0 on the server');
-  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('Saved device'));
+  ok(await api.value('/fakenbd/pending/disk1/target') === '10.0.0.9', 'target applied too');
+  ok(await api.revision() === before + 1, 'both values are one revision');
+  await page.waitForSelector('#staged', { state: 'hidden' });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('Applied 2 changes'));
   // refused by the client's check of the schema (the same rule the server has)
   await setAttr(page, 'target', '300.1.1.1');
   await page.waitForSelector('#panel form[data-attr="target"] .field-error:not([hidden])');
   const err = await page.$eval('#panel form[data-attr="target"] .field-error', (e) => e.textContent);
   ok(err.includes('must be an IPv4 address'), `the field names the rule (${err})`);
   ok(await page.$eval(attrInput('target'), (e) => e.getAttribute('aria-invalid')) === 'true', 'the input is marked invalid');
-  ok(await api.value('/fakenbd/pending/disk1/target') === '10.0.0.1', 'target unchanged on the server');
+  ok(await api.value('/fakenbd/pending/disk1/target') === '10.0.0.9', 'target unchanged on the server');
   await page.click('#panel form[data-attr="target"] button.revert');
-  // refused by the server: a subsystem written in C, without a schema
+  await page.waitForSelector('#staged', { state: 'hidden' });
+  // refused by the server in a batch: the error is at the field op_index names
   await clearMessages(page);
   await api.mkdir('/02-simple-children', 'kid');
   await openPath(page, '/02-simple-children/kid');
@@ -263,58 +337,126 @@ scenario('store: a valid value is saved, an invalid one shows the rule and chang
   await setAttr(page, 'storeme', 'abc');
   await page.waitForSelector('#messages .msg');
   const alert = await alertText(page);
-  ok(/Unprocessable Content \(422 EINVAL\)/.test(alert) && alert.includes('store /02-simple-children/kid/storeme'), `the alert shows title, status, errno, detail (${alert})`);
+  ok(/Unprocessable Content \(422 EINVAL\)/.test(alert) && alert.includes('storeme'), `the alert shows title, status, errno, detail (${alert})`);
   ok(await page.$eval('#messages', (e) => e.getAttribute('role')) === 'alert', 'the message area is role=alert');
+  const ferr = await page.$eval('#panel form[data-attr="storeme"] .field-error', (e) => (e.hidden ? '' : e.textContent));
+  ok(ferr.includes('storeme'), `the refusal is shown at the field (${ferr})`);
   ok((await api.value('/02-simple-children/kid/storeme')) === '0', 'storeme unchanged on the server');
   await setAttr(page, 'storeme', '42');
   await until(async () => (await api.value('/02-simple-children/kid/storeme')) === '42', 'storeme 42');
+  await page.click('#messages .msg button.dismiss');
+  ok(!(await page.$('#messages .msg')), 'a message can be dismissed');
 });
 
-scenario('commit: refused with the server\'s rule while a required value is unset, then committed and uncommitted', async () => {
-  page.allowed = new Set([422]);
+scenario('leaving with staged edits asks first: Cancel keeps them, Discard leaves', async () => {
+  await stageAttr(page, 'storeme', '99');
+  await page.click(rowName('/02-simple-children'));
+  await page.waitForSelector('#dlg-confirm[open]');
+  ok((await page.textContent('#confirm-text')).includes('1 staged change'), 'the question counts the staged edits');
+  await page.click('#confirm-cancel');
+  await page.waitForSelector('#dlg-confirm:not([open])', { state: 'attached' });
+  ok(await page.$eval(attrInput('storeme'), (e) => e.value) === '99', 'the staged value is kept');
+  ok(await page.$eval(row('/02-simple-children/kid'), (e) => e.getAttribute('aria-selected')) === 'true', 'the selection stays');
+  await page.click(rowName('/02-simple-children'));
+  await page.waitForSelector('#dlg-confirm[open]');
+  await page.click('#confirm-ok');
+  await panelAt(page, '/02-simple-children');
+  ok((await api.value('/02-simple-children/kid/storeme')) === '42', 'nothing was stored');
+});
+
+scenario('history entries: Back and Forward move between nodes, an edited URL is followed', async () => {
+  await openNode(page, '/fakenbd');
+  await openNode(page, '/fakenbd/pending');
+  await page.goBack();
+  await panelAt(page, '/fakenbd');
+  ok(await page.$eval(row('/fakenbd'), (e) => e.getAttribute('aria-selected')) === 'true', 'Back selects the row');
+  ok((await page.title()).startsWith('fakenbd'), 'Back sets the title');
+  await page.goForward();
+  await panelAt(page, '/fakenbd/pending');
+  await page.evaluate(() => {
+    location.hash = '#/fakenbd/pending/disk1';
+  });
+  await panelAt(page, '/fakenbd/pending/disk1');
+  ok(new URL(page.url()).hash === '#/fakenbd/pending/disk1', 'the URL names the node');
+});
+
+scenario('guided commit: required values marked, Commit disabled with the reason, confirmed; Uncommit is not primary', async () => {
+  page.allowed = new Set();
   await clearMessages(page);
   await api.mkdir('/fakenbd/pending', 'disk2', { target: '10.0.0.2' });
   await openPath(page, '/fakenbd/pending/disk2');
-  await page.click('#panel button:text-is("Commit")');
-  await page.waitForSelector('#messages .msg');
-  const alert = await alertText(page);
-  ok(alert.includes('required before commit: device') && alert.includes('EINVAL'), `the alert names the rule (${alert})`);
-  ok(await api.status('/fakenbd/pending/disk2') === 200, 'disk2 stays in pending/');
-  await setAttr(page, 'device', '/dev/nbd1');
-  await until(async () => (await api.value('/fakenbd/pending/disk2/device')) === '/dev/nbd1', 'device set');
-  await page.click('#panel button:text-is("Commit")');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/fakenbd/live/disk2');
+  const req = await page.$$eval('#panel form.attr-row:has(.badge.req)', (l) => l.map((f) => f.dataset.attr));
+  ok(JSON.stringify(req.sort()) === JSON.stringify(['device', 'target']), `required attributes are marked (${req})`);
+  const commit = '#panel button:text-is("Commit…")';
+  ok(await page.$eval(commit, (b) => b.disabled), 'Commit is disabled while device is unset');
+  const reason = await page.textContent('#commit-reason');
+  ok(reason.includes('device') && reason.includes('required before commit'), `the reason names what is missing (${reason})`);
+  await stageAttr(page, 'device', '/dev/nbd1');
+  ok((await page.textContent('#commit-reason')).includes('staged'), 'Commit waits for the staged edit');
+  await page.click('#staged button.apply');
+  await page.waitForFunction(() => !document.querySelector('#panel button.primary:not(.apply)')?.disabled);
+  await shot(page, 'commit');
+  await page.click(commit);
+  await page.waitForSelector('#dlg-confirm[open]');
+  const text = await page.textContent('#confirm-text');
+  ok(text.includes('/fakenbd/live/disk2') && text.includes('brings it up'), `the confirmation says what Commit does (${text})`);
+  await page.click('#confirm-cancel');
+  ok(await api.status('/fakenbd/pending/disk2') === 200, 'Cancel commits nothing');
+  await page.click(commit);
+  await page.click('#confirm-ok');
+  await panelAt(page, '/fakenbd/live/disk2');
   ok(await api.status('/fakenbd/live/disk2') === 200 && await api.status('/fakenbd/pending/disk2') === 404, 'the server has disk2 in live/');
   await page.waitForSelector(row('/fakenbd/live/disk2'));
   await until(async () => !(await page.$(row('/fakenbd/pending/disk2'))), 'pending/disk2 to leave the tree');
   ok((await page.textContent('#panel .node-path')).includes('live'), 'the panel marks it live');
-  await page.click('#panel button:text-is("Uncommit")');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/fakenbd/pending/disk2');
+  const uncommit = '#panel button:text-is("Uncommit…")';
+  ok(!(await page.$eval(uncommit, (b) => b.classList.contains('primary'))), 'Uncommit is not styled as the primary action');
+  await page.click(uncommit);
+  await page.waitForSelector('#dlg-confirm[open]');
+  ok((await page.textContent('#confirm-text')).includes('takes the live object down'), 'the confirmation says what Uncommit does');
+  await page.click('#confirm-ok');
+  await panelAt(page, '/fakenbd/pending/disk2');
   ok(await api.status('/fakenbd/pending/disk2') === 200, 'uncommitted on the server');
 });
 
-scenario('usb_gadget: create a link from a config to a function, follow it, remove it', async () => {
+scenario('link picker: a typeahead over the functions of the gadget; a bare name is resolved; follow the link; remove it', async () => {
   page.allowed = new Set();
   await api.mkdir('/usb_gadget', 'g1');
   await api.mkdir('/usb_gadget/g1/functions', 'ncm.usb0');
+  await api.mkdir('/usb_gadget/g1/functions', 'acm.GS0');
   await openPath(page, '/usb_gadget/g1/configs');
   await page.fill('#panel .mkdir-form input[required]', 'c.1');
   await page.getByLabel('MaxPower').fill('500');
   await page.click('#panel .mkdir-form button[type=submit]');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/usb_gadget/g1/configs/c.1');
+  await panelAt(page, '/usb_gadget/g1/configs/c.1');
   ok(await api.value('/usb_gadget/g1/configs/c.1/MaxPower') === '500', 'MaxPower 500 on the server');
-  await page.getByLabel('Target', { exact: true }).fill('/usb_gadget/g1/functions/ncm.usb0');
+  const target = page.getByRole('combobox', { name: 'Target' });
+  await target.fill('ncm');
+  await page.waitForSelector('#panel [role="listbox"]:not([hidden]) [role="option"][data-path]');
+  const opts = await page.$$eval('#panel [role="option"][data-path]', (l) => l.map((o) => o.dataset.path));
+  ok(JSON.stringify(opts) === JSON.stringify(['/usb_gadget/g1/functions/ncm.usb0']), `the options are the matching functions (${opts})`);
+  await target.fill('');
+  await page.waitForFunction(() => document.querySelectorAll('#panel [role="option"][data-path]').length === 2);
+  await shot(page, 'link-picker');
+  await axeCheck(page, 'link picker open');
+  await target.fill('ncm');
+  await page.waitForSelector('#panel [role="option"][data-path="/usb_gadget/g1/functions/ncm.usb0"]');
+  await target.press('ArrowDown');
+  await target.press('Enter');
+  ok(await target.inputValue() === '/usb_gadget/g1/functions/ncm.usb0', 'Enter picks the option');
   await page.click('#panel .symlink-form button[type=submit]');
   const link = '/usb_gadget/g1/configs/c.1/ncm.usb0';
   await page.waitForSelector(`${row(link)}[data-kind="link"]`);
   const shown = await page.$eval(`${row(link)} .link-target`, (e) => e.textContent);
   ok(shown.includes('/usb_gadget/g1/functions/ncm.usb0'), `the tree shows the link's target (${shown})`);
-  const r = await api.get(link);
-  ok(r.status === 200 && r.json.target === '/usb_gadget/g1/functions/ncm.usb0', 'readlink on the server');
+  // a bare name that one function has
+  await target.fill('acm.GS0');
+  await page.click('#panel .symlink-form button[type=submit]');
+  await until(async () => (await api.get('/usb_gadget/g1/configs/c.1/acm.GS0')).json?.target === '/usb_gadget/g1/functions/acm.GS0', 'the bare name to be linked');
   // Enter on a link goes to its target
   await page.focus(row(link));
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/usb_gadget/g1/functions/ncm.usb0');
+  await panelAt(page, '/usb_gadget/g1/functions/ncm.usb0');
   ok(await page.$eval(row('/usb_gadget/g1/functions/ncm.usb0'), (e) => e.getAttribute('aria-selected')) === 'true', 'the target is selected in the tree');
   await openNode(page, '/usb_gadget/g1/configs/c.1');
   await page.click('#panel button[aria-label="Remove link ncm.usb0"]');
@@ -324,7 +466,26 @@ scenario('usb_gadget: create a link from a config to a function, follow it, remo
   await until(async () => !(await page.$(row(link))), 'the link row to leave the tree');
 });
 
-scenario('lio target: a LUN links to a backstore; a wrong target shows the rule', async () => {
+scenario('usb_gadget: integers the schema shows in hex, name examples and the name rule in the create form', async () => {
+  page.allowed = new Set();
+  await openPath(page, '/usb_gadget/g1');
+  ok(await page.$eval(attrInput('idVendor'), (e) => e.value) === '0x0000', 'idVendor is shown in hex');
+  ok((await page.textContent('#panel form[data-attr="idVendor"] .hint')).includes('hexadecimal'), 'the hint says so');
+  await setAttr(page, 'idVendor', '0x1d6b');
+  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '7531', 'the server to hold 7531');
+  await page.waitForFunction(() => document.querySelector('#panel form[data-attr="idVendor"] input').value === '0x1d6b' && document.querySelector('#staged').hidden);
+  await openNode(page, '/usb_gadget/g1/functions');
+  const placeholder = await page.$eval('#panel .mkdir-form input[required]', (e) => e.placeholder);
+  ok(placeholder === 'e.g. ncm.usb0', `the name field shows an example (${placeholder})`);
+  ok((await page.textContent('#panel .mkdir-form')).includes('For example ncm.usb0, acm.GS0'), 'the hint lists the examples');
+  await page.fill('#panel .mkdir-form input[required]', 'nodot');
+  await page.click('#panel .mkdir-form button[type=submit]');
+  await page.waitForSelector('#panel .mkdir-form .field-error:not([hidden])');
+  ok((await page.textContent('#panel .mkdir-form .field-error')).includes('must match'), 'a name the pattern refuses is named before sending');
+  ok(await api.status('/usb_gadget/g1/functions/nodot') === 404, 'nothing was made');
+});
+
+scenario('lio target: the picker offers the storage objects; a wrong target shows the rule at the field', async () => {
   page.allowed = new Set([422]);
   await clearMessages(page);
   const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
@@ -334,12 +495,16 @@ scenario('lio target: a LUN links to a backstore; a wrong target shows the rule'
     ok(m.status === 201, `mkdir ${dir}/${name}: ${m.status} ${m.text}`);
   }
   await openPath(page, `${T}/lun/lun_0`);
-  await page.getByLabel('Target', { exact: true }).fill('/target/core/fileio_0');
+  const target = page.getByRole('combobox', { name: 'Target' });
+  await target.fill('disk');
+  await page.waitForSelector('#panel [role="option"][data-path="/target/core/fileio_0/disk1"]');
+  await target.fill('/target/core/fileio_0');
   await page.click('#panel .symlink-form button[type=submit]');
   await page.waitForSelector('#messages .msg');
   const alert = await alertText(page);
   ok(alert.includes('may point only at') && alert.includes('422'), `the alert names the rule (${alert})`);
-  await page.getByLabel('Target', { exact: true }).fill('/target/core/fileio_0/disk1');
+  ok((await page.textContent('#panel .symlink-form .field-error')).includes('may point only at'), 'and so does the field');
+  await target.fill('disk1');
   await page.click('#panel .symlink-form button[type=submit]');
   await page.waitForSelector(`${row(`${T}/lun/lun_0/disk1`)}[data-kind="link"]`);
   ok((await api.get(`${T}/lun/lun_0/disk1`)).json.target === '/target/core/fileio_0/disk1', 'the server has the link');
@@ -348,35 +513,69 @@ scenario('lio target: a LUN links to a backstore; a wrong target shows the rule'
 scenario('live: changes made outside the page appear through the event stream', async () => {
   page.allowed = new Set();
   await page.waitForFunction(() => document.querySelector('#conn').dataset.state === 'live');
-  await openNode(page, '/02-simple-children/kid');
+  await openPath(page, '/02-simple-children/kid');
   await api.mkdir('/02-simple-children', 'from-outside');
   await page.waitForSelector(row('/02-simple-children/from-outside'), { timeout: WAIT_MS });
   await api.store('/02-simple-children/kid/storeme', '77');
   await page.waitForFunction(() => document.querySelector('#panel form[data-attr="storeme"] input').value === '77');
   await api.call('DELETE', '/api/v1/config/02-simple-children/from-outside');
   await until(async () => !(await page.$(row('/02-simple-children/from-outside'))), 'the removed item to leave the tree');
-  const rev = (await api.call('GET', '/api/v1')).json.revision;
+  const rev = await api.revision();
   await page.waitForFunction((r) => document.querySelector('#revision').textContent === `revision ${r}`, rev);
 });
 
-scenario('conflict: a value changed elsewhere while editing is a 412 with a reload, not a lost update', async () => {
-  page.allowed = new Set([412]);
+scenario('two browsers edit the same item: the second Apply is a conflict at the field, nothing is lost', async () => {
+  page.allowed = new Set();
   await clearMessages(page);
-  await openPath(page, '/fakenbd/pending/disk1');
-  await page.fill(attrInput('device'), '/dev/mine');
-  await api.store('/fakenbd/pending/disk1/device', '/dev/theirs');
-  await page.click('#panel form[data-attr="device"] button[type=submit]');
-  await page.waitForSelector('#messages .msg[data-status="412"]');
-  const alert = await alertText(page);
-  ok(alert.includes('Conflict') && alert.includes('ESTALE'), `the alert says conflict (${alert})`);
-  ok(await api.value('/fakenbd/pending/disk1/device') === '/dev/theirs', 'the other writer\'s value stands');
-  await page.click('#messages button:text-is("Reload the value")');
-  await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
-  await setAttr(page, 'device', '/dev/mine');
-  await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/mine', 'the retried store');
+  const other = await openPage(base, { hash: '#/fakenbd/pending/disk1' });
+  try {
+    await panelAt(other, '/fakenbd/pending/disk1');
+    await openPath(page, '/fakenbd/pending/disk1');
+    await stageAttr(page, 'device', '/dev/mine');
+    await stageAttr(other, 'device', '/dev/theirs');
+    await other.click('#staged button.apply');
+    await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/theirs', 'the other browser\'s value');
+    await page.waitForSelector('#panel form[data-attr="device"] .field-note:not([hidden])');
+    await page.click('#staged button.apply');
+    await page.waitForSelector('#messages .msg[data-status="412"]');
+    const alert = await alertText(page);
+    ok(alert.includes('Conflict') && alert.includes('ESTALE'), `the alert says conflict (${alert})`);
+    const ferr = await page.textContent('#panel form[data-attr="device"] .field-error');
+    ok(ferr.includes('changed by someone else'), `the field says so (${ferr})`);
+    ok(await page.$eval(attrInput('device'), (e) => e.value) === '/dev/mine', 'what you typed is kept');
+    ok(await api.value('/fakenbd/pending/disk1/device') === '/dev/theirs', 'the other writer\'s value stands');
+    await page.click('#messages button:text-is("Reload the values")');
+    await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
+    await setAttr(page, 'device', '/dev/mine');
+    await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/mine', 'the retried store');
+    await other.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/mine');
+    ok(other.problems.length === 0, other.problems.join('; '));
+  } finally {
+    await other.context().close();
+  }
 });
 
-scenario('delete: asks first; Cancel keeps the item, Delete removes it', async () => {
+scenario('history: relative times with the exact one on hover, a diff per change, restore a value', async () => {
+  await openPath(page, '/fakenbd/pending/disk1');
+  await page.click('#panel button:text-is("History")');
+  await page.waitForSelector('#history:not([hidden]) tbody tr');
+  const ops = await page.$$eval('#history tbody tr', (trs) => trs.map((t) => t.dataset.op));
+  ok(ops[ops.length - 1] === 'mkdir' && ops[0] === 'store', `history rows ${ops}`);
+  const when = await page.$eval('#history tbody tr time', (t) => [t.textContent, t.title, t.getAttribute('datetime')]);
+  ok(/just now|s ago|min ago/.test(when[0]) && when[1].includes('revision') && !Number.isNaN(Date.parse(when[2])), `relative time, exact on hover (${when})`);
+  const diff = await page.$eval('#history tbody tr', (t) => [t.querySelector('del')?.textContent, t.querySelector('ins')?.textContent]);
+  ok(diff[0] === '/dev/theirs' && diff[1] === '/dev/mine', `the newest change shows old and new (${diff})`);
+  await shot(page, 'history');
+  await axeCheck(page, 'history');
+  await page.click('#history tbody tr:first-child button.restore');
+  await page.waitForSelector('#dlg-confirm[open]');
+  ok((await page.textContent('#confirm-text')).includes('/dev/theirs'), 'the confirmation names the value');
+  await page.click('#confirm-ok');
+  await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/theirs', 'the old value to be restored');
+  await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
+});
+
+scenario('delete: a childless item asks first; Cancel keeps it, Delete removes it', async () => {
   page.allowed = new Set();
   await openPath(page, '/fakenbd/pending/disk2');
   await page.click('#panel button:text-is("Delete…")');
@@ -389,28 +588,212 @@ scenario('delete: asks first; Cancel keeps the item, Delete removes it', async (
   await page.click('#confirm-ok');
   await until(async () => (await api.status('/fakenbd/pending/disk2')) === 404, 'disk2 to be deleted on the server');
   await until(async () => !(await page.$(row('/fakenbd/pending/disk2'))), 'disk2 to leave the tree');
-  await page.waitForFunction(() => document.querySelector('#panel .node-path code')?.textContent === '/fakenbd/pending');
+  await panelAt(page, '/fakenbd/pending');
 });
 
-scenario('history of the selected node, newest first', async () => {
+scenario('delete this subtree: the plan (links first, children bottom-up) runs as one batch', async () => {
+  const G = '/usb_gadget/g2';
+  const r = await api.batch([
+    { op: 'mkdir', path: G },
+    { op: 'mkdir', path: `${G}/functions/ncm.usb0` },
+    { op: 'mkdir', path: `${G}/configs/c.1` },
+    { op: 'mkdir', path: `${G}/configs/c.1/strings/0x409` },
+    { op: 'symlink', path: `${G}/configs/c.1/ncm.usb0`, target: `${G}/functions/ncm.usb0` },
+    { op: 'mkdir', path: `${G}/strings/0x409` },
+  ]);
+  ok(r.status === 200, `the gadget is built (${r.status} ${r.text})`);
+  await openPath(page, '/usb_gadget/g2');
+  const before = await api.revision();
+  await page.click('#panel button:text-is("Delete…")');
+  await page.waitForSelector('#dlg-confirm[open] .plan');
+  const plan = await page.$$eval('#dlg-confirm .plan li', (l) => l.map((x) => `${x.dataset.op} ${x.querySelector('code').textContent}`));
+  const want = [
+    `unlink ${G}/configs/c.1/ncm.usb0`, `rmdir ${G}/configs/c.1/strings/0x409`, `rmdir ${G}/configs/c.1`,
+    `rmdir ${G}/functions/ncm.usb0`, `rmdir ${G}/strings/0x409`, `rmdir ${G}`];
+  ok(want.every((w) => plan.includes(w)), `the plan lists every step (${plan})`);
+  ok(plan.indexOf(`unlink ${G}/configs/c.1/ncm.usb0`) < plan.indexOf(`rmdir ${G}/functions/ncm.usb0`), 'the link goes before its target');
+  ok(plan.indexOf(`rmdir ${G}/configs/c.1/strings/0x409`) < plan.indexOf(`rmdir ${G}/configs/c.1`) && plan[plan.length - 1] === `rmdir ${G}`, 'children before parents');
+  await shot(page, 'delete-plan');
+  await axeCheck(page, 'delete plan');
+  await page.click('#confirm-ok');
+  await until(async () => (await api.status(G)) === 404, 'the gadget to be gone');
+  ok(await api.revision() === before + 1, 'the whole subtree went in one revision');
+  await panelAt(page, '/usb_gadget');
+});
+
+scenario('used by and blockers: a linked function lists its link; deleting it is refused with the link as a jump', async () => {
+  page.allowed = new Set([409]);
+  await clearMessages(page);
+  const F = '/usb_gadget/g1/functions/acm.GS0';
+  const L = '/usb_gadget/g1/configs/c.1/acm.GS0';
+  await openPath(page, F);
+  const used = await page.$$eval('#panel .used-by li button', (l) => l.map((b) => b.textContent));
+  ok(JSON.stringify(used) === JSON.stringify([L]), `Used by lists the link (${used})`);
+  await page.click('#panel button:text-is("Delete…")');
+  await page.click('#confirm-ok');
+  await page.waitForSelector('#messages .msg[data-errno="EBUSY"] .blockers button');
+  const detail = await page.textContent('#messages .msg .msg-detail');
+  ok(detail.includes(`linked from ${L}`), `the refusal names the link (${detail})`);
+  await shot(page, 'blockers');
+  await axeCheck(page, 'refusal with blockers');
+  ok(await api.status(F) === 200, 'nothing was deleted');
+  await page.click(`#messages .blockers button:text-is("${L}")`);
+  await panelAt(page, L);
+  await clearMessages(page);
+  // a group with children: the plan removes them, no refusal
+  await openPath(page, '/usb_gadget/g1/configs/c.1');
+  ok((await page.textContent('#panel .used-by')).includes('No link points here'), 'a config is used by nothing');
+});
+
+scenario('import: the server\'s dry-run plan is shown as a diff, then applied as one change', async () => {
+  page.allowed = new Set();
+  const exp = await api.call('GET', '/api/v1/export?path=/fakenbd');
+  ok(exp.status === 200, `export ${exp.status}`);
+  await api.store('/fakenbd/pending/disk1/target', '10.9.9.9');
+  await api.call('DELETE', '/api/v1/config/02-simple-children/kid');
+  const file = join(tmp, 'fakenbd-export.json');
+  writeFileSync(file, exp.text);
   await openPath(page, '/fakenbd/pending/disk1');
-  await page.click('#panel button:text-is("History")');
-  await page.waitForSelector('#history:not([hidden]) tbody tr');
-  const ops = await page.$$eval('#history tbody tr td:nth-child(4)', (tds) => tds.map((t) => t.textContent));
-  ok(ops[ops.length - 1] === 'mkdir' && ops[0] === 'store', `history rows ${ops}`);
+  await page.setInputFiles('#import-file', file);
+  await page.waitForSelector('#dlg-confirm[open] .plan li');
+  const lines = await page.$$eval('#dlg-confirm .plan li', (l) => l.map((x) => x.textContent));
+  ok(lines.length === 1 && lines[0].includes('/fakenbd/pending/disk1/target') && lines[0].includes('10.9.9.9') && lines[0].includes('10.0.0.9'), `the plan shows old and new (${lines})`);
+  ok(await page.$eval('#dlg-confirm .plan li del', (e) => e.textContent) === '10.9.9.9', 'the current value is struck out');
+  ok(await api.value('/fakenbd/pending/disk1/target') === '10.9.9.9', 'the dry run changed nothing');
+  await shot(page, 'import-preview');
+  await axeCheck(page, 'import preview');
+  const before = await api.revision();
+  await page.click('#confirm-ok');
+  await until(async () => (await api.value('/fakenbd/pending/disk1/target')) === '10.0.0.9', 'the import to apply');
+  ok(await api.revision() === before + 1, 'one revision');
+  await page.waitForFunction(() => document.querySelector('#panel form[data-attr="target"] input').value === '10.0.0.9');
 });
 
-scenario('narrow screen: tree and panel stack, nothing wider than the window', async () => {
-  const narrow = await openPage(base, { width: 420, height: 800 });
+scenario('layout: tree and panel scroll on their own, the splitter resizes, long names are ellipsized with the full name on hover', async () => {
+  const long = `n${'x'.repeat(200)}`;
+  await api.mkdir('/02-simple-children', long);
+  await openPath(page, `/02-simple-children/${long}`);
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  ok(over <= 0, `page is ${over}px wider than the window`);
+  ok(await page.$eval('#panel-title', (e) => e.title.length > 200 && e.scrollWidth > e.clientWidth), 'the title is cut, with the full name on hover');
+  ok(await page.$eval(`${rowName(`/02-simple-children/${long}`)}`, (e) => e.title.length > 200), 'the tree row has the full name on hover');
+  const scrolls = await page.evaluate(() => ['#tree-scroll', '#panel-scroll'].map((s) => getComputedStyle(document.querySelector(s)).overflowY));
+  ok(scrolls.every((s) => s === 'auto'), `tree and panel are scroll areas (${scrolls})`);
+  const w0 = await page.$eval('#tree-pane', (e) => e.getBoundingClientRect().width);
+  await page.focus('#splitter');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  const w1 = await page.$eval('#tree-pane', (e) => e.getBoundingClientRect().width);
+  ok(w1 > w0 + 50, `the splitter widens the tree (${w0} -> ${w1})`);
+  await page.keyboard.press('Home');
+  await api.call('DELETE', `/api/v1/config/02-simple-children/${long}`);
+  await page.click('#home');
+  await page.waitForFunction(() => document.querySelector('#panel-title')?.textContent === 'The configuration tree');
+});
+
+scenario('narrow (375 px): the tree is a drawer, the panel shows several attributes, nothing is wider than the window', async () => {
+  const narrow = await openPage(base, { width: 375, height: 740 });
   try {
-    await openPath(narrow, '/fakenbd/pending/disk1');
+    ok(!(await narrow.isVisible('#tree-pane [role="tree"]')), 'the drawer starts closed');
+    await narrow.click('#btn-drawer');
+    await narrow.waitForSelector('#tree-pane [role="tree"]', { state: 'visible' });
+    await shot(narrow, 'narrow-drawer');
+    await axeCheck(narrow, 'narrow, drawer open');
+    await narrow.click(rowName('/usb_gadget'));
+    await narrow.waitForSelector('#tree-pane [role="tree"]', { state: 'hidden' });
+    await api.mkdir('/usb_gadget', 'g3');
+    await narrow.goto(`${base}/#/usb_gadget/g3`);
+    await panelAt(narrow, '/usb_gadget/g3');
     const over = await narrow.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     ok(over <= 0, `page is ${over}px wider than the window`);
-    const [t, p] = await narrow.evaluate(() => ['.tree-pane', '#panel'].map((s) => document.querySelector(s).getBoundingClientRect().top));
-    ok(p > t, 'the panel is below the tree');
+    const visible = await narrow.$$eval('#panel form.attr-row', (rows) => rows.filter((r) => {
+      const b = r.getBoundingClientRect();
+      return b.top >= 0 && b.bottom <= window.innerHeight;
+    }).length);
+    ok(visible >= 3, `${visible} attributes are visible at once`);
+    await shot(narrow, 'narrow-item');
+    await axeCheck(narrow, 'narrow, item');
     ok(narrow.problems.length === 0, narrow.problems.join('; '));
   } finally {
     await narrow.context().close();
+  }
+});
+
+scenario('dark theme (prefers-color-scheme): the page follows it, axe finds no contrast problem', async () => {
+  const dark = await openPage(base, { colorScheme: 'dark', hash: '#/fakenbd/pending/disk1' });
+  try {
+    await panelAt(dark, '/fakenbd/pending/disk1');
+    const bg = await dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    ok(bg !== 'rgb(255, 255, 255)', `the background is dark (${bg})`);
+    await shot(dark, 'dark');
+    await axeCheck(dark, 'dark theme, item');
+    ok(dark.problems.length === 0, dark.problems.join('; '));
+  } finally {
+    await dark.context().close();
+  }
+});
+
+scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view', async () => {
+  const bbase = await startServer('big');
+  const bapi = client(bbase);
+  const fill = async (dir, n) => {
+    for (let i = 0; i < n; i += 1000) {
+      const ops = [];
+      for (let j = i; j < Math.min(n, i + 1000); j++) ops.push({ op: 'mkdir', path: `${dir}/c${String(j).padStart(6, '0')}` });
+      const r = await bapi.batch(ops);
+      ok(r.status === 200, `fill ${dir}: ${r.status} ${r.text.slice(0, 200)}`);
+    }
+  };
+  ok((await bapi.mkdir('/03-group-children', 'g2k')).status === 201, 'the 2,000 group');
+  await fill('/03-group-children/g2k', 2000);
+  await fill('/02-simple-children', 100000);
+  const p = await openPage(bbase, { height: 700 });
+  try {
+    for (const [dir, n, name] of [['/03-group-children/g2k', 2000, '2,000'], ['/02-simple-children', 100000, '100,000']]) {
+      if (dir.startsWith('/03')) {
+        await p.click(rowName('/03-group-children'));
+        await p.waitForSelector(row(dir));
+      }
+      let t = Date.now();
+      await p.click(rowName(dir));
+      await p.waitForSelector(row(`${dir}/c000000`));
+      measure(`first expand of ${name} children`, Date.now() - t);
+      const rows = await p.$$eval(`${row(dir)} > [role="group"] > [role="treeitem"]`, (l) => l.length);
+      ok(rows <= 201, `at most a page of rows (${rows})`);
+      ok((await p.textContent(`${row(dir)} > [role="group"] > .tree-more`)).includes(`${(n - 200).toLocaleString('en')} not shown`), 'the more row counts the rest');
+      await panelAt(p, dir);
+      t = Date.now();
+      await p.click(rowName(`${dir}/c000150`));
+      await panelAt(p, `${dir}/c000150`);
+      measure(`select a child of ${name}`, Date.now() - t);
+    }
+    await shot(p, 'big-group');
+    // the next page
+    await p.click(`${row('/02-simple-children')} > [role="group"] > .tree-more`);
+    await p.waitForSelector(row('/02-simple-children/c000399'));
+    // the filter narrows the rows to the names holding the text
+    await p.fill('#tree-filter', 'c09999');
+    await p.waitForFunction(() => document.querySelector('#tree-filter-hint').textContent.includes('hold'));
+    const shown = await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.map((x) => x.dataset.path));
+    ok(shown.length === 11 && shown.includes('/02-simple-children/c099999') && shown.includes('/02-simple-children/c000150'), `the filter keeps the matches and the selection (${shown.length}: ${shown.slice(0, 3)})`);
+    await p.fill('#tree-filter', '');
+    await p.waitForFunction(() => !document.querySelector('#tree-filter-hint').textContent);
+    // a deep link: the row is made and scrolled into the tree's view
+    const t = Date.now();
+    await p.evaluate(() => {
+      location.hash = '#/02-simple-children/c077777';
+    });
+    await panelAt(p, '/02-simple-children/c077777');
+    measure('open a deep link into 100,000 children (row 77,777)', Date.now() - t);
+    const inView = await p.evaluate(() => {
+      const r = document.querySelector('[data-path="/02-simple-children/c077777"] > .tree-row').getBoundingClientRect();
+      const v = document.querySelector('#tree-scroll').getBoundingClientRect();
+      return r.top >= v.top && r.bottom <= v.bottom;
+    });
+    ok(inView, 'the selected row is in the tree\'s view');
+    await axeCheck(p, 'big group');
+    ok(p.problems.length === 0, p.problems.join('; '));
+  } finally {
+    await p.context().close();
   }
 });
 
@@ -452,6 +835,8 @@ scenario('tokens: a 401 asks for a token, which then reaches the API and the eve
 
 scenario('no console error, page error or CSP violation in the whole session', async () => {
   ok(page.problems.length === 0, page.problems.join('; '));
+  console.log(`# axe: ${axeResults.length} views, ${axeResults.reduce((n, v) => n + v.violations.length, 0)} minor or moderate findings, no serious or critical one`);
+  for (const m of measures) console.log(`# ${m}`);
 });
 
 // In the sanitizer build this is where ASan/UBSan/LSan speak up.
@@ -496,6 +881,7 @@ async function main() {
     } catch (e) {
       failed += 1;
       console.log(`not ok ${i + 1} - ${s.name}`);
+      if (process.env.CFS_E2E_BAIL) scenarios.length = i + 1;
       for (const line of String(e instanceof Failure ? e.message : e.stack).split('\n')) console.log(`# ${line}`);
       if (page) {
         const shot = join(process.env.CFS_E2E_ARTIFACTS || tmp, `fail-${i + 1}.png`);

@@ -301,6 +301,16 @@ CFS_EXPORT int cfs_written_values(const char *path,
                                   size_t *ret_n);
 CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
 
+/**
+ * The links that point at the directory at @path or at one of its default
+ * groups: what holds it against rmdir (EBUSY, RM6), in tree order. Links
+ * are kept by target identity, so a moved (committed) item keeps them.
+ * @return 0, -ENOENT, -ENOTDIR, -ENOMEM. Ownership: *ret_paths is new;
+ * free with cfs_paths_free().
+ */
+CFS_EXPORT int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n);
+CFS_EXPORT void cfs_paths_free(char **paths, size_t n);
+
 /** Directories and links in the tree now (for monitoring). */
 CFS_EXPORT uint64_t cfs_tree_nodes(void);
 

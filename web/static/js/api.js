@@ -153,6 +153,14 @@ export async function request(method, url, opts = {}) {
 export const api = {
   info: () => request('GET', apiUrl('')),
   node: (path, query, signal) => request('GET', configUrl(path, query), { signal }),
+  /** A page of @path's children by name (limit, after, contains): the
+   * node with children_total and next_after. */
+  children: (path, { limit = 200, after = null, contains = '' } = {}) => {
+    const q = { values: '0', limit: String(limit) };
+    if (after) q.after = after;
+    if (contains) q.name_contains = contains;
+    return request('GET', configUrl(path, q));
+  },
   attribute: (path) => request('GET', configUrl(path), { accept: 'application/json' }),
   store: (path, value, ifMatch) => request('PUT', configUrl(path), { json: { value }, ifMatch }),
   mkdir: (dir, name, attributes, ifMatch) =>
@@ -170,6 +178,18 @@ export const api = {
     return request('GET', apiUrl('/history', q));
   },
   exportTree: () => request('GET', apiUrl('/export')),
+  /** Several operations, all or nothing, one revision; @ifRevision is
+   * compared with the global revision (412 ESTALE when it moved). */
+  batch: (ops, ifRevision) => {
+    const body = { ops };
+    if (ifRevision !== undefined && ifRevision !== null) body.if_revision = ifRevision;
+    return request('POST', apiUrl('/batch'), { json: body });
+  },
+  importTree: (doc, mode, dryRun, ifMatch) => {
+    const q = { mode };
+    if (dryRun) q.dry_run = '1';
+    return request('POST', apiUrl('/import', q), { json: doc, ifMatch });
+  },
 };
 
 /** 'Conflict (409 EEXIST)' from an ApiError or any error. */

@@ -1,27 +1,34 @@
 // SPDX-License-Identifier: MIT
 // main.js - the editor's entry point: the tree, the node panel, the
-// message area, the token and confirm dialogs, and live updates from
-// /api/v1/events routed to the tree rows and the panel they touch.
+// messages (toasts), the dialogs, the URL (one history entry per node,
+// Back/Forward, an editable fragment), the drawer and the splitter, import,
+// and live updates from /api/v1/events routed to the rows and the panel.
 
 import { api, ApiError, describeError, getToken, onTokenChange, setToken, setTokenPrompt } from './api.js';
-import { h, parentPath, isUnder, replaceChildren } from './dom.js';
+import { h, parentPath, baseName, isUnder, replaceChildren } from './dom.js';
 import { EventStream } from './events.js';
 import { Panel } from './panel.js';
 import { Tree } from './tree.js';
 import { clearSchemaCache, setDescribed } from './schema.js';
+import { planList, planSummary, oldValues } from './plan.js';
 
 const $ = (id) => document.getElementById(id);
 
-// ---- messages ---------------------------------------------------------------
+// ---- messages: toasts -------------------------------------------------------
 
 const messages = $('messages');
 const status = $('status');
 const MAX_MESSAGES = 4;
+let statusTimer = null;
 
-/** Show an error in the alert area: title, status, errno and detail. */
+/** Show an error as a toast (role=alert): title, status, errno, detail,
+ * and @opts.actions as buttons; @opts.body adds nodes (blockers as links). */
 function showError(e, opts = {}) {
   if (e && e.name === 'AbortError') return;
   const d = describeError(e);
+  // a success line from before this error is stale now
+  status.textContent = '';
+  clearTimeout(statusTimer);
   const actions = (opts.actions || []).map((a) =>
     h('button', { type: 'button', onclick: async (ev) => {
       ev.currentTarget.closest('.msg').remove();
@@ -32,38 +39,66 @@ function showError(e, opts = {}) {
       }
     } }, a.label),
   );
+  // what blocks a refused rmdir, as jump links (the problem's blockers)
+  const blockers = e instanceof ApiError && Array.isArray(e.problem.blockers) && e.problem.blockers.length
+    ? h('ul', { class: 'blockers', 'aria-label': e.errno === 'EBUSY' ? 'Held by these links' : 'It holds' },
+      e.problem.blockers.map((p) => h('li', {}, h('button', { type: 'button', class: 'linkish', title: p, onclick: () => navigate(p) }, p))))
+    : null;
   const msg = h(
     'div',
     { class: 'msg error', dataset: { status: String(d.status), errno: d.errno } },
     h('p', { class: 'msg-head' }, opts.lead ? h('strong', {}, opts.lead) : null, opts.lead ? ' ' : null, h('span', { class: 'msg-title' }, d.head)),
     d.detail ? h('p', { class: 'msg-detail' }, d.detail) : null,
-    h('div', { class: 'msg-actions' }, actions, h('button', { type: 'button', class: 'quiet', onclick: (ev) => ev.currentTarget.closest('.msg').remove() }, 'Dismiss')),
+    blockers ? h('p', { class: 'msg-blockers' }, e.errno === 'EBUSY' ? 'Linked from:' : 'It holds:') : null,
+    blockers,
+    opts.body || null,
+    h('div', { class: 'msg-actions' }, actions, h('button', { type: 'button', class: 'quiet dismiss', onclick: (ev) => ev.currentTarget.closest('.msg').remove() }, 'Dismiss')),
   );
   messages.prepend(msg);
   while (messages.children.length > MAX_MESSAGES) messages.lastElementChild.remove();
 }
 
-let statusTimer = null;
 function showOk(text) {
   status.textContent = text;
   clearTimeout(statusTimer);
   statusTimer = setTimeout(() => {
     status.textContent = '';
-  }, 8000);
+  }, 6000);
 }
 
-const notify = { error: showError, ok: showOk };
+function clearErrors() {
+  replaceChildren(messages);
+}
+
+const notify = { error: showError, ok: showOk, clear: clearErrors };
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && !document.querySelector('dialog[open]')) {
+    if (document.body.classList.contains('drawer-open')) setDrawer(false);
+  }
+});
 
 // ---- dialogs ------------------------------------------------------------------
 
-function confirmDialog(text, okLabel) {
+/**
+ * Ask @text; resolves true for OK. @opts: body (nodes under the text),
+ * okClass ('danger' by default, 'primary'), title, setup(okButton) called
+ * once the dialog shows (to enable or disable OK).
+ */
+function confirmDialog(text, okLabel, opts = {}) {
   const dlg = $('dlg-confirm');
+  $('confirm-h').textContent = opts.title || 'Are you sure?';
   $('confirm-text').textContent = text;
-  $('confirm-ok').textContent = okLabel;
+  replaceChildren($('confirm-body'), opts.body || null);
+  const ok = $('confirm-ok');
+  ok.textContent = okLabel;
+  ok.className = opts.okClass || 'danger';
+  ok.disabled = false;
   const opener = document.activeElement;
   dlg.returnValue = '';
   dlg.showModal();
   $('confirm-cancel').focus();
+  if (opts.setup) opts.setup(ok);
   return new Promise((resolve) => {
     dlg.addEventListener('close', () => {
       if (opener && opener.isConnected) opener.focus();
@@ -101,26 +136,116 @@ function updateTokenButton() {
   $('btn-forget').hidden = !getToken();
 }
 
-// ---- the tree and the panel ---------------------------------------------------
+// ---- the drawer (narrow windows) and the splitter ------------------------------
+
+const narrow = window.matchMedia('(max-width: 760px)');
+
+function setDrawer(open) {
+  document.body.classList.toggle('drawer-open', open);
+  $('btn-drawer').setAttribute('aria-expanded', String(open));
+  if (open && tree.focused) tree.focused.li.focus();
+}
+$('btn-drawer').addEventListener('click', () => setDrawer(!document.body.classList.contains('drawer-open')));
+
+const splitter = $('splitter');
+const layout = $('layout');
+function setTreeWidth(pct) {
+  const p = Math.max(12, Math.min(70, Math.round(pct)));
+  document.documentElement.style.setProperty('--tree-w', `${p}%`);
+  splitter.setAttribute('aria-valuenow', String(p));
+  try {
+    localStorage.setItem('configfsd.treeWidth', String(p));
+  } catch {
+    /* no storage: the width lasts as long as the page */
+  }
+}
+{
+  let saved = null;
+  try {
+    saved = Number(localStorage.getItem('configfsd.treeWidth'));
+  } catch {
+    saved = null;
+  }
+  if (saved) setTreeWidth(saved);
+}
+splitter.addEventListener('keydown', (e) => {
+  const now = Number(splitter.getAttribute('aria-valuenow'));
+  const step = { ArrowLeft: -2, ArrowRight: 2, Home: -100, End: 100 }[e.key];
+  if (step === undefined) return;
+  e.preventDefault();
+  setTreeWidth(now + step);
+});
+splitter.addEventListener('pointerdown', (e) => {
+  splitter.setPointerCapture(e.pointerId);
+  splitter.classList.add('dragging');
+  const move = (ev) => {
+    const r = layout.getBoundingClientRect();
+    setTreeWidth(((ev.clientX - r.left) / r.width) * 100);
+  };
+  const up = () => {
+    splitter.classList.remove('dragging');
+    splitter.removeEventListener('pointermove', move);
+    splitter.removeEventListener('pointerup', up);
+  };
+  splitter.addEventListener('pointermove', move);
+  splitter.addEventListener('pointerup', up);
+});
+
+// ---- the tree, the panel and the URL -------------------------------------------
 
 const treeEl = $('tree');
 let panel;
 let panelLoad = Promise.resolve();
+
+/** The fragment of @path: '#/fakenbd/live/disk1'. */
+const hashOf = (path) => `#${encodeURI(path)}`;
+const pathOfHash = () => {
+  try {
+    return decodeURI(location.hash.slice(1)) || '/';
+  } catch {
+    return '/';
+  }
+};
+
+/** Show @path in the panel; @push adds a history entry for it. */
+function showNode(path, { push = true } = {}) {
+  panelLoad = panel.show(path).catch(showError);
+  if (location.hash !== hashOf(path)) {
+    if (push) history.pushState({ path }, '', hashOf(path));
+    else history.replaceState({ path }, '', hashOf(path));
+  }
+  document.title = `${baseName(path)} — ${path} — configfsd`;
+  if (narrow.matches) setDrawer(false);
+  return panelLoad;
+}
+
+/** May the panel leave its node for @path? Asks when edits are staged. */
+async function canLeave(path) {
+  if (!panel || !panel.staged() || path === panel.path) return true;
+  const n = panel.staged();
+  return confirmDialog(`${panel.path} has ${n} staged change${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not applied. Leave and discard ${n === 1 ? 'it' : 'them'}?`, 'Discard and leave', { title: 'Discard staged changes?' });
+}
+
 const tree = new Tree(treeEl, {
-  onSelect: (path) => {
-    panelLoad = panel.show(path).catch(showError);
-    if (location.hash !== `#${path}`) history.replaceState(null, '', `#${encodeURI(path)}`);
-  },
+  onSelect: (path) => showNode(path),
   onFollow: (target) => navigate(target, { focusPanel: false }),
   onError: showError,
+  canLeave,
 });
 
 /** Show @path: open the tree down to it, select it; then focus the
- * panel's heading unless @focusPanel is false (the tree keeps focus). */
-async function navigate(path, { focusPanel = true } = {}) {
+ * panel's heading unless @focusPanel is false (the tree keeps focus).
+ * @push false: the history entry is there already (Back/Forward). */
+async function navigate(path, { focusPanel = true, push = true, ask = true } = {}) {
+  if (ask && !(await canLeave(path))) return false;
   if (path === '/' || !path) {
     panel.welcome();
-    return;
+    document.title = 'configfsd';
+    if (location.hash !== '#/' && location.hash !== '') {
+      if (push) history.pushState({ path: '/' }, '', '#/');
+      else history.replaceState({ path: '/' }, '', '#/');
+    }
+    return true;
   }
   const ok = await tree.reveal(path, { focus: !focusPanel }).catch((e) => {
     showError(e);
@@ -128,19 +253,72 @@ async function navigate(path, { focusPanel = true } = {}) {
   });
   if (!ok) {
     showError(new ApiError(404, { title: 'Not Found', status: 404, detail: `${path} is not in the tree`, errno: 'ENOENT' }));
-  } else if (focusPanel) {
-    await panelLoad;
-    panel.focusTitle();
+    return false;
   }
+  await showNode(path, { push });
+  if (focusPanel) panel.focusTitle();
+  return true;
 }
 
-panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate });
+panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate, subsystems: () => subsystemsInfo });
+
+// Back, Forward and an edited fragment
+async function followUrl() {
+  const want = pathOfHash();
+  if (want === (panel.path || '/')) return;
+  const from = panel.path || '/';
+  if (!(await canLeave(want))) {
+    history.pushState({ path: from }, '', hashOf(from));
+    return;
+  }
+  await navigate(want, { push: false, ask: false, focusPanel: false });
+}
+window.addEventListener('popstate', followUrl);
+window.addEventListener('hashchange', followUrl);
+
+window.addEventListener('beforeunload', (e) => {
+  if (panel.staged()) {
+    e.preventDefault();
+    e.returnValue = '';
+  }
+});
+
+// the filter over the tree
+{
+  const input = $('tree-filter');
+  const hint = $('tree-filter-hint');
+  let timer = null;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const want = input.value;
+      const r = await tree.setFilter(want).catch((e) => {
+        showError(e);
+        return null;
+      });
+      if (input.value !== want) return;
+      hint.textContent = r ? `${r.matches.toLocaleString('en')} name${r.matches === 1 ? '' : 's'} in the open groups hold “${want.trim()}”` : '';
+      document.body.dataset.filter = want;
+    }, 150);
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && input.value) {
+      input.value = '';
+      input.dispatchEvent(new Event('input'));
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      const first = treeEl.querySelector('[role=treeitem]');
+      if (first) tree.moveTo(tree.entryOf(first));
+    }
+  });
+}
 
 // ---- live updates -------------------------------------------------------------
 
 const conn = $('conn');
 const revEl = $('revision');
 let revision = 0;
+let subsystemsInfo = { subsystems: [], described: [] };
 
 function setRevision(n) {
   revision = n;
@@ -169,7 +347,8 @@ function onEvent(type, d) {
       if (shown && parentPath(d.path) === shown) panelStructure = true;
       if (shown && d.op === 'rmdir' && isUnder(shown, d.path)) {
         showOk(`${shown} was deleted on the server.`);
-        setTimeout(() => navigate(parentPath(d.path)), 0);
+        panel.discard();
+        setTimeout(() => navigate(parentPath(d.path), { push: false, ask: false }), 0);
       }
       break;
     case 'store':
@@ -181,7 +360,7 @@ function onEvent(type, d) {
       touch(parentPath(d.to));
       if (shown && isUnder(shown, d.from)) {
         const moved = d.to + shown.slice(d.from.length);
-        setTimeout(() => navigate(moved), 0);
+        setTimeout(() => navigate(moved, { push: false, ask: false }), 0);
       }
       break;
     default:
@@ -191,17 +370,21 @@ function onEvent(type, d) {
   if (d.index === undefined || d.index + 1 >= d.count) flush();
 }
 
-async function flush() {
+let flushing = Promise.resolve();
+function flush() {
   const dirs = [...pendingDirs];
   pendingDirs.clear();
   const stores = [...panelStores];
   panelStores.clear();
   const structure = panelStructure;
   panelStructure = false;
-  for (const dir of dirs) await tree.changed(dir);
-  for (const [name, rev] of stores) await panel.attributeChanged(name, rev);
-  if (structure) await panel.structureChanged();
-  document.body.dataset.revision = String(revision);
+  const rev = revision;
+  flushing = flushing.then(async () => {
+    for (const dir of dirs) await tree.changed(dir);
+    for (const [name, r] of stores) await panel.attributeChanged(name, r);
+    if (structure) await panel.structureChanged();
+    document.body.dataset.revision = String(rev);
+  }).catch(showError);
 }
 
 const stream = new EventStream({
@@ -221,11 +404,13 @@ async function reloadAll() {
   clearSchemaCache();
   try {
     const info = await api.info();
+    subsystemsInfo = info.data;
     setDescribed(info.data.described);
     setRevision(info.data.revision);
     await tree.load();
     stream.start(info.data.revision);
     if (panel.path) await panel.reload();
+    else await panel.welcome();
     document.body.dataset.revision = String(revision);
     document.body.dataset.ready = 'true';
   } catch (e) {
@@ -262,10 +447,71 @@ $('btn-export').addEventListener('click', async () => {
     showError(e);
   }
 });
-$('btn-clear').addEventListener('click', () => replaceChildren(messages));
+
+// import: the server's dry run first, as a diff; then the same plan for real
+$('btn-import').addEventListener('click', () => $('import-file').click());
+$('import-file').addEventListener('change', async (ev) => {
+  const file = ev.target.files[0];
+  ev.target.value = '';
+  if (!file) return;
+  let doc;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch (e) {
+    showError(new ApiError(0, { title: 'Not an export file', status: 0, detail: `${file.name}: ${e.message}` }));
+    return;
+  }
+  await importPreview(doc, file.name);
+});
+
+async function importPreview(doc, fileName) {
+  const mode = h('select', { id: 'import-mode' },
+    h('option', { value: 'merge' }, 'merge: add and change, remove nothing'),
+    h('option', { value: 'replace' }, 'replace: also remove what the file lacks'));
+  const summary = h('p', { class: 'plan-summary', 'aria-live': 'polite' });
+  const planBox = h('div', { class: 'plan-box' });
+  let plan = null;
+  let okBtn = null;
+  const dry = async () => {
+    summary.textContent = 'Asking the server for its plan…';
+    replaceChildren(planBox);
+    if (okBtn) okBtn.disabled = true;
+    try {
+      const r = await api.importTree(doc, mode.value, true);
+      plan = r.data;
+      const old = await oldValues(plan.ops);
+      summary.textContent = `At revision ${plan.revision}: ${planSummary(plan.ops)}.`;
+      replaceChildren(planBox, plan.ops.length ? planList(plan.ops, { old }) : h('p', { class: 'muted' }, 'The tree already matches the file.'));
+      if (okBtn) okBtn.disabled = !plan.ops.length;
+    } catch (e) {
+      plan = null;
+      summary.textContent = `The server refused the file: ${describeError(e).detail || describeError(e).head}`;
+    }
+  };
+  mode.addEventListener('change', dry);
+  const body = h('div', { class: 'import-preview' }, h('label', { for: 'import-mode' }, 'Mode'), ' ', mode, summary, planBox);
+  const go = confirmDialog(`The server's plan for ${fileName} (a dry run: nothing has changed yet). Apply runs it as one change, only if the tree is still at the revision shown.`, 'Apply import', {
+    title: 'Import',
+    body,
+    okClass: 'primary',
+    setup: (b) => {
+      okBtn = b;
+      b.disabled = true;
+    },
+  });
+  await dry();
+  if (!(await go) || !plan) return;
+  try {
+    const r = await api.importTree(doc, mode.value, false, plan.revision);
+    showOk(r.data.changed ? `Imported ${fileName}: revision ${r.data.revision}, ${planSummary(r.data.ops)}.` : `Imported ${fileName}: nothing changed.`);
+  } catch (e) {
+    showError(e, e instanceof ApiError && e.status === 412 ? { lead: 'The tree changed since the preview; nothing was imported.', actions: [{ label: 'Preview again', run: () => importPreview(doc, fileName) }] } : {});
+  }
+}
 
 updateTokenButton();
 reloadAll().then(() => {
-  const want = decodeURI(location.hash.slice(1));
-  if (want.startsWith('/') && want !== '/') navigate(want);
+  const want = pathOfHash();
+  history.replaceState({ path: want }, '', location.hash || '#/');
+  if (want.startsWith('/') && want !== '/') navigate(want, { push: false });
 });

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 // panel.js - the selected node: its attributes as a form (schema-driven
-// when the subsystem has a schema), its children and links, and the
-// operations on it: store (PUT with If-Match, so a concurrent change is a
-// 412 conflict and never a lost update), mkdir with initial attributes (one
-// batch), rmdir, symlink, unlink, commit/uncommit (rename between pending/
-// and live/), and its history.
+// when the subsystem has a schema) whose edits are staged and applied
+// together as one batch, its children and links, and the operations on
+// it: mkdir with initial attributes (one batch), delete of the whole
+// subtree (its plan shown, then one batch), symlink through the link
+// picker, unlink, guided commit/uncommit (rename between pending/ and
+// live/), and its history with "restore this value".
 
 import { api, ApiError } from './api.js';
 import { h, uid, replaceChildren, parentPath, baseName, joinPath, isUnder } from './dom.js';
-import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText } from './schema.js';
+import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue } from './schema.js';
 import { kindLabel } from './tree.js';
+import { deleteOps, batchOps, planList, planSummary, BATCH_MAX } from './plan.js';
+import { linkPicker, candidatesOf } from './picker.js';
 
 const NAME_BAD = /[/\x00-\x1f\x7f]/;
+const CHILD_PAGE = 100;
 
 function nameProblem(name) {
   if (name === '') return 'a name is required';
@@ -23,31 +27,77 @@ function nameProblem(name) {
 
 function decodeValue(a) {
   if (a.value === undefined) return '';
-  if (a.encoding === 'base64') return a.value;
   return a.value;
+}
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "3 min ago" for an ISO time; the exact local time goes in a title. */
+export function relativeTime(iso, now = Date.now()) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((now - t) / 1000);
+  if (s < 10) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const hr = Math.round(m / 60);
+  if (hr < 24) return `${hr} h ago`;
+  const d = Math.round(hr / 24);
+  if (d === 1) return 'yesterday';
+  if (d < 30) return `${d} days ago`;
+  return new Date(t).toISOString().slice(0, 10);
 }
 
 export class Panel {
   /**
    * @param {HTMLElement} el  the panel section
-   * @param {object} ctx  tree, notify {error(e, opts), ok(text)},
-   *   confirm(text, okLabel) -> Promise<boolean>, navigate(path)
+   * @param {object} ctx  tree, notify {error(e, opts), ok(text), clear()},
+   *   confirm(text, okLabel, opts) -> Promise<boolean>, navigate(path),
+   *   subsystems() -> GET /api/v1's answer
    */
   constructor(el, ctx) {
     this.el = el;
     this.ctx = ctx;
     this.path = null;
     this.seq = 0;
-    this.welcome();
+    this.rows = new Map();
   }
 
-  welcome() {
+  // ---- the landing page ---------------------------------------------------
+
+  async welcome() {
+    const seq = ++this.seq;
     this.path = null;
     this.node = null;
+    this.rows = new Map();
+    const info = this.ctx.subsystems ? this.ctx.subsystems() : { subsystems: [], described: [] };
+    const described = info.described || [];
+    const samples = (info.subsystems || []).filter((s) => !described.includes(s));
+    const go = (p, text) => h('button', { type: 'button', class: 'linkish', onclick: () => this.ctx.navigate(p) }, text || p);
+    const descList = h('ul', {});
+    for (const s of described) {
+      const li = h('li', { dataset: { subsystem: s } }, go(`/${s}`, s));
+      descList.append(li);
+      schemaOf(s).then((d) => {
+        if (d && d.description) li.append(h('span', { class: 'desc' }, d.description));
+      }).catch(() => {});
+    }
+    if (seq !== this.seq) return;
     replaceChildren(
       this.el,
-      h('h2', { id: 'panel-title', tabindex: '-1' }, 'Nothing selected'),
-      h('p', {}, 'Choose a node in the tree: arrow keys move, Enter opens, Right and Left expand and collapse.'),
+      h('div', { class: 'landing' },
+        h('h2', { id: 'panel-title', tabindex: '-1' }, 'The configuration tree'),
+        h('p', {}, 'configfsd keeps a configfs tree: each ', h('strong', {}, 'subsystem'), ' on the left holds ', h('strong', {}, 'groups'),
+          ' and ', h('strong', {}, 'items'), ' you make (mkdir); an item has ', h('strong', {}, 'attributes'), ' (its values) and may have ',
+          h('strong', {}, 'links'), ' to other items. In a committable subsystem an item is prepared in ', h('code', {}, 'pending/'),
+          ' and brought up by committing it into ', h('code', {}, 'live/'), '. Every change is kept, with its history, and followed live.'),
+        h('p', {}, 'Choose a node in the tree (arrow keys move, Enter opens, Right and Left expand and collapse; the filter above the tree narrows it). Edits are staged and applied together.'),
+        described.length ? h('section', { class: 'card', 'aria-labelledby': 'land-desc' }, h('h3', { id: 'land-desc' }, 'Described subsystems'), h('p', { class: 'muted' }, 'Their forms come from a schema: kinds, limits and rules are checked as you type.'), descList) : null,
+        samples.length ? h('section', { class: 'card', 'aria-labelledby': 'land-samples' }, h('h3', { id: 'land-samples' }, 'Samples written in C'),
+          h('p', { class: 'muted' }, 'The samples of the kernel\u2019s configfs documentation; they have no schema, so values are plain text checked by the subsystem.'),
+          h('ul', {}, samples.map((s) => h('li', {}, go(`/${s}`, s))))) : null,
+      ),
     );
   }
 
@@ -57,7 +107,7 @@ export class Panel {
     this.path = path;
     let r;
     try {
-      r = await api.node(path);
+      r = await api.node(path, { limit: String(CHILD_PAGE), used_by: '1' });
     } catch (e) {
       if (seq !== this.seq) return;
       if (e instanceof ApiError && e.status === 404) {
@@ -82,9 +132,9 @@ export class Panel {
     let parentNode = null;
     let grandNode = null;
     const parent = parentPath(path);
-    if (parent !== '/' && (r.data.creates || ['pending', 'live'].includes(baseName(parent)))) {
+    if (parent !== '/' && (r.data.creates || r.data.default_group || ['pending', 'live'].includes(baseName(parent)))) {
       try {
-        parentNode = (await api.node(parent, { values: '0' })).data;
+        parentNode = (await api.node(parent, { values: '0', depth: '0' })).data;
         const gp = parentPath(parent);
         if (gp !== '/' && parentNode.default_group) grandNode = (await api.node(gp, { values: '0' })).data;
       } catch {
@@ -106,16 +156,43 @@ export class Panel {
     if (t) t.focus();
   }
 
+  /** How many edits are staged (0 when none). */
+  staged() {
+    let n = 0;
+    for (const r of this.rows.values()) if (r.dirty) n += 1;
+    return n;
+  }
+
+  /** Drop the staged edits (the node is gone, or the user said so). */
+  discard() {
+    for (const r of this.rows.values()) if (r.dirty) this.revert(r);
+  }
+
+  crumbs(path) {
+    const ol = h('ol', {});
+    ol.append(h('li', {}, h('a', { href: '#/' }, 'tree')));
+    let cur = '';
+    const names = path.split('/').filter(Boolean);
+    names.forEach((n, i) => {
+      cur += `/${n}`;
+      const last = i === names.length - 1;
+      ol.append(h('li', {}, h('a', { href: `#${encodeURI(cur)}`, title: cur, 'aria-current': last ? 'page' : null }, n)));
+    });
+    return h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, ol);
+  }
+
   // ---- a link -------------------------------------------------------------
 
   renderLink(link) {
     this.node = link;
+    this.rows = new Map();
     this.etag = link.revision;
     const go = h('button', { type: 'button', onclick: () => this.ctx.navigate(link.target) }, 'Go to target');
     const del = h('button', { type: 'button', class: 'danger', onclick: () => this.unlink(link.path) }, 'Remove link…');
     replaceChildren(
       this.el,
-      h('h2', { id: 'panel-title', tabindex: '-1' }, link.name),
+      this.crumbs(link.path),
+      h('h2', { id: 'panel-title', tabindex: '-1', title: link.name }, link.name),
       h('p', { class: 'node-path' }, h('code', {}, link.path), ' ', h('span', { class: 'badge kind-link' }, 'link')),
       h('dl', { class: 'facts' }, h('dt', {}, 'Target'), h('dd', {}, h('code', { class: 'link-target-value' }, link.target))),
       h('div', { class: 'toolbar' }, go, del),
@@ -131,6 +208,13 @@ export class Panel {
     this.props = propsOf(desc, node.type);
     this.rows = new Map();
     const schemaType = desc && desc.types[node.type];
+    const commitInfo = this.commitInfo(node, parentNode, grandNode);
+    this.commit = commitInfo;
+    this.required = [];
+    if (commitInfo && commitInfo.verb === 'commit' && desc && grandNode) {
+      const gt = desc.types[grandNode.type];
+      if (gt && gt.committable && gt.committable.commit) this.required = gt.committable.commit.required || [];
+    }
 
     const badges = [h('span', { class: `badge kind-${kindLabel(node).replace(' ', '-')}` }, kindLabel(node))];
     if (node.type) badges.push(h('span', { class: 'badge' }, `type ${node.type}`));
@@ -140,39 +224,52 @@ export class Panel {
     const tools = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Node actions' });
     tools.append(h('button', { type: 'button', onclick: () => this.reload() }, 'Refresh'));
     tools.append(h('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'history', onclick: (e) => this.toggleHistory(e.currentTarget) }, 'History'));
-    const commitInfo = this.commitInfo(node, parentNode, grandNode);
+    this.commitBtn = null;
+    this.commitReason = null;
     if (commitInfo) {
-      tools.append(
-        h('button', { type: 'button', class: 'primary', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, commitInfo.verb === 'commit' ? 'Commit' : 'Uncommit'),
-      );
+      const isCommit = commitInfo.verb === 'commit';
+      this.commitReason = h('span', { class: 'reason', id: 'commit-reason', 'aria-live': 'polite' });
+      this.commitBtn = h('button', { type: 'button', class: isCommit ? 'primary' : '', 'aria-describedby': 'commit-reason', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, isCommit ? 'Commit…' : 'Uncommit…');
+      tools.append(this.commitBtn);
     }
     // a live item cannot be removed (EPERM, configfs C6): uncommit it first
     const live = commitInfo && commitInfo.verb === 'uncommit';
     const deletable = (node.kind === 'item' || node.kind === 'group') && !node.default_group && !live;
     if (deletable) tools.append(h('button', { type: 'button', class: 'danger', onclick: () => this.rmdir() }, 'Delete…'));
+    if (this.commitReason) tools.append(this.commitReason);
     if (live) tools.append(h('span', { class: 'hint' }, 'Uncommit to delete.'));
 
     const sections = [];
     sections.push(this.attributesSection(node));
+    this.stagedEl = h('section', { id: 'staged', class: 'staged', 'aria-labelledby': 'staged-h', hidden: true });
+    this.stagedParts = null;
+    sections.push(this.stagedEl);
     this.childrenEl = h('section', { 'aria-labelledby': 'children-h', class: 'card' });
     sections.push(this.childrenEl);
     this.renderChildren(node);
     if (node.creates) sections.push(this.mkdirSection(node, desc, parentNode));
     // without a schema only the subsystem knows (allow_link): offer the form
     const linksAllowed = desc ? Boolean(schemaType && schemaType.links) : true;
-    if (linksAllowed && node.kind !== 'root') sections.push(this.symlinkSection(node, schemaType));
+    if (linksAllowed && node.kind !== 'root') sections.push(this.symlinkSection(node, schemaType, desc));
     this.historyEl = h('section', { id: 'history', class: 'card', 'aria-labelledby': 'history-h', hidden: true });
     sections.push(this.historyEl);
 
+    // pending/ and live/ are the committable group's own folders, not types
+    const typeless = schemaType === undefined && desc && !node.default_group;
     replaceChildren(
       this.el,
-      h('h2', { id: 'panel-title', tabindex: '-1' }, node.name || '/'),
+      this.crumbs(node.path),
+      h('h2', { id: 'panel-title', tabindex: '-1', title: node.name || '/' }, node.name || '/'),
       h('p', { class: 'node-path' }, h('code', {}, node.path), ' ', badges),
-      schemaType === undefined && desc ? h('p', { class: 'muted' }, 'This type is not in the schema.') : null,
+      typeless ? h('p', { class: 'muted' }, 'This type is not in the schema.') : null,
       desc && desc.description && node.kind === 'subsystem' ? h('p', { class: 'muted' }, desc.description) : null,
+      node.default_group && ['pending', 'live'].includes(node.name) && parentNode && parentNode.committable
+        ? h('p', { class: 'muted' }, node.name === 'pending' ? 'Items are made and configured here, then committed into live/.' : 'Committed items: the subsystem has brought them up. Uncommit one to change or delete it.')
+        : null,
       tools,
       sections,
     );
+    this.updateCommit();
   }
 
   /** {verb, to} when @node is an item in pending/ or live/ of a committable group. */
@@ -185,6 +282,23 @@ export class Panel {
     return null;
   }
 
+  /** Commit is enabled only once the required values are set and nothing
+   * is staged; the reason says what is missing. */
+  updateCommit() {
+    if (!this.commitBtn) return;
+    let reason = '';
+    if (this.staged()) reason = 'Apply or discard the staged changes first.';
+    else if (this.commit.verb === 'commit') {
+      const missing = this.required.filter((n) => {
+        const r = this.rows.get(n);
+        return r && r.attr.readable && r.value === '';
+      });
+      if (missing.length) reason = `Set ${missing.join(' and ')} first (required before commit).`;
+    }
+    this.commitBtn.disabled = Boolean(reason);
+    this.commitReason.textContent = reason;
+  }
+
   attributesSection(node) {
     const sec = h('section', { class: 'card', 'aria-labelledby': 'attrs-h' }, h('h3', { id: 'attrs-h' }, 'Attributes'));
     if (!node.attributes.length) {
@@ -193,6 +307,8 @@ export class Panel {
     }
     if (!this.props) {
       sec.append(h('p', { class: 'muted' }, this.desc === null ? 'No schema for this subsystem: values are plain text, checked by the subsystem itself.' : ''));
+    } else {
+      sec.append(h('p', { class: 'hint' }, 'Edits are staged: they are applied together, as one change, with Apply below.', this.required.length ? ' Attributes marked ' : null, this.required.length ? h('span', { class: 'badge req' }, 'required') : null, this.required.length ? ' must be set before Commit.' : null));
     }
     const list = h('div', { class: 'attr-list' });
     for (const a of node.attributes) list.append(this.attrRow(a));
@@ -205,7 +321,7 @@ export class Panel {
     const id = uid('attr');
     const hintId = `${id}-hint`;
     const errId = `${id}-err`;
-    const value = a.readable ? decodeValue(a) : '';
+    const value = a.readable ? displayValue(prop, decodeValue(a)) : '';
     const row = { name: a.name, attr: a, prop, revision: a.revision, value, dirty: false };
     const access = a.readable && a.writable ? 'read-write' : a.readable ? 'read-only' : a.writable ? 'write-only' : 'no access';
     const hint = [access, `mode ${a.mode}`];
@@ -213,6 +329,7 @@ export class Panel {
     if (rule) hint.push(rule);
     if (a.binary) hint.push('binary');
     if (a.encoding === 'base64') hint.push('shown as base64');
+    const required = this.required.includes(a.name);
 
     let ctl;
     if (a.writable && !a.binary) {
@@ -221,21 +338,26 @@ export class Panel {
         describedBy: `${hintId} ${errId}`,
         placeholder: a.readable ? undefined : 'write-only: the value cannot be read',
       });
+      if (required) ctl.control.setAttribute('aria-required', 'true');
     } else {
-      const input = h('input', { id, type: 'text', value: a.readable ? value : '', readOnly: true, 'aria-describedby': hintId, class: 'readonly', placeholder: a.readable ? '' : 'not readable' });
+      const input = h('input', { id, type: 'text', value: a.readable ? value : '', readOnly: true, 'aria-describedby': hintId, class: 'readonly', placeholder: a.readable ? '' : 'not readable', title: a.readable ? value : null });
       ctl = { control: input, read: () => input.value };
     }
     row.read = ctl.read;
     row.control = ctl.control;
     row.errEl = h('p', { id: errId, class: 'field-error', hidden: true });
     row.noteEl = h('p', { class: 'field-note', hidden: true, 'aria-live': 'polite' });
-    const save = a.writable && !a.binary ? h('button', { type: 'submit' }, 'Save') : null;
-    const revert = a.writable && !a.binary && a.readable ? h('button', { type: 'button', class: 'quiet revert', onclick: () => this.revert(row) }, 'Revert') : null;
+    const editable = a.writable && !a.binary;
+    const revert = editable ? h('button', { type: 'button', class: 'quiet small revert', hidden: true, 'aria-label': `Revert ${a.name}`, onclick: () => this.revert(row) }, 'Revert') : null;
+    row.revertBtn = revert;
     row.form = h(
       'form',
-      { class: `attr-row ${access}`, dataset: { attr: a.name }, novalidate: true, onsubmit: (e) => { e.preventDefault(); this.store(row); } },
-      h('label', { for: id, class: 'attr-name' }, a.name),
-      h('div', { class: 'attr-input' }, ctl.control, save, revert),
+      { class: `attr-row ${access}`, dataset: { attr: a.name }, novalidate: true, onsubmit: (e) => {
+        e.preventDefault();
+        if (this.staged()) this.applyStaged();
+      } },
+      h('label', { for: id, class: 'attr-name', title: a.name }, a.name, required ? ' ' : null, required ? h('span', { class: 'badge req', title: 'required before commit' }, 'required') : null),
+      h('div', { class: 'attr-input' }, ctl.control, revert),
       h('p', { id: hintId, class: 'hint' }, hint.join(' · ')),
       row.errEl,
       row.noteEl,
@@ -243,8 +365,11 @@ export class Panel {
     const mark = () => {
       row.dirty = row.read() !== row.value || (!a.readable && row.read() !== '');
       row.form.classList.toggle('dirty', row.dirty);
+      if (revert) revert.hidden = !row.dirty;
       if (!row.dirty) this.clearFieldError(row);
+      this.renderStaged();
     };
+    row.mark = mark;
     ctl.control.addEventListener('input', mark);
     ctl.control.addEventListener('change', mark);
     this.rows.set(a.name, row);
@@ -269,6 +394,7 @@ export class Panel {
     row.pendingRevision = undefined;
     row.dirty = false;
     row.form.classList.remove('dirty');
+    if (row.revertBtn) row.revertBtn.hidden = true;
     row.noteEl.hidden = true;
     if (row.control.tagName === 'SELECT' && ![...row.control.options].some((o) => o.value === value)) {
       row.control.append(h('option', { value }, value));
@@ -281,54 +407,149 @@ export class Panel {
     const rev = row.pendingRevision ?? row.revision;
     row.pendingRevision = undefined;
     this.setRowValue(row, row.value, rev);
+    this.renderStaged();
   }
 
-  async store(row) {
-    const value = row.read();
-    const bad = validate(row.name, row.prop, value);
-    if (bad) {
-      this.fieldError(row, bad);
-      row.control.focus();
+  // ---- staged edits -------------------------------------------------------
+
+  /** The staged bar: the diff of every staged value, Apply and Discard.
+   * Built once per node; only its diff and labels change (a rebuilt
+   * button would lose a click that blurred a field: the blur stages). */
+  renderStaged() {
+    if (!this.stagedEl) return;
+    const dirty = [...this.rows.values()].filter((r) => r.dirty);
+    this.updateCommit();
+    document.body.dataset.staged = String(dirty.length);
+    if (!this.stagedParts) {
+      const p = {
+        title: h('h3', { id: 'staged-h' }),
+        diff: h('ul', { class: 'diff', 'aria-label': 'Staged changes' }),
+        apply: h('button', { type: 'button', class: 'primary apply', onclick: () => this.applyStaged() }),
+        discard: h('button', { type: 'button', class: 'discard', onclick: () => this.discard() }, 'Discard'),
+      };
+      replaceChildren(this.stagedEl, p.title, p.diff,
+        h('p', { class: 'hint' }, 'Applied as one change (one revision), only if nobody else changed these values since you loaded them.'),
+        h('div', { class: 'toolbar' }, p.apply, p.discard));
+      this.stagedParts = p;
+    }
+    const p = this.stagedParts;
+    this.stagedEl.hidden = !dirty.length;
+    p.title.textContent = plural(dirty.length, 'staged change');
+    p.apply.textContent = `Apply ${plural(dirty.length, 'change')}`;
+    replaceChildren(p.diff, dirty.map((r) => h('li', { dataset: { attr: r.name } }, h('span', { class: 'attr-name' }, r.name), ': ',
+      r.attr.readable ? [h('del', {}, r.value === '' ? '(empty)' : r.value), ' → '] : null,
+      h('ins', {}, r.read() === '' ? '(empty)' : r.read()))));
+  }
+
+  /**
+   * Apply the staged values as one batch. The batch is conditional on the
+   * global revision (if_revision): the page reads it, then checks that
+   * none of the staged attributes changed since it showed them (else a
+   * conflict, nothing sent), then sends the batch; a 412 means something
+   * changed in between, and the check runs again (at most 3 times).
+   */
+  async applyStaged() {
+    const rows = [...this.rows.values()].filter((r) => r.dirty);
+    if (!rows.length) return;
+    let firstBad = null;
+    for (const r of rows) {
+      const bad = validate(r.name, r.prop, r.read());
+      if (bad) {
+        this.fieldError(r, bad);
+        firstBad = firstBad || r;
+      } else {
+        this.clearFieldError(r);
+      }
+    }
+    if (firstBad) {
+      firstBad.control.focus();
       return;
     }
-    this.clearFieldError(row);
-    const path = joinPath(this.node.path, row.name);
+    const path = this.node.path;
+    const ops = rows.map((r) => ({ op: 'store', path: joinPath(path, r.name), value: r.read() }));
+    const btn = this.stagedEl.querySelector('.apply');
+    if (btn) btn.disabled = true;
     try {
-      const r = await api.store(path, value, row.revision);
-      if (r.status === 204 || !r.data) {
-        this.setRowValue(row, '', r.etag ?? row.revision);
-      } else {
-        this.setRowValue(row, decodeValue(r.data), r.data.revision);
-      }
-      // a store changes the item's revision too: keep Delete and Commit current
-      if (row.revision > this.etag) this.etag = row.revision;
-      this.ctx.notify.ok(`Saved ${row.name}.`);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 412) {
-        this.fieldError(row, `${row.name} was changed by someone else after it was loaded; your value was not saved.`);
-        this.ctx.notify.error(e, {
-          lead: `Conflict: ${path} changed since you loaded it; your value was not saved.`,
-          actions: [{ label: 'Reload the value', run: () => this.reloadAttr(row) }],
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const info = await api.info();
+        const now = await api.node(path, { values: '0', depth: '0' });
+        const conflicts = rows.filter((r) => {
+          const a = now.data.attributes.find((x) => x.name === r.name);
+          return !a || a.revision !== r.revision;
         });
-        return;
+        if (conflicts.length) {
+          for (const r of conflicts) {
+            this.fieldError(r, `${r.name} was changed by someone else after it was loaded; your value is kept here but was not applied.`);
+            this.fetchTheirs(r);
+          }
+          this.ctx.notify.error(new ApiError(412, { title: 'Precondition Failed', status: 412, errno: 'ESTALE', detail: `${conflicts.map((r) => joinPath(path, r.name)).join(', ')} changed since this page loaded ${conflicts.length === 1 ? 'it' : 'them'}` }), {
+            lead: 'Conflict: nothing was applied.',
+            actions: [{ label: 'Reload the values', run: () => Promise.all(conflicts.map((r) => this.reloadAttr(r))) }],
+          });
+          conflicts[0].control.focus();
+          return;
+        }
+        try {
+          const r = await api.batch(ops, info.data.revision);
+          for (const row of rows) {
+            const v = row.attr.readable ? row.read() : '';
+            this.setRowValue(row, v, r.data.revision);
+          }
+          if (r.data.revision > this.etag) this.etag = r.data.revision;
+          this.renderStaged();
+          // the server may normalise a value (0x10 -> 16): show its form
+          for (const row of rows) if (row.attr.readable) this.reloadAttr(row, { focus: false }).catch(() => {});
+          this.ctx.notify.ok(`Applied ${plural(rows.length, 'change')} to ${path} (revision ${r.data.revision}).`);
+          return;
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 412) continue;
+          const i = e instanceof ApiError ? e.problem.op_index : undefined;
+          const bad = i !== undefined && rows[i] ? rows[i] : rows.length === 1 ? rows[0] : null;
+          if (bad && e instanceof ApiError && e.problem.detail) {
+            this.fieldError(bad, e.problem.detail);
+            bad.control.focus();
+          }
+          this.ctx.notify.error(e, { lead: bad ? `${bad.name} was refused; nothing was applied.` : 'Nothing was applied.' });
+          return;
+        }
       }
-      if (e instanceof ApiError && e.problem.detail) this.fieldError(row, e.problem.detail);
-      this.ctx.notify.error(e);
+      this.ctx.notify.error(new ApiError(412, { title: 'Precondition Failed', status: 412, errno: 'ESTALE', detail: 'the tree kept changing while applying; nothing was applied' }), { actions: [{ label: 'Try again', run: () => this.applyStaged() }] });
+    } finally {
+      const b = this.stagedEl.querySelector('.apply');
+      if (b) b.disabled = false;
     }
   }
 
-  async reloadAttr(row) {
+  /** After a conflict: let Revert show the other writer's value. */
+  async fetchTheirs(row) {
+    if (!row.attr.readable) return;
+    try {
+      const r = await api.attribute(joinPath(this.node.path, row.name));
+      row.value = displayValue(row.prop, decodeValue(r.data));
+      row.pendingRevision = r.data.revision;
+      row.noteEl.textContent = `Now on the server: ${row.value === '' ? '(empty)' : row.value}. Revert takes it.`;
+      row.noteEl.hidden = false;
+      this.renderStaged();
+    } catch {
+      /* Revert shows what we have */
+    }
+  }
+
+  async reloadAttr(row, { focus = true } = {}) {
     const path = joinPath(this.node.path, row.name);
     if (!row.attr.readable) {
       // a write-only value cannot be read: take the new revision from the node
-      const r = await api.node(this.node.path, { values: '0' });
+      const r = await api.node(this.node.path, { values: '0', depth: '0' });
       const a = r.data.attributes.find((x) => x.name === row.name);
       if (a) this.setRowValue(row, '', a.revision);
+      this.renderStaged();
       return;
     }
     const r = await api.attribute(path);
-    this.setRowValue(row, decodeValue(r.data), r.data.revision);
-    row.control.focus();
+    if (row.dirty && !focus) return;
+    this.setRowValue(row, displayValue(row.prop, decodeValue(r.data)), r.data.revision);
+    this.renderStaged();
+    if (focus) row.control.focus();
   }
 
   /** A store happened at @path (an attribute of this node) in @revision. */
@@ -338,13 +559,12 @@ export class Panel {
     if (revision > this.etag) this.etag = revision;
     if (revision <= row.revision) return;
     if (row.dirty) {
-      row.noteEl.textContent = 'Changed on the server since you started editing: Save will report a conflict, Revert shows the new value.';
+      row.noteEl.textContent = 'Changed on the server since you started editing: Apply will report a conflict, Revert shows the new value.';
       row.noteEl.hidden = false;
       if (row.attr.readable) {
-        // let Revert show the new value; keep the old revision for If-Match
         try {
           const r = await api.attribute(joinPath(this.node.path, name));
-          row.value = decodeValue(r.data);
+          row.value = displayValue(row.prop, decodeValue(r.data));
           row.pendingRevision = r.data.revision;
         } catch {
           /* Revert shows what we have */
@@ -358,7 +578,8 @@ export class Panel {
     }
     try {
       const r = await api.attribute(joinPath(this.node.path, name));
-      if (!row.dirty) this.setRowValue(row, decodeValue(r.data), r.data.revision);
+      if (!row.dirty) this.setRowValue(row, displayValue(row.prop, decodeValue(r.data)), r.data.revision);
+      this.updateCommit();
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 404)) this.ctx.notify.error(e);
     }
@@ -366,33 +587,61 @@ export class Panel {
 
   // ---- children and links -------------------------------------------------
 
+  /** The children (a page at a time, by name), the links, and the links
+   * that point here (used by), each with a jump link. */
   renderChildren(node) {
-    const list = h('ul', { class: 'child-list' });
-    for (const c of node.children) {
-      list.append(
-        h('li', {}, h('button', { type: 'button', class: 'linkish', onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c))),
-      );
-    }
-    for (const l of node.links) {
-      const lp = joinPath(node.path, l.name);
-      list.append(
-        h(
-          'li',
-          { class: 'link-row', dataset: { link: l.name } },
-          h('span', { class: 'link-name' }, l.name),
-          ' ',
-          h('span', { class: 'badge kind-link' }, 'link'),
-          ' → ',
-          h('button', { type: 'button', class: 'linkish', 'aria-label': `Go to ${l.target}`, onclick: () => this.ctx.navigate(l.target) }, l.target),
-          ' ',
-          h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
-        ),
-      );
-    }
+    const all = [...node.links.map((l) => ({ l })), ...node.children.map((c) => ({ c }))];
+    let next = node.next_after ?? null;
+    const total = (node.children_total ?? node.children.length) + node.links.length;
+    const list = h('ul', { class: 'child-list' }, all.map((it) => this.childItem(node, it)));
+    const more = h('button', { type: 'button', class: 'small more-children' });
+    const label = () => {
+      const left = total - list.children.length;
+      more.hidden = !next || left <= 0;
+      more.textContent = `Show ${Math.min(CHILD_PAGE, left)} more (${left.toLocaleString('en')} not shown)`;
+    };
+    more.addEventListener('click', async () => {
+      try {
+        const r = await api.children(node.path, { limit: CHILD_PAGE, after: next });
+        for (const c of r.data.children) list.append(this.childItem(node, { c }));
+        next = r.data.next_after ?? null;
+        label();
+      } catch (e) {
+        this.ctx.notify.error(e);
+      }
+    });
+    label();
+    const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
-      h('h3', { id: 'children-h' }, 'Children and links'),
-      node.children.length + node.links.length ? list : h('p', { class: 'muted' }, 'None.'),
+      h('h3', { id: 'children-h' }, `Children and links${total ? ` (${total.toLocaleString('en')})` : ''}`),
+      total ? [list, more] : h('p', { class: 'muted' }, 'None.'),
+      usedBy.length || node.kind === 'item' || node.kind === 'group'
+        ? h('section', { class: 'used-by', 'aria-labelledby': 'usedby-h' },
+          h('h3', { id: 'usedby-h' }, `Used by${usedBy.length ? ` (${usedBy.length})` : ''}`),
+          usedBy.length
+            ? h('ul', { class: 'child-list' }, usedBy.map((p) => h('li', {}, h('span', { class: 'badge kind-link' }, 'link'), ' ',
+              h('button', { type: 'button', class: 'linkish', title: p, onclick: () => this.ctx.navigate(p) }, p))))
+            : h('p', { class: 'muted' }, 'No link points here.'))
+        : null,
+    );
+  }
+
+  childItem(node, { c, l }) {
+    if (c) {
+      return h('li', {}, h('button', { type: 'button', class: 'linkish', title: c.path, onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c)));
+    }
+    const lp = joinPath(node.path, l.name);
+    return h(
+      'li',
+      { class: 'link-row', dataset: { link: l.name } },
+      h('span', { class: 'link-name', title: l.name }, l.name),
+      ' ',
+      h('span', { class: 'badge kind-link' }, 'link'),
+      ' → ',
+      h('button', { type: 'button', class: 'linkish', title: l.target, 'aria-label': `Go to ${l.target}`, onclick: () => this.ctx.navigate(l.target) }, l.target),
+      ' ',
+      h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
     );
   }
 
@@ -401,10 +650,13 @@ export class Panel {
     if (!this.node || this.node.kind === 'link' || !this.childrenEl) return;
     const path = this.node.path;
     try {
-      const r = await api.node(path, { values: '0' });
+      const r = await api.node(path, { values: '0', limit: String(CHILD_PAGE), used_by: '1' });
       if (this.path !== path || !this.node) return;
       this.node.children = r.data.children;
       this.node.links = r.data.links;
+      this.node.children_total = r.data.children_total;
+      this.node.next_after = r.data.next_after;
+      this.node.used_by = r.data.used_by;
       this.etag = r.etag ?? r.data.revision;
       this.renderChildren(this.node);
     } catch (e) {
@@ -417,14 +669,16 @@ export class Panel {
     const props = propsOf(desc, childType);
     const nameId = uid('name');
     const nameErr = h('p', { class: 'field-error', id: `${nameId}-err`, hidden: true });
-    const nameInput = h('input', { id: nameId, type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${nameId}-err` });
+    const hints = nameHints(desc, childType);
+    const nameHint = h('p', { class: 'hint', id: `${nameId}-hint` }, hints.text);
+    const nameInput = h('input', { id: nameId, type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${nameId}-hint ${nameId}-err`, placeholder: hints.examples.length ? `e.g. ${hints.examples[0]}` : null });
     const fields = [];
     const fieldset = h('div', { class: 'attr-list' });
     if (props) {
       for (const [name, prop] of Object.entries(props)) {
         if (prop.readOnly || (parseInt(prop['x-mode'] || '0644', 8) & 0o222) === 0) continue;
         const id = uid('new');
-        const initial = prop.default === undefined ? '' : prop.default === true ? '1' : prop.default === false ? '0' : String(prop.default);
+        const initial = prop.default === undefined ? '' : displayValue(prop, prop.default === true ? '1' : prop.default === false ? '0' : String(prop.default));
         const ctl = makeControl(name, prop, initial, { id, describedBy: `${id}-hint ${id}-err` });
         const err = h('p', { class: 'field-error', id: `${id}-err`, hidden: true });
         fields.push({ name, prop, initial, ctl, err });
@@ -444,6 +698,13 @@ export class Panel {
           e.preventDefault();
           const name = nameInput.value;
           let bad = nameProblem(name);
+          if (!bad && hints.pattern) {
+            try {
+              if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
+            } catch {
+              /* a dialect difference: the server decides */
+            }
+          }
           nameErr.hidden = !bad;
           nameErr.textContent = bad || '';
           if (bad) nameInput.setAttribute('aria-invalid', 'true');
@@ -475,13 +736,26 @@ export class Panel {
             await this.ctx.tree.changed(node.path);
             await this.ctx.navigate(joinPath(node.path, name));
           } catch (err) {
+            const i = err instanceof ApiError ? err.problem.op_index : undefined;
+            const keys = Object.keys(attrs);
+            // op 0 is the mkdir, then one store per attribute in order
+            const f = i > 0 ? fields.find((x) => x.name === keys[i - 1]) : null;
+            if (f && err.problem.detail) {
+              f.err.hidden = false;
+              f.err.textContent = err.problem.detail;
+              f.ctl.control.setAttribute('aria-invalid', 'true');
+            } else if (err instanceof ApiError && err.problem.detail && (i === 0 || err.status === 409 || err.status === 400)) {
+              nameErr.hidden = false;
+              nameErr.textContent = err.problem.detail;
+              nameInput.setAttribute('aria-invalid', 'true');
+            }
             this.ctx.notify.error(err);
           } finally {
             submit.disabled = false;
           }
         },
       },
-      h('div', { class: 'attr-row' }, h('label', { for: nameId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, nameInput), nameErr),
+      h('div', { class: 'attr-row' }, h('label', { for: nameId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, nameInput), nameHint, nameErr),
       fields.length
         ? h('details', { class: 'initial', open: fields.length <= 6 }, h('summary', {}, `Initial attributes of the new ${childType} (optional; stored with the ${what} as one change)`), fieldset)
         : null,
@@ -490,13 +764,21 @@ export class Panel {
     return h('section', { class: 'card', 'aria-labelledby': 'mkdir-h' }, h('h3', { id: 'mkdir-h' }, `New ${what}${childType ? ` (${childType})` : ''}`), form);
   }
 
-  symlinkSection(node, schemaType) {
+  symlinkSection(node, schemaType, desc) {
     const tId = uid('target');
     const nId = uid('lname');
-    const target = h('input', { id: tId, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: '/subsystem/group/item', 'aria-describedby': `${tId}-hint` });
+    const allowTypes = schemaType && schemaType.links ? schemaType.links.allow : null;
+    const subsystem = node.path.split('/').filter(Boolean)[0];
+    const picker = linkPicker({
+      id: tId,
+      describedBy: `${tId}-hint`,
+      what: allowTypes ? allowTypes.join(' or ') : null,
+      load: () => (allowTypes && desc ? candidatesOf(subsystem, desc, allowTypes) : this.ctx.tree.knownNodes().filter((p) => !isUnder(p, node.path))),
+    });
+    const target = picker.input;
     const lname = h('input', { id: nId, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'the target\u2019s name', 'aria-describedby': `${nId}-hint` });
-    const allow = schemaType && schemaType.links ? `Targets of type ${schemaType.links.allow.join(', ')}.` : 'The subsystem decides which targets it accepts.';
-    const err = h('p', { class: 'field-error', hidden: true });
+    const allow = allowTypes ? `Pick a ${allowTypes.join(' or ')}: type part of its name or path.` : 'Type part of a loaded node\u2019s path, or an absolute path; the subsystem decides which targets it accepts.';
+    const err = h('p', { class: 'field-error', hidden: true, id: `${tId}-err` });
     const form = h(
       'form',
       {
@@ -504,15 +786,18 @@ export class Panel {
         novalidate: true,
         onsubmit: async (e) => {
           e.preventDefault();
-          const t = target.value.trim();
-          const name = lname.value || baseName(t);
-          const bad = !t.startsWith('/') ? 'the target is an absolute config path, starting with /' : nameProblem(name);
+          const res = await picker.resolve(target.value);
+          const t = res.path;
+          const name = lname.value || (t ? baseName(t) : '');
+          const bad = res.error || nameProblem(name);
           err.hidden = !bad;
           err.textContent = bad || '';
           if (bad) {
+            target.setAttribute('aria-invalid', 'true');
             target.focus();
             return;
           }
+          target.removeAttribute('aria-invalid');
           try {
             await api.symlink(joinPath(node.path, name), t);
             this.ctx.notify.ok(`Linked ${joinPath(node.path, name)} → ${t}.`);
@@ -522,13 +807,16 @@ export class Panel {
             await this.ctx.tree.reveal(joinPath(node.path, name), { focus: false, select: false });
             await this.structureChanged();
           } catch (x) {
+            if (x instanceof ApiError && x.problem.detail) {
+              err.hidden = false;
+              err.textContent = x.problem.detail;
+            }
             this.ctx.notify.error(x);
           }
         },
       },
-      h('div', { class: 'attr-row' }, h('label', { for: tId, class: 'attr-name' }, 'Target'), h('div', { class: 'attr-input' }, target), h('p', { class: 'hint', id: `${tId}-hint` }, allow)),
+      h('div', { class: 'attr-row' }, h('label', { for: tId, class: 'attr-name' }, 'Target'), h('div', { class: 'attr-input' }, picker.root), h('p', { class: 'hint', id: `${tId}-hint` }, allow), err),
       h('div', { class: 'attr-row' }, h('label', { for: nId, class: 'attr-name' }, 'Link name'), h('div', { class: 'attr-input' }, lname), h('p', { class: 'hint', id: `${nId}-hint` }, 'optional: the target\u2019s own name')),
-      err,
       h('div', { class: 'toolbar' }, h('button', { type: 'submit' }, 'Create link')),
     );
     return h('section', { class: 'card', 'aria-labelledby': 'symlink-h' }, h('h3', { id: 'symlink-h' }, 'New link'), form);
@@ -536,22 +824,52 @@ export class Panel {
 
   // ---- operations on the node ---------------------------------------------
 
+  /** Delete the node and everything under it: read the subtree, show the
+   * plan (links, then children bottom-up), run it as one batch. */
   async rmdir() {
     const node = this.node;
-    const ok = await this.ctx.confirm(`Delete ${node.path}? This removes the ${node.kind} (rmdir); its values are gone.`, 'Delete');
+    let ops;
+    let rev;
+    try {
+      rev = (await api.info()).data.revision;
+      const r = await api.node(node.path, { depth: '64', values: '0' });
+      ops = deleteOps(r.data);
+    } catch (e) {
+      this.ctx.notify.error(e);
+      return;
+    }
+    const simple = ops.length === 1;
+    const text = simple
+      ? `Delete ${node.path}? This removes the ${node.kind} (rmdir); its values are gone.`
+      : `Delete ${node.path} and everything under it? ${planSummary(ops)}: ${ops.length} steps, run bottom-up as one change (all or nothing).`;
+    const body = simple ? null : h('div', {}, planList(ops), ops.length > BATCH_MAX ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations: delete parts of the subtree first.`) : null);
+    const ok = await this.ctx.confirm(text, simple ? 'Delete' : `Delete ${plural(ops.length, 'step')}`, {
+      title: simple ? 'Delete?' : 'Delete this subtree?',
+      body,
+      setup: (b) => {
+        b.disabled = ops.length > BATCH_MAX;
+      },
+    });
     if (!ok) return;
     try {
-      await api.remove(node.path, this.etag);
-      this.ctx.notify.ok(`Deleted ${node.path}.`);
+      if (simple) await api.remove(node.path, this.etag);
+      else await api.batch(batchOps(ops), rev);
+      this.ctx.notify.ok(simple ? `Deleted ${node.path}.` : `Deleted ${node.path} and ${plural(ops.length - 1, 'other step')}.`);
+      this.discard();
       await this.ctx.tree.changed(parentPath(node.path));
-      await this.ctx.navigate(parentPath(node.path));
+      await this.ctx.navigate(parentPath(node.path), { ask: false });
     } catch (e) {
-      this.ctx.notify.error(e, e instanceof ApiError && e.status === 412 ? { lead: `Conflict: ${node.path} changed since you loaded it; nothing was deleted.`, actions: [{ label: 'Reload', run: () => this.reload() }] } : {});
+      const i = e instanceof ApiError ? e.problem.op_index : undefined;
+      const step = i !== undefined && ops[i] ? ops[i] : null;
+      let lead = 'Nothing was deleted.';
+      if (e instanceof ApiError && e.status === 412) lead = `Conflict: ${node.path} changed since you loaded it; nothing was deleted.`;
+      else if (step) lead = `Step ${i + 1} (${step.op} ${step.path || step.from}) was refused; nothing was deleted.`;
+      this.ctx.notify.error(e, { lead, actions: e instanceof ApiError && e.status === 412 ? [{ label: 'Reload', run: () => this.reload() }] : [] });
     }
   }
 
   async unlink(path) {
-    const ok = await this.ctx.confirm(`Remove the link ${path}? Its target stays.`, 'Remove link');
+    const ok = await this.ctx.confirm(`Remove the link ${path}? Its target stays.`, 'Remove link', { title: 'Remove link?' });
     if (!ok) return;
     try {
       await api.remove(path);
@@ -565,13 +883,21 @@ export class Panel {
   }
 
   async rename(from, to, verb) {
+    const name = baseName(from);
+    const commit = verb === 'commit';
+    const text = commit
+      ? `Commit ${name}? It moves ${from} to ${to}: the subsystem brings it up (commit_item), and from then on it cannot be deleted until it is uncommitted.`
+      : `Uncommit ${name}? This takes the live object down: the subsystem stops it (uncommit_item) and ${from} moves back to ${to}, where it can be changed or deleted.`;
+    const ok = await this.ctx.confirm(text, commit ? 'Commit' : 'Uncommit', { title: commit ? 'Commit?' : 'Uncommit?', okClass: commit ? 'primary' : 'danger' });
+    if (!ok) return;
     try {
       await api.rename(from, to, this.etag);
-      this.ctx.notify.ok(`${verb === 'commit' ? 'Committed' : 'Uncommitted'} ${baseName(from)}: now ${to}.`);
+      this.ctx.notify.ok(`${commit ? 'Committed' : 'Uncommitted'} ${name}: now ${to}.`);
       await this.ctx.tree.changed(parentPath(from));
       await this.ctx.tree.changed(parentPath(to));
       await this.ctx.navigate(to);
     } catch (e) {
+      if (e instanceof ApiError && e.problem.detail && this.commitReason) this.commitReason.textContent = e.problem.detail;
       this.ctx.notify.error(e, e instanceof ApiError && e.status === 412 ? { lead: `Conflict: ${from} changed since you loaded it.`, actions: [{ label: 'Reload', run: () => this.reload() }] } : {});
     }
   }
@@ -583,7 +909,8 @@ export class Panel {
     btn.setAttribute('aria-expanded', String(open));
     this.historyEl.hidden = !open;
     if (!open) return;
-    const table = h('table', { class: 'history' }, h('caption', {}, `Changes at and under ${this.node.path}, newest first`), h('thead', {}, h('tr', {}, ['Revision', 'Time', 'Who', 'Operation', 'Path', 'Value'].map((t) => h('th', { scope: 'col' }, t)))));
+    const node = this.node;
+    const table = h('table', { class: 'history' }, h('caption', {}, `Changes at and under ${node.path}, newest first`), h('thead', {}, h('tr', {}, ['When', 'Who', 'Change', 'Value'].map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))));
     const body = h('tbody');
     table.append(body);
     const more = h('button', { type: 'button', hidden: true }, 'Older changes');
@@ -591,15 +918,9 @@ export class Panel {
     let before = null;
     const load = async () => {
       try {
-        const r = await api.history(this.node.path, before);
-        for (const e of r.data.entries) {
-          let val = '';
-          if (e.op === 'store') val = e.value === undefined ? '(write-only)' : `${JSON.stringify(e.value)}${e.old !== undefined ? ` (was ${JSON.stringify(e.old.replace(/\n$/, ''))})` : ''}`;
-          else if (e.op === 'symlink') val = `→ ${e.target}`;
-          else if (e.op === 'rename') val = `${e.from} → ${e.to}`;
-          body.append(h('tr', {}, h('td', {}, String(e.revision)), h('td', {}, e.time), h('td', {}, e.principal ?? ''), h('td', {}, e.op), h('td', {}, h('code', {}, e.path || '')), h('td', {}, val)));
-        }
-        if (!body.children.length) body.append(h('tr', {}, h('td', { colspan: '6' }, 'No recorded changes.')));
+        const r = await api.history(node.path, before);
+        for (const e of r.data.entries) body.append(this.historyRow(node, e));
+        if (!body.children.length) body.append(h('tr', {}, h('td', { colspan: '5' }, 'No recorded changes.')));
         before = r.data.next_before;
         more.hidden = before === null || before === undefined;
       } catch (e) {
@@ -610,8 +931,83 @@ export class Panel {
     await load();
   }
 
+  historyRow(node, e) {
+    const trim = (s) => (typeof s === 'string' ? s.replace(/\n$/, '') : s);
+    const rel = e.path && e.path.startsWith(`${node.path}/`) ? e.path.slice(node.path.length + 1) : e.path;
+    let val = null;
+    let action = null;
+    if (e.op === 'store') {
+      if (e.write_only || e.value === undefined) val = h('span', { class: 'muted' }, '(write-only)');
+      else val = [e.old !== undefined ? [h('del', {}, trim(e.old) === '' ? '(empty)' : trim(e.old)), ' → '] : null, h('ins', {}, trim(e.value) === '' ? '(empty)' : trim(e.value))];
+      const row = parentPath(e.path) === node.path ? this.rows.get(baseName(e.path)) : null;
+      if (row && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
+        action = h('button', { type: 'button', class: 'small restore', title: `Store ${trim(e.old)} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, 'Restore this value');
+      }
+    } else if (e.op === 'symlink') val = `→ ${e.target}`;
+    else if (e.op === 'rename') val = `${e.from} → ${e.to}`;
+    const when = h('time', { datetime: e.time, title: `${new Date(e.time).toLocaleString()} (revision ${e.revision})` }, relativeTime(e.time));
+    return h('tr', { dataset: { revision: String(e.revision), op: e.op } },
+      h('td', {}, when),
+      h('td', {}, e.principal ?? ''),
+      h('td', {}, h('span', { class: 'op' }, e.op), ' ', h('code', { title: e.path }, rel || '.')),
+      h('td', { class: 'value' }, val),
+      h('td', {}, action));
+  }
+
+  /** Store @value (from the history) into @row again, conditional on the
+   * revision the panel shows (If-Match). */
+  async restore(row, value) {
+    if (row.dirty) {
+      this.fieldError(row, 'Apply or revert the staged value first.');
+      return;
+    }
+    const shown = displayValue(row.prop, value);
+    if (shown === row.value) {
+      this.ctx.notify.ok(`${row.name} already holds ${value}.`);
+      return;
+    }
+    const ok = await this.ctx.confirm(`Set ${row.name} back to ${value === '' ? '(empty)' : value}? It holds ${row.value === '' ? '(empty)' : row.value} now.`, 'Restore', { title: 'Restore this value?', okClass: 'primary' });
+    if (!ok) return;
+    const path = joinPath(this.node.path, row.name);
+    try {
+      const r = await api.store(path, value, row.revision);
+      const rev = r.data && r.data.revision !== undefined ? r.data.revision : r.etag ?? row.revision;
+      this.setRowValue(row, r.data && r.data.value !== undefined ? displayValue(row.prop, decodeValue(r.data)) : shown, rev);
+      this.updateCommit();
+      this.ctx.notify.ok(`Restored ${row.name} to ${value === '' ? '(empty)' : value}.`);
+      const hist = this.el.querySelector('#history');
+      if (hist && !hist.hidden) {
+        const btn = this.el.querySelector('button[aria-controls="history"]');
+        hist.hidden = true;
+        await this.toggleHistory(btn);
+      }
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 412) {
+        this.fieldError(row, `${row.name} was changed by someone else after it was loaded; nothing was restored.`);
+        this.ctx.notify.error(e, { lead: `Conflict: ${path} changed since you loaded it; nothing was restored.`, actions: [{ label: 'Reload the value', run: () => this.reloadAttr(row) }] });
+        return;
+      }
+      this.ctx.notify.error(e);
+    }
+  }
+
   /** True when the panel shows @path or something under it. */
   showsUnder(path) {
     return this.path !== null && isUnder(this.path, path);
   }
+}
+
+/** What the schema says about the names of objects of @childType (the
+ * type a mkdir here makes): {pattern, examples, text}. */
+function nameHints(desc, childType) {
+  const out = { pattern: null, examples: [], text: 'Any name without / (at most 255 bytes).' };
+  const t = desc && childType ? desc.types[childType] : null;
+  if (!t) return out;
+  out.pattern = t.name_pattern || null;
+  out.examples = t.name_examples || [];
+  const bits = [];
+  if (out.pattern) bits.push(`The name must match ${out.pattern}.`);
+  if (out.examples.length) bits.push(`For example ${out.examples.join(', ')}.`);
+  if (bits.length) out.text = bits.join(' ');
+  return out;
 }

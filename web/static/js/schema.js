@@ -137,8 +137,18 @@ export function ruleText(prop) {
     default:
       break;
   }
-  if (prop.default !== undefined) bits.push(`default ${defaultText(prop)}`);
+  if (prop['x-display'] === 'hex') bits.push('shown in hexadecimal');
+  if (prop.default !== undefined) bits.push(`default ${displayValue(prop, defaultText(prop))}`);
   return bits.join('; ');
+}
+
+/** @value as the form shows it: an integer the schema shows in hex
+ * (`x-display: hex`, USB's idVendor) as 0x1d6b; anything else as it is. */
+export function displayValue(prop, value) {
+  if (!prop || prop['x-display'] !== 'hex' || typeof value !== 'string') return value;
+  if (!/^[0-9]+$/.test(value)) return value;
+  const width = prop.maximum !== undefined ? BigInt(prop.maximum).toString(16).length : 0;
+  return `0x${BigInt(value).toString(16).padStart(width, '0')}`;
 }
 
 function defaultText(prop) {
@@ -232,7 +242,7 @@ export function makeControl(name, prop, value, opts = {}) {
   const attrs = { ...common, type: 'text', value, autocomplete: 'off', spellcheck: 'false' };
   if (kind === 'int' || kind === 'uint') attrs.inputmode = 'numeric';
   if (opts.placeholder) attrs.placeholder = opts.placeholder;
-  else if (prop && prop.default !== undefined) attrs.placeholder = defaultText(prop);
+  else if (prop && prop.default !== undefined) attrs.placeholder = displayValue(prop, defaultText(prop));
   const input = h('input', attrs);
   return { control: input, read: () => input.value };
 }

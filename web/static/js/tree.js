@@ -4,9 +4,20 @@
 // ?values=0, roving tabindex, keyboard: Up/Down, Left/Right (collapse or
 // go to the parent / expand or go to the first child), Home/End, Enter
 // (select; on a link, go to its target), * (expand the siblings).
+//
+// Big groups: a group's children are read a page (PAGE, sorted by name) at
+// a time with ?limit= and the server's next_after cursor, and at most PAGE
+// of the pages read are rows at once (a window); "Show more" reads or
+// shows the next page, "Show earlier" moves the window back. A node
+// revealed beyond what was read (a deep link) is looked up by name and
+// shown after the "Show more" row. The filter keeps the rows whose name
+// holds the text and the ancestors of such rows; in a group not read
+// whole, the server filters (?name_contains=).
 
 import { api } from './api.js';
 import { h, joinPath, parentPath, baseName, isUnder } from './dom.js';
+
+export const PAGE = 200;
 
 /** What a tree row says the node is. */
 export function kindLabel(n) {
@@ -18,22 +29,28 @@ export function kindLabel(n) {
 export class Tree {
   /**
    * @param {HTMLElement} ul  the role=tree list
-   * @param {object} h  onSelect(path, entry), onError(e)
+   * @param {object} handlers  onSelect(path, entry), onFollow(target),
+   *   onError(e), canLeave(path) -> Promise<boolean> (false keeps the
+   *   current selection, e.g. when the user keeps staged edits)
    */
   constructor(ul, handlers) {
     this.ul = ul;
     this.hd = handlers;
     this.entries = new Map(); // path -> entry
+    this.pseudo = new WeakMap(); // "show more" li -> {more, parent, dir, li}
     this.selected = null;
     this.focused = null;
+    this.query = '';
+    this.pinned = null; // a path revealed while a filter hides it
     ul.addEventListener('keydown', (e) => this.onKey(e));
     ul.addEventListener('click', (e) => this.onClick(e));
   }
 
   /** Load the subsystems (the root's children). */
   async load() {
-    const r = await api.node('/', { depth: '1', values: '0' });
-    this.root = { path: '/', kind: 'root', li: null, group: this.ul, loaded: true, expanded: true, level: 0 };
+    // the subsystems, in registration order (a handful: not paged)
+    const r = await api.node('/', { values: '0' });
+    this.root = { path: '/', kind: 'root', li: null, group: this.ul, loaded: true, expanded: true, level: 0, kids: [], start: 0, count: PAGE, extra: new Map() };
     this.entries.clear();
     this.entries.set('/', this.root);
     this.ul.replaceChildren();
@@ -43,6 +60,7 @@ export class Tree {
   }
 
   entryOf(li) {
+    if (li.dataset.more) return this.pseudo.get(li);
     return this.entries.get(li.dataset.path);
   }
 
@@ -57,12 +75,20 @@ export class Tree {
       loaded: false,
       expanded: false,
       level: parent.level + 1,
+      kids: [],
+      start: 0,
+      count: PAGE,
+      next: null,
+      total: 0,
+      extra: new Map(), // path -> child revealed beyond the pages read
+      found: null, // the server's answer to the filter: {query, kids, total}
     };
-    const label = h('span', { class: 'tree-name' }, info.name);
+    const label = h('span', { class: 'tree-name', title: info.name }, info.name);
     const kind = h('span', { class: `badge kind-${kindLabel(info).replace(' ', '-')}` }, kindLabel(info));
-    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind);
+    e.countEl = h('span', { class: 'tree-count', hidden: true });
+    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind, e.countEl);
     if (info.kind === 'link') {
-      row.append(' ', h('span', { class: 'link-target' }, `→ ${info.target}`));
+      row.append(' ', h('span', { class: 'link-target', title: info.target }, `→ ${info.target}`));
     }
     e.li = h('li', {
       role: 'treeitem',
@@ -83,30 +109,105 @@ export class Tree {
     else e.li.removeAttribute('aria-expanded');
   }
 
-  /**
-   * Make @e's children those of @node (a Node with depth >= 1): keep the
-   * entries (and their open subtrees) of names still there, add new ones
-   * in listing order, drop the others.
-   */
-  fill(e, node) {
+  /** The children of @node (a page of them) as rows' infos. */
+  static infos(node, keepOrder = false) {
     const want = [];
     for (const c of node.children || []) {
+      // a summary (depth 0) does not say if a folder holds anything:
+      // offer to expand it, and the expand finds out
       const full = typeof c.children !== 'undefined';
-      want.push({ ...c, hasKids: full ? c.children.length + c.links.length > 0 : true });
+      want.push({ name: c.name, path: c.path, kind: c.kind, default_group: c.default_group, hasKids: full ? c.children.length + c.links.length > 0 : true });
     }
     for (const l of node.links || []) {
       want.push({ name: l.name, path: joinPath(node.path, l.name), kind: 'link', target: l.target, hasKids: false });
     }
+    if (keepOrder) return want;
+    return want.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Make @e's children those of @node (the first page(s) of a listing),
+   * then show the window of them: entries (and their open subtrees) of
+   * names still there are kept, new ones added in order, the others
+   * dropped.
+   */
+  fill(e, node) {
+    const want = Tree.infos(node, e === this.root);
+    e.kids = want;
+    e.next = node.next_after ?? null;
+    const links = (node.links || []).length;
+    e.total = node.children_total !== undefined ? node.children_total + links : want.length;
+    for (const p of [...e.extra.keys()]) if (want.some((w) => w.path === p)) e.extra.delete(p);
+    e.found = null;
+    e.loaded = true;
+    if (e.countEl) {
+      e.countEl.hidden = e.total <= PAGE;
+      e.countEl.textContent = `${e.total.toLocaleString('en')}`;
+      e.countEl.title = `${e.total} children and links`;
+    }
+    if (e !== this.root && !e.total) {
+      this.collapse(e);
+      this.setExpandable(e, false);
+    } else if (e !== this.root && !e.expandable) {
+      this.setExpandable(e, true);
+    }
+    this.render(e);
+  }
+
+  /** Read the next page of @e's children (after what was read). */
+  async readMore(e) {
+    if (!e.next) return;
+    const r = await api.children(e.path, { limit: PAGE, after: e.next });
+    const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !e.kids.some((k) => k.path === w.path));
+    e.kids = e.kids.concat(more);
+    e.next = r.data.next_after ?? null;
+    e.total = r.data.children_total + (r.data.links || []).length;
+    for (const w of more) e.extra.delete(w.path);
+  }
+
+  /** The children of @e the filter lets through. */
+  shownKids(e) {
+    if (!this.query) return e.kids;
+    if (e.found && e.found.query === this.query) {
+      const seen = new Set(e.found.kids.map((k) => k.path));
+      return e.found.kids.concat(e.kids.filter((k) => !seen.has(k.path) && this.passes(k)));
+    }
+    return e.kids.filter((k) => this.passes(k));
+  }
+
+  passes(k) {
+    if (!this.query) return true;
+    if (this.pinned && isUnder(this.pinned, k.path)) return true;
+    if (this.selected && isUnder(this.selected, k.path)) return true;
+    if (k.name.includes(this.query)) return true;
+    const c = this.entries.get(k.path);
+    return Boolean(c && c.loaded && c.kids.some((g) => this.passes(g)));
+  }
+
+  /** Show the window of @e's children as rows. */
+  render(e) {
     if (!e.group) {
       e.group = h('ul', { role: 'group' });
       e.li.append(e.group);
     }
-    const keep = new Set(want.map((w) => w.path));
+    const list = this.shownKids(e);
+    if (e.start >= list.length) e.start = Math.max(0, list.length - PAGE);
+    const win = list.slice(e.start, e.start + e.count);
+    const inWin = new Set(win.map((w) => w.path));
+    const extra = [...e.extra.values()].filter((x) => !inWin.has(x.path) && (!this.query || this.passes(x)));
+    const keep = new Set([...inWin, ...extra.map((x) => x.path)]);
     for (const li of [...e.group.children]) {
-      if (!keep.has(li.dataset.path)) this.drop(this.entryOf(li));
+      if (li.dataset.more) li.remove();
+      else if (!keep.has(li.dataset.path)) this.drop(this.entryOf(li));
     }
     let prev = null;
-    for (const w of want) {
+    const place = (li) => {
+      const at = prev ? prev.nextSibling : e.group.firstChild;
+      if (at !== li) e.group.insertBefore(li, at);
+      prev = li;
+    };
+    if (e.start > 0) place(this.moreRow(e, 'prev', e.start));
+    for (const w of win) {
       let c = this.entries.get(w.path);
       if (c && (c.kind !== w.kind || c.target !== (w.target || null))) {
         this.drop(c);
@@ -121,14 +222,16 @@ export class Tree {
       } else if (w.kind !== 'link' && w.hasKids && !c.expandable) {
         this.setExpandable(c, true);
       }
-      const at = prev ? prev.nextSibling : e.group.firstChild;
-      if (at !== c.li) e.group.insertBefore(c.li, at);
-      prev = c.li;
+      place(c.li);
+      if (c.loaded && this.query) this.render(c);
     }
-    e.loaded = true;
-    if (e !== this.root && !want.length) {
-      this.collapse(e);
-      this.setExpandable(e, false);
+    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : e.total - e.kids.length;
+    const after = list.length - e.start - win.length + Math.max(0, unread);
+    if (after > 0) place(this.moreRow(e, 'next', after));
+    for (const x of extra) {
+      let c = this.entries.get(x.path);
+      if (!c) c = this.makeEntry(x, e);
+      place(c.li);
     }
     e.group.hidden = !e.expanded;
     if (!this.focused || !this.focused.li.isConnected) {
@@ -137,14 +240,102 @@ export class Tree {
     }
   }
 
+  moreRow(e, dir, n) {
+    const text = dir === 'next' ? `Show ${Math.min(n, PAGE)} more (${n.toLocaleString('en')} not shown)` : `Show ${Math.min(n, PAGE)} earlier (${n.toLocaleString('en')} above)`;
+    const li = h('li', {
+      role: 'treeitem',
+      class: 'tree-more',
+      'aria-level': String(e.level + 1),
+      tabindex: '-1',
+      dataset: { more: dir, parent: e.path },
+    }, h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), text));
+    this.pseudo.set(li, { more: dir, parent: e, li, path: null, level: e.level + 1 });
+    return li;
+  }
+
+  /** Move @p's parent window one page on (or back); focus the first new row. */
+  async showMore(p) {
+    const e = p.parent;
+    let first;
+    if (p.more === 'next') {
+      first = e.start + e.count;
+      const have = this.shownKids(e).length;
+      if (first + PAGE > have) {
+        if (this.query && e.found && e.found.query === this.query && e.found.next) await this.findMore(e);
+        else if (!this.query && e.next) await this.readMore(e);
+      }
+      e.count += PAGE;
+      // keep at most a few pages of rows: move the window on
+      if (e.count > 3 * PAGE) {
+        e.start += e.count - 3 * PAGE;
+        e.count = 3 * PAGE;
+      }
+    } else {
+      first = Math.max(0, e.start - PAGE);
+      e.count += e.start - first;
+      e.start = first;
+    }
+    this.render(e);
+    const list = this.shownKids(e);
+    const k = list[Math.min(first, list.length - 1)];
+    if (k) this.moveTo(this.entries.get(k.path));
+  }
+
+  /** Filter the rows by @text (part of the name): groups read whole are
+   * filtered here, the others by the server (?name_contains=). Resolves
+   * to {matches, where} or null without a filter. */
+  async setFilter(text) {
+    const q = text.trim();
+    this.query = q;
+    this.pinned = null;
+    const loaded = [];
+    const walk = (e) => {
+      if (!e.loaded) return;
+      loaded.push(e);
+      for (const k of e.kids) {
+        const c = this.entries.get(k.path);
+        if (c) walk(c);
+      }
+    };
+    walk(this.root);
+    if (q) {
+      await Promise.all(loaded.filter((e) => e.next && !(e.found && e.found.query === q)).map(async (e) => {
+        try {
+          const r = await api.children(e.path, { limit: PAGE, contains: q });
+          e.found = { query: q, kids: Tree.infos({ ...r.data, links: r.data.links }), total: r.data.children_total + (r.data.links || []).length, next: r.data.next_after ?? null };
+        } catch (err) {
+          this.hd.onError(err);
+        }
+      }));
+    }
+    if (this.query !== q) return null; // typed on meanwhile
+    let matches = 0;
+    for (const e of loaded) {
+      e.start = 0;
+      e.count = PAGE;
+      if (e.found && e.found.query === q) matches += e.found.total;
+      else if (q) matches += e.kids.filter((k) => k.name.includes(q)).length;
+    }
+    for (const e of loaded) this.render(e);
+    return q ? { matches } : null;
+  }
+
+  /** The next page of the server's answer to the filter in @e. */
+  async findMore(e) {
+    const f = e.found;
+    const r = await api.children(e.path, { limit: PAGE, contains: f.query, after: f.next });
+    const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !f.kids.some((k) => k.path === w.path));
+    f.kids = f.kids.concat(more);
+    f.next = r.data.next_after ?? null;
+  }
+
   drop(e) {
     if (!e) return;
     for (const p of [...this.entries.keys()]) {
       if (isUnder(p, e.path)) this.entries.delete(p);
     }
-    const wasFocused = this.focused && isUnder(this.focused.path, e.path);
+    const wasFocused = this.focused && this.focused.path && isUnder(this.focused.path, e.path);
     e.li.remove();
-    if (this.selected && isUnder(this.selected, e.path)) this.selected = null;
     if (wasFocused) this.focused = null;
   }
 
@@ -170,9 +361,12 @@ export class Tree {
     if (!e) return;
     if (path === '/') return this.reloadRoot();
     try {
-      const r = await api.node(path, { depth: '1', values: '0' });
+      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)) });
       const now = this.entries.get(path);
-      if (now) this.fill(now, r.data);
+      if (now) {
+        this.fill(now, r.data);
+        if (this.query && now.next) await this.setFilter(this.query);
+      }
     } catch (err) {
       if (err.status === 404) {
         this.drop(this.entries.get(path));
@@ -183,7 +377,7 @@ export class Tree {
   }
 
   async reloadRoot() {
-    const r = await api.node('/', { depth: '1', values: '0' });
+    const r = await api.node('/', { values: '0' });
     this.fill(this.root, r.data);
   }
 
@@ -196,15 +390,41 @@ export class Tree {
     else if (e.kind !== 'link') this.setExpandable(e, true);
   }
 
+  /** Make the row of @path (a child of loaded @e) exist: move the
+   * window to it, or look it up by name when it was not read. */
+  async windowTo(e, path) {
+    if (this.entries.has(path)) return;
+    const list = this.shownKids(e);
+    const i = list.findIndex((k) => k.path === path);
+    if (i >= 0) {
+      e.start = Math.max(0, i - Math.floor(PAGE / 4));
+      e.count = PAGE;
+      this.render(e);
+      return;
+    }
+    if (!e.next && !e.extra.size) return;
+    const name = baseName(path);
+    const r = await api.children(e.path, { limit: 50, contains: name });
+    const hit = Tree.infos(r.data).find((k) => k.path === path);
+    if (hit) {
+      e.extra.set(path, hit);
+      this.render(e);
+    }
+  }
+
   /** Open the ancestors of @path, then select and focus it. */
   async reveal(path, { focus = true, select = true } = {}) {
     const names = path.split('/').filter(Boolean);
+    if (this.query) this.pinned = path;
     let cur = '/';
     for (let i = 0; i < names.length - 1; i++) {
+      const parent = this.entries.get(cur);
       cur = joinPath(cur, names[i]);
-      const e = this.entries.get(cur);
-      if (!e) {
-        await this.refresh(parentPath(cur));
+      if (!this.entries.get(cur) && parent) {
+        if (!parent.loaded) await this.refresh(parent.path);
+        await this.windowTo(parent, cur);
+        if (!this.entries.get(cur)) await this.refresh(parent.path);
+        await this.windowTo(parent, cur);
       }
       const e2 = this.entries.get(cur);
       if (!e2) return false;
@@ -214,18 +434,30 @@ export class Tree {
     }
     let e = this.entries.get(path);
     if (!e) {
-      await this.refresh(parentPath(path));
+      const parent = this.entries.get(parentPath(path));
+      if (parent) {
+        await this.windowTo(parent, path);
+        if (!this.entries.get(path)) {
+          await this.refresh(parent.path);
+          await this.windowTo(parent, path);
+        }
+      }
       e = this.entries.get(path);
     }
     if (!e) return false;
-    if (select) this.select(e);
+    if (select) this.mark(e);
     this.setFocusable(e);
     if (focus) e.li.focus();
-    e.li.scrollIntoView({ block: 'nearest' });
+    this.scrollTo(e);
     return true;
   }
 
-  select(e) {
+  scrollTo(e) {
+    e.li.querySelector('.tree-row').scrollIntoView({ block: 'nearest' });
+  }
+
+  /** Mark @e selected, without telling anyone. */
+  mark(e) {
     if (this.selected) {
       const old = this.entries.get(this.selected);
       if (old) old.li.setAttribute('aria-selected', 'false');
@@ -233,7 +465,19 @@ export class Tree {
     this.selected = e.path;
     e.li.setAttribute('aria-selected', 'true');
     this.setFocusable(e);
+  }
+
+  /** The user picked @e: ask canLeave, then select it and tell onSelect. */
+  async select(e) {
+    if (this.selected === e.path) {
+      this.hd.onSelect(e.path, e);
+      return true;
+    }
+    if (this.hd.canLeave && !(await this.hd.canLeave(e.path))) return false;
+    if (!e.li.isConnected) return false;
+    this.mark(e);
     this.hd.onSelect(e.path, e);
+    return true;
   }
 
   setFocusable(e) {
@@ -261,7 +505,7 @@ export class Tree {
     if (!e) return;
     this.setFocusable(e);
     e.li.focus();
-    e.li.scrollIntoView({ block: 'nearest' });
+    this.scrollTo(e);
   }
 
   onClick(ev) {
@@ -270,14 +514,20 @@ export class Tree {
     const e = this.entryOf(li);
     if (!e) return;
     ev.stopPropagation();
+    if (e.more) {
+      this.showMore(e).catch((err) => this.hd.onError(err));
+      return;
+    }
     if (ev.target.closest('.twisty')) {
       this.toggle(e);
       this.moveTo(e);
       return;
     }
     this.moveTo(e);
-    this.select(e);
-    if (e.expandable && !e.expanded) this.expand(e).catch((err) => this.hd.onError(err));
+    this.select(e).then((ok) => {
+      if (ok && e.expandable && !e.expanded) return this.expand(e);
+      return null;
+    }).catch((err) => this.hd.onError(err));
   }
 
   toggle(e) {
@@ -307,22 +557,29 @@ export class Tree {
         this.moveTo(vis[vis.length - 1]);
         break;
       case 'ArrowRight':
+        if (e.more) break;
         if (e.expandable && !e.expanded) this.expand(e).catch((err) => this.hd.onError(err));
         else if (e.expanded && e.group && e.group.firstElementChild) this.moveTo(this.entryOf(e.group.firstElementChild));
         break;
       case 'ArrowLeft':
-        if (e.expanded) this.collapse(e);
+        if (e.more) this.moveTo(e.parent === this.root ? vis[0] : e.parent);
+        else if (e.expanded) this.collapse(e);
         else if (e.level > 1) this.moveTo(this.entries.get(parentPath(e.path)));
         break;
       case 'Enter':
       case ' ':
-        this.select(e);
-        if (ev.key === 'Enter' && e.kind === 'link') this.hd.onFollow(e.target);
+        if (e.more) {
+          this.showMore(e).catch((err) => this.hd.onError(err));
+          break;
+        }
+        this.select(e).then((ok) => {
+          if (ok && ev.key === 'Enter' && e.kind === 'link') this.hd.onFollow(e.target);
+        });
         break;
       case '*':
         for (const s of e.li.parentElement.children) {
           const se = this.entryOf(s);
-          if (se && se.expandable) this.expand(se).catch((err) => this.hd.onError(err));
+          if (se && !se.more && se.expandable) this.expand(se).catch((err) => this.hd.onError(err));
         }
         break;
       default:
@@ -341,5 +598,19 @@ export class Tree {
 
   nameOf(path) {
     return baseName(path);
+  }
+
+  /** The loaded nodes (not links), for the link picker. */
+  knownNodes() {
+    const out = [];
+    const walk = (e) => {
+      for (const k of e.kids) {
+        if (k.kind !== 'link') out.push(k.path);
+        const c = this.entries.get(k.path);
+        if (c && c.loaded) walk(c);
+      }
+    };
+    if (this.root) walk(this.root);
+    return out;
   }
 }

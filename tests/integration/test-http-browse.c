@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-http-browse.c - what a tree browser needs of GET and of refusals:
+ * paged children (?limit=, ?after=, ?name_contains=), stable while the
+ * group changes between pages; the links that point at a node
+ * (?used_by=1); refusals that name what blocks them (ENOTEMPTY and
+ * EBUSY with "blockers", a missing link target by its path), for single
+ * requests and for batches; and the schema's hints for forms (x-display,
+ * name_pattern, name_examples), the pattern enforced by mkdir.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define G "/api/v1/config/03-group-children/pg"
+
+static const char *jstr(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static void mkdir_in(const char *dir, const char *name)
+{
+    struct http_resp r;
+    char body[128];
+
+    (void)snprintf(body, sizeof(body), "{\"name\":\"%s\"}", name);
+    http_json(&r, "POST", dir, body);
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+}
+
+static void delete_path(const char *url, long status)
+{
+    struct http_resp r;
+
+    http(&r, "DELETE", url, NULL, 0, NULL);
+    assert_int_equal(r.status, status);
+    http_resp_done(&r);
+}
+
+/* GET @url; the names of its children, appended to @seen ("a,b,"). */
+static char *page(const char *url, char *seen, size_t size, long *ret_total)
+{
+    struct http_resp r;
+    json_t *c;
+    size_t i;
+    const char *next;
+    char *cursor = NULL;
+
+    http(&r, "GET", url, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    json_array_foreach(json_object_get(r.json, "children"), i, c) {
+        strncat(seen, jstr(c, "name"), size - strlen(seen) - 1);
+        strncat(seen, ",", size - strlen(seen) - 1);
+    }
+    *ret_total =
+        (long)json_integer_value(json_object_get(r.json, "children_total"));
+    next = jstr(r.json, "next_after");
+    if (next) {
+        cursor = strdup(next);
+    } else {
+        assert_true(json_is_null(json_object_get(r.json, "next_after")));
+    }
+    http_resp_done(&r);
+    return cursor;
+}
+
+/* Pages come sorted by name with a total and a cursor; a child that
+ * exists throughout the walk is listed once, whatever is made or removed
+ * between pages; an unpaged listing keeps creation order and no totals. */
+static void test_children_pages(void **state)
+{
+    static const char *const made[] = {
+        "k5", "k3", "k9", "k1", "k7", "k2", "k8"};
+    char seen[512] = "";
+    char url[512];
+    char *cursor;
+    long total = 0;
+    struct http_resp r;
+
+    (void)state;
+    mkdir_in("/api/v1/config/03-group-children", "pg");
+    for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+        mkdir_in(G, made[i]);
+    }
+    cursor = page(G "?values=0&limit=3", seen, sizeof(seen), &total);
+    assert_string_equal(seen, "k1,k2,k3,");
+    assert_int_equal(total, 7);
+    assert_non_null(cursor);
+
+    /* meanwhile: one made before the cursor, one after, one removed */
+    mkdir_in(G, "k0");
+    mkdir_in(G, "k6");
+    delete_path(G "/k7", 204);
+
+    (void)snprintf(url, sizeof(url), G "?values=0&limit=3&after=%s", cursor);
+    free(cursor);
+    cursor = page(url, seen, sizeof(seen), &total);
+    assert_string_equal(seen, "k1,k2,k3,k5,k6,k8,");
+    assert_int_equal(total, 8);
+    (void)snprintf(url, sizeof(url), G "?values=0&limit=3&after=%s", cursor);
+    free(cursor);
+    cursor = page(url, seen, sizeof(seen), &total);
+    assert_null(cursor); /* the last page */
+    assert_string_equal(seen, "k1,k2,k3,k5,k6,k8,k9,");
+
+    /* the filter: the matching names only, the total counts them */
+    seen[0] = 0;
+    cursor = page(G "?values=0&name_contains=k8", seen, sizeof(seen), &total);
+    assert_null(cursor);
+    assert_string_equal(seen, "k8,");
+    assert_int_equal(total, 1);
+
+    /* no paging asked: creation order, as before, and no page members */
+    http(&r, "GET", G "?values=0", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        "k5");
+    assert_null(json_object_get(r.json, "children_total"));
+    assert_null(json_object_get(r.json, "next_after"));
+    http_resp_done(&r);
+
+    /* bad values are 400 and name the rule */
+    http(&r, "GET", G "?limit=0", NULL, 0, NULL);
+    expect_problem(&r, 400, "EINVAL");
+    assert_non_null(strstr(jstr(r.json, "detail"), "limit"));
+    http_resp_done(&r);
+    http(&r, "GET", G "?limit=10001", NULL, 0, NULL);
+    expect_problem(&r, 400, "EINVAL");
+    http_resp_done(&r);
+    http(&r, "GET", G "?after=k1", NULL, 0, NULL);
+    expect_problem(&r, 400, "EINVAL");
+    assert_non_null(strstr(jstr(r.json, "detail"), "cursor"));
+    http_resp_done(&r);
+    http(&r, "GET", G "?used_by=2", NULL, 0, NULL);
+    expect_problem(&r, 400, "EINVAL");
+    http_resp_done(&r);
+}
+
+#define GADGET "/api/v1/config/usb_gadget/ug"
+#define FUNC   "/usb_gadget/ug/functions/ncm.0"
+#define LINK   "/usb_gadget/ug/configs/c.1/ncm.0"
+
+/* used_by lists the links that hold a node; rmdir of a held node is EBUSY
+ * with them as blockers, of a full one ENOTEMPTY with its children; a
+ * batch says the same with its op_index; the tree is unchanged. */
+static void test_blockers_and_used_by(void **state)
+{
+    struct http_resp r;
+    json_t *b;
+
+    (void)state;
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/ug\"},"
+              "{\"op\":\"mkdir\",\"path\":\"" FUNC "\"},"
+              "{\"op\":\"mkdir\",\"path\":\"/usb_gadget/ug/configs/c.1\"},"
+              "{\"op\":\"symlink\",\"path\":\"" LINK "\",\"target\":\"" FUNC
+              "\"}]}");
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+
+    http(&r, "GET", "/api/v1/config" FUNC "?values=0&used_by=1", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    b = json_object_get(r.json, "used_by");
+    assert_int_equal(json_array_size(b), 1);
+    assert_string_equal(json_string_value(json_array_get(b, 0)), LINK);
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/usb_gadget/ug/configs/c.1?values=0&used_by=1",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(json_array_size(json_object_get(r.json, "used_by")), 0);
+    http_resp_done(&r);
+
+    http(&r, "DELETE", "/api/v1/config" FUNC, NULL, 0, NULL);
+    expect_problem(&r, 409, "EBUSY");
+    b = json_object_get(r.json, "blockers");
+    assert_int_equal(json_array_size(b), 1);
+    assert_string_equal(json_string_value(json_array_get(b, 0)), LINK);
+    assert_non_null(strstr(jstr(r.json, "detail"), "linked from " LINK));
+    http_resp_done(&r);
+
+    http(&r, "DELETE", GADGET, NULL, 0, NULL);
+    expect_problem(&r, 409, "ENOTEMPTY");
+    b = json_object_get(r.json, "blockers");
+    assert_int_equal(json_array_size(b), 2);
+    assert_string_equal(json_string_value(json_array_get(b, 0)), FUNC);
+    assert_string_equal(json_string_value(json_array_get(b, 1)),
+                        "/usb_gadget/ug/configs/c.1");
+    http_resp_done(&r);
+
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/ug/"
+              "functions/acm.0\"},{\"op\":\"rmdir\",\"path\":\"" FUNC "\"}]}");
+    expect_problem(&r, 409, "EBUSY");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     1);
+    b = json_object_get(r.json, "blockers");
+    assert_string_equal(json_string_value(json_array_get(b, 0)), LINK);
+    http_resp_done(&r);
+
+    /* a link to nothing names the target, not the link's folder */
+    http_json(&r,
+              "PUT",
+              "/api/v1/config/usb_gadget/ug/configs/c.1/x",
+              "{\"target\":\"/usb_gadget/ug/functions/nope\"}");
+    expect_problem(&r, 404, "ENOENT");
+    assert_non_null(strstr(jstr(r.json, "detail"),
+                           "the target /usb_gadget/ug/functions/nope does "
+                           "not exist"));
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"symlink\",\"path\":\"/usb_gadget/ug/configs/"
+              "c.1/x\",\"target\":\"/usb_gadget/ug/functions/nope\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    assert_non_null(strstr(jstr(r.json, "detail"), "the target"));
+    http_resp_done(&r);
+
+    /* nothing of it changed the tree: the link and the function stand */
+    http(&r, "GET", "/api/v1/config" LINK, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "target"), FUNC);
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/usb_gadget/ug/functions/acm.0",
+         NULL,
+         0,
+         NULL);
+    expect_problem(&r, 404, "ENOENT");
+    http_resp_done(&r);
+}
+
+/* The schema says how to show an integer and what names a type takes;
+ * mkdir refuses a name the pattern rejects, alone and in a batch. */
+static void test_schema_hints(void **state)
+{
+    struct http_resp r;
+    json_t *types, *fn, *ex;
+
+    (void)state;
+    http(&r, "GET", "/api/v1/schema/usb_gadget", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    types = json_object_get(r.json, "types");
+    assert_string_equal(
+        jstr(json_object_get(
+                 json_object_get(
+                     json_object_get(json_object_get(types, "gadget"),
+                                     "attributes"),
+                     "properties"),
+                 "idVendor"),
+             "x-display"),
+        "hex");
+    fn = json_object_get(types, "function");
+    assert_non_null(jstr(fn, "name_pattern"));
+    ex = json_object_get(fn, "name_examples");
+    assert_string_equal(json_string_value(json_array_get(ex, 0)), "ncm.usb0");
+    http_resp_done(&r);
+
+    mkdir_in("/api/v1/config/usb_gadget", "hg");
+    http_json(&r,
+              "POST",
+              "/api/v1/config/usb_gadget/hg/functions",
+              "{\"name\":\"nodot\"}");
+    expect_problem(&r, 422, "EINVAL");
+    assert_non_null(strstr(jstr(r.json, "detail"), "must match"));
+    assert_non_null(strstr(jstr(r.json, "detail"), "such as ncm.usb0"));
+    http_resp_done(&r);
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/hg/"
+              "configs/c1\"}]}");
+    expect_problem(&r, 422, "EINVAL");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     0);
+    http_resp_done(&r);
+    mkdir_in("/api/v1/config/usb_gadget/hg/functions", "ncm.usb0");
+    /* a store takes hex; the value is shown as the server always did */
+    http_json(&r,
+              "PUT",
+              "/api/v1/config/usb_gadget/hg/idVendor",
+              "{\"value\":\"0x1d6b\"}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "value"), "7531");
+    http_resp_done(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_children_pages),
+        cmocka_unit_test(test_blockers_and_used_by),
+        cmocka_unit_test(test_schema_hints),
+    };
+
+    return cmocka_run_group_tests_name(
+        "http-browse", tests, harness_start, harness_stop);
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// picker.js - the link picker: a combobox (WAI-ARIA APG "combobox with
+// list autocomplete") over the nodes a link may point at: those of the
+// types the schema's links.allow names, found by reading the subsystem as
+// deep as those types sit, plus the nodes the tree has loaded when the
+// subsystem has no schema (then only the subsystem knows what it takes).
+
+import { api } from './api.js';
+import { h, uid, baseName } from './dom.js';
+
+const MAX_OPTIONS = 50;
+
+/** How deep under the subsystem's root the first of @types can sit (BFS
+ * over creates, default groups and committable forms); null if nowhere. */
+export function depthOf(desc, types) {
+  const want = new Set(types);
+  const best = new Map([[desc.root, 0]]);
+  const queue = [desc.root];
+  while (queue.length) {
+    const t = queue.shift();
+    const d = best.get(t);
+    if (want.has(t)) return d;
+    const st = desc.types[t];
+    if (!st || d >= 12) continue;
+    const next = [];
+    if (st.creates) next.push([st.creates.type, d + 1]);
+    for (const g of Object.values(st.default_groups || {})) next.push([g, d + 1]);
+    // a committable item sits under pending/ or live/: two levels down
+    if (st.committable) next.push([st.committable.type, d + 2]);
+    for (const [nt, nd] of next) {
+      if (!best.has(nt)) {
+        best.set(nt, nd);
+        queue.push(nt);
+      }
+    }
+  }
+  return null;
+}
+
+/** The paths of the nodes of @types under /@subsystem. */
+export async function candidatesOf(subsystem, desc, types) {
+  const d = depthOf(desc, types);
+  if (d === null) return [];
+  const r = await api.node(`/${subsystem}`, { depth: String(Math.max(1, d)), values: '0' });
+  const out = [];
+  const walk = (n) => {
+    if (n.type && types.includes(n.type) && n.kind !== 'link') out.push(n.path);
+    for (const c of n.children || []) walk(c);
+  };
+  walk(r.data);
+  return out;
+}
+
+/**
+ * A combobox input over the candidate paths @load() resolves to (loaded on
+ * first focus). Returns {root, input, resolve(text) -> {path} | {error}}.
+ */
+export function linkPicker({ id, describedBy, load, what }) {
+  const listId = uid('opts');
+  const input = h('input', {
+    id,
+    type: 'text',
+    role: 'combobox',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-autocomplete': 'list',
+    'aria-expanded': 'false',
+    'aria-controls': listId,
+    'aria-describedby': describedBy,
+    placeholder: 'type a name or a path',
+  });
+  const list = h('ul', { id: listId, role: 'listbox', 'aria-label': `Targets${what ? ` (${what})` : ''}`, hidden: true });
+  let all = null;
+  let loading = null;
+  let active = -1;
+  const ensure = () => {
+    if (!loading) {
+      loading = Promise.resolve(load()).then((paths) => {
+        all = [...new Set(paths)].sort();
+        return all;
+      }, (e) => {
+        loading = null;
+        throw e;
+      });
+    }
+    return loading;
+  };
+  const close = () => {
+    list.hidden = true;
+    input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+    active = -1;
+  };
+  const matches = (q) => {
+    const t = q.trim().toLowerCase();
+    return (all || []).filter((p) => p.toLowerCase().includes(t));
+  };
+  const setActive = (i) => {
+    const opts = [...list.children];
+    if (!opts.length) return;
+    active = (i + opts.length) % opts.length;
+    opts.forEach((o, k) => o.setAttribute('aria-selected', String(k === active)));
+    input.setAttribute('aria-activedescendant', opts[active].id);
+    opts[active].scrollIntoView({ block: 'nearest' });
+  };
+  const pick = (p) => {
+    input.value = p;
+    close();
+    input.dispatchEvent(new Event('change'));
+  };
+  const open = async () => {
+    await ensure().catch(() => null);
+    const found = matches(input.value);
+    list.replaceChildren();
+    for (const p of found.slice(0, MAX_OPTIONS)) {
+      list.append(h('li', { id: uid('opt'), role: 'option', 'aria-selected': 'false', title: p, dataset: { path: p }, onmousedown: (e) => {
+        e.preventDefault();
+        pick(p);
+      } }, p));
+    }
+    if (!found.length) list.append(h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', class: 'muted' }, all && all.length ? 'No target matches' : `No ${what || 'target'} exists yet`));
+    else if (found.length > MAX_OPTIONS) list.append(h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', class: 'muted' }, `${found.length - MAX_OPTIONS} more: type more of the name`));
+    list.hidden = false;
+    input.setAttribute('aria-expanded', 'true');
+    active = -1;
+  };
+  input.addEventListener('focus', () => open());
+  input.addEventListener('input', () => open());
+  input.addEventListener('blur', () => close());
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      if (list.hidden) open();
+      else setActive(active + 1);
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      setActive(active - 1);
+    } else if (e.key === 'Enter' && !list.hidden && active >= 0) {
+      const o = list.children[active];
+      if (o && o.dataset.path) {
+        e.preventDefault();
+        pick(o.dataset.path);
+      }
+    } else if (e.key === 'Escape' && !list.hidden) {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+    }
+  });
+  /** The path @text names: a path as it is, or a name one candidate has. */
+  const resolve = async (text) => {
+    const t = text.trim();
+    if (t === '') return { error: 'choose a target' };
+    if (t.startsWith('/')) return { path: t.replace(/\/+$/, '') };
+    await ensure().catch(() => null);
+    const byName = (all || []).filter((p) => baseName(p) === t);
+    if (byName.length === 1) return { path: byName[0] };
+    if (byName.length > 1) return { error: `${byName.length} targets are named ${t}: pick one from the list (${byName.slice(0, 3).join(', ')})` };
+    return { error: `no ${what || 'target'} is named ${t}: type part of its name and pick it from the list, or give its absolute path` };
+  };
+  const reset = () => {
+    all = null;
+    loading = null;
+  };
+  return { root: h('div', { class: 'combo' }, input, list), input, resolve, reset };
+}
