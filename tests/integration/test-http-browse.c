@@ -114,6 +114,17 @@ static void test_children_pages(void **state)
     assert_string_equal(seen, "k8,");
     assert_int_equal(total, 1);
 
+    /* the typed route pages the same way */
+    seen[0] = 0;
+    cursor = page("/api/v1/node/03-group-children/pg?values=0&limit=2",
+                  seen,
+                  sizeof(seen),
+                  &total);
+    assert_string_equal(seen, "k0,k1,");
+    assert_int_equal(total, 8);
+    assert_non_null(cursor);
+    free(cursor);
+
     /* no paging asked: creation order, as before, and no page members */
     http(&r, "GET", G "?values=0", NULL, 0, NULL);
     assert_int_equal(r.status, 200);
