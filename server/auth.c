@@ -14,6 +14,7 @@
 #include "reply.h"
 #include "request.h"
 #include "router.h"
+#include "scope.h"
 
 /* The server's tokens table of this moment: a new reference, or NULL when
  * the server has no tokens. */
@@ -65,6 +66,7 @@ void cfs_http_authorize(struct cfs_http_req *req)
         token ? cfs_http_tokens_find(tokens, token, len, &name) : CFS_ROLE_NONE;
     if (have != CFS_ROLE_NONE) {
         req->principal = name;
+        req->scope = cfs_http_tokens_scope(tokens, name);
     }
     need = cfs_http_route_role(req->rt, req->url, req->method);
     if (need == CFS_ROLE_NONE || have >= need) {

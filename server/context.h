@@ -29,6 +29,7 @@
 struct cfs_http_events;
 struct cfs_http_evbatch;
 struct cfs_http_route;
+struct cfs_http_scope;
 
 /* The methods a route can answer; CFS_M_OTHER is any other, always 405. */
 enum cfs_http_method {
@@ -92,6 +93,10 @@ struct cfs_http_req {
      * by cfs_http_authorize(), dropped when the request completes; NULL
      * without tokens. */
     struct cfs_http_tokens *tokens;
+    /* The subtrees its token is limited to (scope.h), borrowed from
+     * tokens; NULL: the whole tree (no tokens, or a token without
+     * paths). */
+    const struct cfs_http_scope *scope;
     int denied;          /* 401 or 403 decided from the headers, or 0 */
     bool denied_invalid; /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */

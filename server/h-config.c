@@ -19,6 +19,7 @@
 #include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 /* /api/v1/config + the path, each segment percent-encoded: a Location. */
 static char *config_url(const char *path)
@@ -180,7 +181,12 @@ static void get_node(struct cfs_http_req *req, const char *path)
         get_attr(req, path, &e);
         break;
     case CFS_KIND_LINK: {
-        json_t *l = json_object();
+        json_t *l;
+
+        if (!cfs_http_scope_allow(req, e.target, true)) {
+            break; /* its target is outside the token's subtrees */
+        }
+        l = json_object();
 
         json_object_set_new(l, "kind", json_string("link"));
         json_object_set_new(l, "name", json_string(e.name));
@@ -206,6 +212,7 @@ static void get_node(struct cfs_http_req *req, const char *path)
                                &e,
                                depth,
                                !values || strcmp(values, "1") == 0,
+                               req->scope,
                                &text,
                                &text_len);
         if (r < 0) {
@@ -263,6 +270,9 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         goto out;
     }
     child = cfs_http_join(path, json_string_value(jname));
+    if (child && !cfs_http_scope_allow(req, child, true)) {
+        goto out;
+    }
     r = child ? cfs_txn_begin(&txn) : -ENOMEM;
     if (r < 0) {
         cfs_http_op_problem(req, r, "mkdir", path);
@@ -308,7 +318,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     if (r < 0) {
         goto out; /* answered by cfs_http_commit() */
     }
-    r = cfs_http_node_text(child, NULL, 0, true, &text, &text_len);
+    r = cfs_http_node_text(child, NULL, 0, true, req->scope, &text, &text_len);
     if (r < 0) {
         cfs_http_op_problem(req, r, "stat", child); /* removed meanwhile */
         goto out;
@@ -520,7 +530,8 @@ static void put(struct cfs_http_req *req, const char *path)
         if (cfs_http_absolute(req,
                               json_string_value(target),
                               json_string_length(target),
-                              "\"target\"")) {
+                              "\"target\"") &&
+            cfs_http_scope_allow(req, json_string_value(target), true)) {
             put_symlink(req, path, json_string_value(target));
         }
     } else {
@@ -592,6 +603,15 @@ void cfs_http_handle_config(struct cfs_http_req *req)
                          "Invalid path",
                          "each path segment must be a valid name: 1-255 "
                          "bytes of UTF-8 without '/' or control bytes");
+        return;
+    }
+    /* Outside the token's subtrees: 403 before the tree is looked at.
+     * POST may make an item above them, when the item is in them. */
+    if (!cfs_http_scope_allow(req,
+                              path,
+                              req->method == CFS_M_PUT ||
+                                  req->method == CFS_M_DELETE)) {
+        free(path);
         return;
     }
     switch (req->method) {

@@ -85,7 +85,9 @@ void cfs_http_server_free(struct cfs_http_server *srv);
 /* A table is reference-counted (atomically): the loader's reference, the
  * server's, and one per request authorized with it. */
 
-/** Load a --tokens file: lines "NAME ROLE sha256:HEX", '#' comments.
+/** Load a --tokens file: lines "NAME ROLE sha256:HEX [SUBTREE...]", '#'
+ *  comments; the subtrees (absolute config paths) limit a token to them
+ *  (docs/security.md), none gives the whole tree.
  *  @err receives "FILE:LINE: reason" on failure (may be NULL).
  *  @return 0 and *ret_tokens (new, one reference: cfs_http_tokens_unref()),
  *  or -ENOENT, -EACCES ... when the file cannot be read, -EINVAL when a

@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "jsonw.h"
+#include "scope.h"
 #include "status.h"
 
 void cfs_http_value_json(json_t *obj, const char *data, size_t len)
@@ -120,11 +121,14 @@ static int node_json(struct jw *w,
                      const char *path,
                      const struct cfs_entry *self,
                      int depth,
-                     bool values)
+                     bool values,
+                     const struct cfs_http_scope *scope)
 {
     struct cfs_entry *es = NULL;
     size_t n = 0;
     bool first;
+    /* above the token's subtrees: a path leading to them, nothing more */
+    bool covered = cfs_http_scope_covers(scope, path);
     int r = cfs_readdir(path, &es, &n);
 
     if (r < 0) {
@@ -159,7 +163,8 @@ static int node_json(struct jw *w,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR) {
+        if (covered &&
+            (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR)) {
             if (!first) {
                 JW_LIT(w, ",");
             }
@@ -183,11 +188,15 @@ static int node_json(struct jw *w,
             r = -ENOMEM;
             break;
         }
+        if (!covered && !cfs_http_scope_sees(scope, cp)) {
+            free(cp);
+            continue;
+        }
         if (!first) {
             JW_LIT(w, ",");
         }
         if (depth > 0) {
-            r = node_json(w, cp, e, depth - 1, values);
+            r = node_json(w, cp, e, depth - 1, values, scope);
             if (r == -ENOENT) {
                 r = 0; /* removed meanwhile: take back its comma */
                 w->len = mark;
@@ -213,7 +222,8 @@ static int node_json(struct jw *w,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_LINK) {
+        if (covered && e->kind == CFS_KIND_LINK &&
+            cfs_http_scope_covers(scope, e->target)) {
             if (!first) {
                 JW_LIT(w, ",");
             }
@@ -256,6 +266,7 @@ int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
                        bool values,
+                       const struct cfs_http_scope *scope,
                        char **ret_text,
                        size_t *ret_len)
 {
@@ -270,7 +281,7 @@ int cfs_http_node_text(const char *path,
         }
         self = &st;
     }
-    r = node_json(&w, path, self, depth, values);
+    r = node_json(&w, path, self, depth, values, scope);
     if (self == &st) {
         cfs_entry_done(&st);
     }

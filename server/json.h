@@ -13,14 +13,20 @@
 
 #include <configfs/cfs.h>
 
+struct cfs_http_scope;
+
 /* The node JSON for a group/item/subsystem/root, as compact JSON text.
  * @self: the node's cfs_stat(), or NULL to stat it here. @depth: levels of
- * children rendered as full nodes; @values: call show().
+ * children rendered as full nodes; @values: call show(). @scope (NULL:
+ * the whole tree) filters it as scope.h says: a node above the token's
+ * subtrees shows only the children that lead to them, and no attribute or
+ * link; a link shows when its target is in the subtrees too.
  * @return 0 and *ret_text (malloc'd) or a negative errno. */
 int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
                        bool values,
+                       const struct cfs_http_scope *scope,
                        char **ret_text,
                        size_t *ret_len);
 /* The attribute JSON (with "value" when @buf, a show() result), as compact

@@ -106,7 +106,8 @@ static const struct opt opts[] = {
         "do not register the four sample subsystems"),
     OPT("tokens", "FILE", "CONFIGFSD_TOKENS", OPT_STRING, tokens,
         "bearer tokens and roles; lines of NAME reader|writer|admin "
-        "sha256:HEX, made by `configfsd hash-token NAME ROLE < TOKEN`; "
+        "sha256:HEX [SUBTREE...], made by `configfsd hash-token NAME ROLE "
+        "[SUBTREE...] < TOKEN`; subtrees limit a token to them; "
         "SIGHUP re-reads it (a bad file keeps the old tokens)"),
     OPT("insecure-listen", NULL, "CONFIGFSD_INSECURE_LISTEN", OPT_FLAG,
         insecure_listen,
@@ -183,7 +184,7 @@ static void usage(FILE *out)
 {
     (void)fprintf(out,
                   "Usage: configfsd [OPTION]...\n"
-                  "       configfsd hash-token NAME ROLE < TOKEN\n"
+                  "       configfsd hash-token NAME ROLE [SUBTREE...] < TOKEN\n"
                   "       configfsd probe [--timeout SECONDS] [URL]\n"
                   "Serve a configfs object model over HTTP. Each option "
                   "may be given in its\nenvironment variable instead; the "

@@ -16,6 +16,7 @@
 #include <configfs/store.h>
 
 #include "reply.h"
+#include "scope.h"
 #include "status.h"
 
 static void set_response(struct cfs_http_req *req,
@@ -314,8 +315,12 @@ json_t *cfs_http_problems_json(struct cfs_http_req *req)
     if (cfs_http_opts(req)->store &&
         cfs_store_problems(cfs_http_opts(req)->store, &ps, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
-            json_t *p = json_object();
+            json_t *p;
 
+            if (!cfs_http_scope_covers(req->scope, ps[i].path)) {
+                continue; /* outside the token's subtrees */
+            }
+            p = json_object();
             json_object_set_new(p, "path", json_string(ps[i].path));
             json_object_set_new(
                 p, "step", json_string(cfs_store_step_name(ps[i].op)));

@@ -172,7 +172,9 @@ static void test_auth_tokens_file_errors(void **state)
          "carol root sha256:" ADMIN_HASH "\n",
          -EINVAL,
          ":2: a role is"},
-        {"al ice reader sha256:" READER_HASH "\n", -EINVAL, ":1: expected"},
+        /* a name with a space: "ice" is read as its role */
+        {"al ice reader sha256:" READER_HASH "\n", -EINVAL, ":1: a role is"},
+        {"alice reader\n", -EINVAL, ":1: expected"},
         {"alice\n", -EINVAL, ":1: expected"},
         {"al/ice reader sha256:" READER_HASH "\n", -EINVAL, ":1: a name"},
         {"# one\nalice reader sha256:" READER_HASH "\n"
