@@ -41,6 +41,11 @@ struct cfs_http_options {
      * takes a reference of its own (the caller keeps, and drops, its
      * one); cfs_http_server_set_tokens() replaces the table later. */
     struct cfs_http_tokens *tokens;
+    /* Failed authentications (a wrong token) allowed from one address
+     * within auth_fail_window_s seconds before its requests are answered
+     * 429; 0: CFS_AUTH_FAIL_BURST, CFS_AUTH_FAIL_WINDOW. */
+    unsigned int auth_fail_burst;
+    unsigned int auth_fail_window_s;
     /* Serve beyond loopback without tokens (--insecure-listen). */
     bool insecure_listen;
     /* TLS: certificate chain and private key as PEM text, both or neither;

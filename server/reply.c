@@ -140,6 +140,8 @@ static const char *default_title(int status)
         return "Unsupported Media Type";
     case 422:
         return "Unprocessable Content";
+    case 429:
+        return "Too Many Requests";
     case 503:
         return "Service Unavailable";
     default:

@@ -37,8 +37,12 @@ static struct cfs_http_tokens *tokens;
 
 static int setup(void **state)
 {
-    struct cfs_http_options o = {
-        .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
+    /* These tests send wrong tokens on purpose, many of them: the limit
+     * on those has its own test (test-http-throttle.c). */
+    struct cfs_http_options o = {.listen = "127.0.0.1:0",
+                                 .threads = 2,
+                                 .quiet = true,
+                                 .auth_fail_burst = 100000};
 
     (void)state;
     dir = harness_tmpdir();
