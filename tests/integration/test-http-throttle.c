@@ -141,7 +141,7 @@ static void wait_heard(void)
             return;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
-        assert_true(t.tv_sec - t0.tv_sec < 3 * WINDOW_S);
+        assert_true(t.tv_sec - t0.tv_sec < (time_t)3 * WINDOW_S);
         (void)poll(NULL, 0, 100); /* between two polls of the condition */
     }
 }
@@ -162,7 +162,13 @@ static void test_throttle_wrong_tokens(void **state)
     expect_problem(&r, 429, "EAGAIN");
     ra = http_header(&r, "Retry-After");
     assert_non_null(ra);
-    assert_true(atoi(ra) >= 1 && atoi(ra) <= WINDOW_S / BURST);
+    {
+        char *end = NULL;
+        long secs = strtol(ra, &end, 10);
+
+        assert_true(*ra && *end == '\0');
+        assert_true(secs >= 1 && secs <= WINDOW_S / BURST);
+    }
     free(ra);
     http_resp_done(&r);
     /* nor is a right one from the same address */
