@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite: installs what is missing, then builds and tests
-#   build-ci        plain build, -Werror: every suite (install, container and
-#                   clients included: meson install into a DESTDIR, the Docker
-#                   image built and run, the generated clients), plus
-#                   valgrind on unit
-#   build-asan      ASan + UBSan: every suite but install, container and
-#                   clients (they exercise packaging and the contract, not
-#                   memory: once is enough)
+#   build-ci        plain build, -Werror: every suite (install, container,
+#                   clients and soak included: meson install into a DESTDIR,
+#                   the Docker image built and run, the generated clients,
+#                   soak for its short default, 20 s), plus valgrind on unit
+#   build-asan      ASan + UBSan: every suite but install, container, clients
+#                   (packaging and the contract, not memory: once is enough)
+#                   and soak (the sanitizers' memory makes RSS grow by design)
 #   build-tsan      clang ThreadSanitizer: the unit suite (stress included)
 #                   and the integration suite (the server's threads)
 # and ends with one line "N passed, N failed" counted over every test case.
@@ -42,7 +42,7 @@ run_build() { # name, meson test args..., -- setup args...
 export CMOCKA_MESSAGE_OUTPUT=TAP
 run_build build-ci --no-suite bench -- -Dwerror=true
 TESTLOG_SUFFIX=-valgrind run_build build-ci --suite unit --setup valgrind --no-suite stress -- -Dwerror=true
-run_build build-asan --no-suite bench --no-suite install --no-suite container --no-suite clients -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+run_build build-asan --no-suite bench --no-suite install --no-suite container --no-suite clients --no-suite soak -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
 CC=clang run_build build-tsan --suite unit --suite integration -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
 
 python3 scripts/count-tests.py "$results"/*.json "$results/failed-builds" || status=1

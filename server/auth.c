@@ -6,6 +6,7 @@
  * 401 or 403 of one that may not.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <string.h>
 #include <strings.h>
@@ -14,6 +15,9 @@
 #include "reply.h"
 #include "request.h"
 #include "router.h"
+#include "scope.h"
+#include "metrics.h"
+#include "throttle.h"
 
 /* The server's tokens table of this moment: a new reference, or NULL when
  * the server has no tokens. */
@@ -45,6 +49,15 @@ static const char *bearer(const char *auth, size_t *ret_len)
     return *ret_len ? p : NULL;
 }
 
+/* The client's address (borrowed), or NULL. */
+static const struct sockaddr *client_addr(struct cfs_http_req *req)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+    return ci ? ci->client_addr : NULL;
+}
+
 void cfs_http_authorize(struct cfs_http_req *req)
 {
     const struct cfs_http_tokens *tokens;
@@ -59,20 +72,38 @@ void cfs_http_authorize(struct cfs_http_req *req)
     if (!tokens) {
         return; /* loopback only, everyone is trusted */
     }
+    need = cfs_http_route_role(req->rt, req->url, req->method);
+    /* An address that sent too many wrong tokens is not heard until its
+     * window lets it: its token is not even looked at. */
+    if (need != CFS_ROLE_NONE) {
+        req->retry_after = cfs_http_throttle_check(
+            req->srv->throttle, client_addr(req), cfs_http_now_us());
+        if (req->retry_after) {
+            req->denied = MHD_HTTP_TOO_MANY_REQUESTS;
+            cfs_http_metrics_auth(false);
+            return;
+        }
+    }
     auth = cfs_http_header_in(req, MHD_HTTP_HEADER_AUTHORIZATION);
     token = bearer(auth, &len);
     have =
         token ? cfs_http_tokens_find(tokens, token, len, &name) : CFS_ROLE_NONE;
     if (have != CFS_ROLE_NONE) {
         req->principal = name;
+        req->scope = cfs_http_tokens_scope(tokens, name);
     }
-    need = cfs_http_route_role(req->rt, req->url, req->method);
     if (need == CFS_ROLE_NONE || have >= need) {
         return;
     }
     if (have == CFS_ROLE_NONE) {
         req->denied = MHD_HTTP_UNAUTHORIZED;
         req->denied_invalid = auth != NULL;
+        if (auth) {
+            /* a wrong token, not a missing one: a guess */
+            cfs_http_throttle_fail(
+                req->srv->throttle, client_addr(req), cfs_http_now_us());
+            cfs_http_metrics_auth(true);
+        }
     } else {
         req->denied = MHD_HTTP_FORBIDDEN;
         req->denied_need = need;
@@ -81,6 +112,20 @@ void cfs_http_authorize(struct cfs_http_req *req)
 
 void cfs_http_auth_deny(struct cfs_http_req *req)
 {
+    if (req->denied == MHD_HTTP_TOO_MANY_REQUESTS) {
+        char secs[16];
+
+        cfs_http_problem(req,
+                         MHD_HTTP_TOO_MANY_REQUESTS,
+                         -EAGAIN,
+                         NULL,
+                         "too many wrong tokens from this address: try "
+                         "again in %u s",
+                         req->retry_after);
+        (void)snprintf(secs, sizeof(secs), "%u", req->retry_after);
+        cfs_http_header(req, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+        return;
+    }
     if (req->denied == MHD_HTTP_UNAUTHORIZED) {
         cfs_http_problem(req,
                          MHD_HTTP_UNAUTHORIZED,

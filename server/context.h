@@ -29,6 +29,8 @@
 struct cfs_http_events;
 struct cfs_http_evbatch;
 struct cfs_http_route;
+struct cfs_http_scope;
+struct cfs_http_throttle;
 
 /* The methods a route can answer; CFS_M_OTHER is any other, always 405. */
 enum cfs_http_method {
@@ -64,6 +66,9 @@ struct cfs_http_server {
      * table it was authorized with until it completes. */
     pthread_mutex_t tok_lock;
     struct cfs_http_tokens *tokens;
+    /* Failed authentications per client address (throttle.h); NULL
+     * without tokens. */
+    struct cfs_http_throttle *throttle;
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
     int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
@@ -92,8 +97,13 @@ struct cfs_http_req {
      * by cfs_http_authorize(), dropped when the request completes; NULL
      * without tokens. */
     struct cfs_http_tokens *tokens;
-    int denied;          /* 401 or 403 decided from the headers, or 0 */
-    bool denied_invalid; /* 401: a token was sent, and is not valid */
+    /* The subtrees its token is limited to (scope.h), borrowed from
+     * tokens; NULL: the whole tree (no tokens, or a token without
+     * paths). */
+    const struct cfs_http_scope *scope;
+    int denied; /* 401, 403 or 429 decided from the headers, or 0 */
+    unsigned int retry_after; /* 429: seconds */
+    bool denied_invalid;      /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */
     char *decoded[8];               /* decoded query values */
     /* A commit the answer waits for (commit.c): the worker and the store's

@@ -34,6 +34,7 @@
 #include "metrics.h"
 #include "reply.h"
 #include "router.h"
+#include "throttle.h"
 
 static enum cfs_http_method method_of(const char *m)
 {
@@ -411,6 +412,12 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (!srv->opts.timeout_s) {
         srv->opts.timeout_s = CFS_CONN_TIMEOUT;
     }
+    if (!srv->opts.auth_fail_burst) {
+        srv->opts.auth_fail_burst = CFS_AUTH_FAIL_BURST;
+    }
+    if (!srv->opts.auth_fail_window_s) {
+        srv->opts.auth_fail_window_s = CFS_AUTH_FAIL_WINDOW;
+    }
     r = cfs_http_listen_check(srv->opts.listen,
                               srv->opts.tokens != NULL ||
                                   srv->opts.insecure_listen);
@@ -446,6 +453,11 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     srv->opts.tokens = NULL; /* it may be replaced: srv->tokens is current */
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
+    }
+    if (r == 0 && srv->tokens) {
+        r = cfs_http_throttle_new(srv->opts.auth_fail_burst,
+                                  srv->opts.auth_fail_window_s,
+                                  &srv->throttle);
     }
     if (r < 0) {
         cfs_http_server_free(srv);
@@ -516,6 +528,7 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         }
         /* every request has completed and let go of its table */
         cfs_http_tokens_unref(srv->tokens);
+        cfs_http_throttle_free(srv->throttle);
         pthread_mutex_destroy(&srv->tok_lock);
         free(srv);
     }

@@ -25,6 +25,7 @@
 #include "jsonw.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 #define RING_CAP    4096
 #define HOLD_CAP    256
@@ -48,6 +49,8 @@ struct sse_client {
      * the principal in it (NULL, NULL without tokens). */
     struct cfs_http_tokens *tokens;
     const char *principal;
+    /* Its token's subtrees (borrowed from tokens), NULL: the whole tree. */
+    const struct cfs_http_scope *scope;
     bool revoked;    /* its token is gone: the stream ends */
     char *prefix;    /* NULL: everything */
     uint64_t cursor; /* last revision sent */
@@ -198,6 +201,17 @@ static bool matches(const char *prefix, const char *path)
     return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* A record is sent to @c when it matches the client's ?path= and every
+ * path it names (a rename's both ends, a link and its target) lies in the
+ * client's subtrees. */
+static bool
+wanted(const struct sse_client *c, const char *path, const char *path2)
+{
+    return (matches(c->prefix, path) || matches(c->prefix, path2)) &&
+           cfs_http_scope_covers(c->scope, path) &&
+           cfs_http_scope_covers(c->scope, path2);
+}
+
 static int out_append(struct sse_client *c, const char *s)
 {
     size_t n = strlen(s);
@@ -248,8 +262,9 @@ void cfs_http_events_retoken(struct cfs_http_events *h,
     pthread_mutex_lock(&h->lock);
     for (struct sse_client *c = h->clients; c; c = c->next) {
         if (!c->tokens || c->revoked ||
-            cfs_http_tokens_role_now(c->tokens, c->principal, now) >=
-                CFS_ROLE_READER) {
+            (cfs_http_tokens_role_now(c->tokens, c->principal, now) >=
+                 CFS_ROLE_READER &&
+             cfs_http_tokens_scope_same(c->tokens, c->principal, now))) {
             continue;
         }
         c->revoked = true;
@@ -347,7 +362,7 @@ static void collect(struct cfs_http_events *h, struct sse_client *c)
             continue;
         }
         /* a batch's events share one revision: send all of them */
-        if (matches(c->prefix, e->path) || matches(c->prefix, e->path2)) {
+        if (wanted(c, e->path, e->path2)) {
             if (out_append(c, e->frame) < 0) {
                 return;
             }
@@ -455,8 +470,7 @@ static int backlog(struct cfs_http_events *h,
         while (last > 0 && es[last - 1].revision == es[i].revision) {
             last--;
         }
-        if (matches(c->prefix, es[i].path) ||
-            matches(c->prefix, second_path(es[i].op, es[i].arg))) {
+        if (wanted(c, es[i].path, second_path(es[i].op, es[i].arg))) {
             char *f = frame_for(es[i].revision,
                                 first - i,
                                 first - last + 1,
@@ -500,7 +514,8 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         }
         resume = true;
     }
-    if (path && !cfs_http_absolute(req, path, strlen(path), "path")) {
+    if (path && (!cfs_http_absolute(req, path, strlen(path), "path") ||
+                 !cfs_http_scope_allow(req, path, false))) {
         return;
     }
     c = calloc(1, sizeof(*c));
@@ -513,6 +528,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     c->conn = req->conn;
     c->tokens = cfs_http_tokens_ref(req->tokens);
     c->principal = req->principal;
+    c->scope = req->scope;
     pthread_mutex_lock(&h->lock);
     c->cursor = resume ? since : h->last;
     if (resume && since < h->last) {

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 int cfs_http_apply(struct cfs_txn *txn,
                    enum cfs_op op,
@@ -69,6 +70,11 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
         }
         goto out;
     }
+    /* both ends in the token's subtrees, before the tree is looked at */
+    if (!cfs_http_scope_allow(req, from, true) ||
+        !cfs_http_scope_allow(req, to, true)) {
+        goto out;
+    }
     r = cfs_txn_begin(&txn);
     if (r == 0) {
         r = cfs_stat(from, &e);
@@ -92,7 +98,7 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
     if (r < 0) {
         goto out; /* answered by cfs_http_commit() */
     }
-    r = cfs_http_node_text(to, NULL, 0, true, &text, &text_len);
+    r = cfs_http_node_text(to, NULL, 0, true, req->scope, &text, &text_len);
     if (r < 0) {
         cfs_http_op_problem(req, r, "stat", to);
         goto out;
@@ -226,6 +232,18 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
                       "op has a missing or invalid path, target or value");
         return false;
     }
+    /* Every path it names in the token's subtrees: a link's target and a
+     * rename's destination as well as its path. */
+    if (!cfs_http_scope_covers(req->scope, b->path) ||
+        (b->arg && !cfs_http_scope_covers(req->scope, b->arg))) {
+        batch_problem(req,
+                      MHD_HTTP_FORBIDDEN,
+                      -EACCES,
+                      i,
+                      "op reaches outside the subtrees the token is "
+                      "limited to");
+        return false;
+    }
     return true;
 }
 
@@ -260,7 +278,7 @@ static bool op_run(struct cfs_http_req *req,
         return true;
     }
     {
-        json_t *blockers = cfs_http_blockers(r, b->path);
+        json_t *blockers = cfs_http_blockers(r, b->path, req->scope);
         json_t *extra = json_object();
         char held[512] = "";
         char gone[320] = "";

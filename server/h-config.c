@@ -20,6 +20,7 @@
 #include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 /* /api/v1/config + the path, each segment percent-encoded: a Location. */
 static char *config_url(const char *path)
@@ -162,7 +163,12 @@ static void reply_link(struct cfs_http_req *req,
                        const char *path,
                        const struct cfs_entry *e)
 {
-    json_t *l = json_object();
+    json_t *l;
+
+    if (!cfs_http_scope_allow(req, e->target, true)) {
+        return; /* its target is outside the token's subtrees */
+    }
+    l = json_object();
 
     json_object_set_new(l, "kind", json_string("link"));
     json_object_set_new(l, "name", json_string(e->name));
@@ -266,6 +272,7 @@ get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
                                 e,
                                 depth,
                                 !values || strcmp(values, "1") == 0,
+                                req->scope,
                                 paged ? &page : NULL,
                                 &text,
                                 &text_len);
@@ -353,6 +360,9 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         goto out;
     }
     child = cfs_http_join(path, json_string_value(jname));
+    if (child && !cfs_http_scope_allow(req, child, true)) {
+        goto out;
+    }
     r = child ? cfs_txn_begin(&txn) : -ENOMEM;
     if (r < 0) {
         cfs_http_op_problem(req, r, "mkdir", path);
@@ -398,7 +408,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
     if (r < 0) {
         goto out; /* answered by cfs_http_commit() */
     }
-    r = cfs_http_node_text(child, NULL, 0, true, &text, &text_len);
+    r = cfs_http_node_text(child, NULL, 0, true, req->scope, &text, &text_len);
     if (r < 0) {
         cfs_http_op_problem(req, r, "stat", child); /* removed meanwhile */
         goto out;
@@ -602,7 +612,8 @@ fail:
 static void put_target(struct cfs_http_req *req, const char *path, json_t *t)
 {
     if (cfs_http_absolute(
-            req, json_string_value(t), json_string_length(t), "\"target\"")) {
+            req, json_string_value(t), json_string_length(t), "\"target\"") &&
+        cfs_http_scope_allow(req, json_string_value(t), true)) {
         put_symlink(req, path, json_string_value(t));
     }
 }
@@ -746,6 +757,15 @@ void cfs_http_handle_config(struct cfs_http_req *req)
     if (!path) {
         return;
     }
+    /* Outside the token's subtrees: 403 before the tree is looked at.
+     * POST may make an item above them, when the item is in them. */
+    if (!cfs_http_scope_allow(req,
+                              path,
+                              req->method == CFS_M_PUT ||
+                                  req->method == CFS_M_DELETE)) {
+        free(path);
+        return;
+    }
     switch (req->method) {
     case CFS_M_GET:
     case CFS_M_HEAD:
@@ -854,7 +874,7 @@ void cfs_http_handle_node(struct cfs_http_req *req)
 {
     char *path = url_path(req);
 
-    if (path) {
+    if (path && cfs_http_scope_allow(req, path, false)) {
         typed_get(req, path, CFS_KIND_ITEM, -ENOTDIR);
     }
     free(path);
@@ -865,6 +885,10 @@ void cfs_http_handle_value(struct cfs_http_req *req)
     char *path = url_path(req);
 
     if (!path) {
+        return;
+    }
+    if (!cfs_http_scope_allow(req, path, req->method == CFS_M_PUT)) {
+        free(path);
         return;
     }
     if (req->method != CFS_M_PUT) {
@@ -885,6 +909,10 @@ void cfs_http_handle_link(struct cfs_http_req *req)
     char *path = url_path(req);
 
     if (!path) {
+        return;
+    }
+    if (!cfs_http_scope_allow(req, path, req->method == CFS_M_PUT)) {
+        free(path);
         return;
     }
     if (req->method != CFS_M_PUT) {

@@ -19,9 +19,15 @@
 #include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
-static json_t *export_node(const struct cfs_store_node *n)
+/* @n as its JSON, filtered by @scope (NULL: the whole tree) as a listing
+ * is: above the token's subtrees only the children leading to them, and
+ * no value or link; a link whose target is outside them is left out. */
+static json_t *export_node(const struct cfs_store_node *n,
+                           const struct cfs_http_scope *scope)
 {
+    bool covered = cfs_http_scope_covers(scope, n->path);
     json_t *o = json_object();
     json_t *vals = json_array();
     json_t *links = json_array();
@@ -33,22 +39,29 @@ static json_t *export_node(const struct cfs_store_node *n)
         o, "type", n->type ? json_string(n->type) : json_null());
     json_object_set_new(o, "created", json_boolean(n->created));
     json_object_set_new(o, "committed", json_boolean(n->committed));
-    for (size_t i = 0; i < n->n_values; i++) {
+    for (size_t i = 0; covered && i < n->n_values; i++) {
         json_t *v = json_object();
 
         json_object_set_new(v, "name", json_string(n->values[i].name));
         cfs_http_value_json(v, n->values[i].data, n->values[i].len);
         json_array_append_new(vals, v);
     }
-    for (size_t i = 0; i < n->n_links; i++) {
-        json_t *l = json_object();
+    for (size_t i = 0; covered && i < n->n_links; i++) {
+        json_t *l;
+
+        if (!cfs_http_scope_covers(scope, n->links[i].target)) {
+            continue;
+        }
+        l = json_object();
 
         json_object_set_new(l, "name", json_string(n->links[i].name));
         json_object_set_new(l, "target", json_string(n->links[i].target));
         json_array_append_new(links, l);
     }
     for (size_t i = 0; i < n->n_children; i++) {
-        json_array_append_new(kids, export_node(&n->children[i]));
+        if (cfs_http_scope_sees(scope, n->children[i].path)) {
+            json_array_append_new(kids, export_node(&n->children[i], scope));
+        }
     }
     json_object_set_new(o, "values", vals);
     json_object_set_new(o, "links", links);
@@ -69,6 +82,9 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     if (path && !cfs_http_absolute(req, path, strlen(path), "path")) {
         return;
     }
+    if (!cfs_http_scope_allow(req, path ? path : "/", false)) {
+        return;
+    }
     r = cfs_store_export(cfs_http_opts(req)->store, path ? path : "/", &ex);
     if (r < 0) {
         cfs_http_problem(
@@ -79,7 +95,7 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     json_object_set_new(doc, "format", json_integer(ex->format));
     json_object_set_new(
         doc, "revision", json_integer((json_int_t)ex->revision));
-    json_object_set_new(doc, "root", export_node(&ex->root));
+    json_object_set_new(doc, "root", export_node(&ex->root, req->scope));
     cfs_store_export_free(ex);
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
     cfs_http_etag(req, cfs_revision());
@@ -255,6 +271,9 @@ void cfs_http_handle_import(struct cfs_http_req *req)
         cfs_http_bad_request(req, "the tree's path must be absolute");
         goto out;
     }
+    if (!cfs_http_scope_allow(req, path, false)) {
+        goto out;
+    }
     /* Plan and apply under one mutation lock, so nothing moves between. */
     r = cfs_txn_begin(&txn);
     /* the global revision, as of an export's ETag; a dry run too: its plan
@@ -273,6 +292,31 @@ void cfs_http_handle_import(struct cfs_http_req *req)
         cfs_http_problem(req, 0, r, NULL, "cannot plan the import at %s", path);
         cfs_txn_abort(txn);
         goto out;
+    }
+    /* A scoped token's import changes nothing outside its subtrees: a plan
+     * that would is refused whole, even as a dry run (whose answer would
+     * name what is outside); the problem names no path. */
+    for (size_t i = 0; req->scope && i < n; i++) {
+        const char *path2 =
+            ops[i].op == CFS_OP_SYMLINK || ops[i].op == CFS_OP_RENAME
+                ? ops[i].arg
+                : NULL;
+
+        if (!cfs_http_scope_covers(req->scope, ops[i].path) ||
+            !cfs_http_scope_covers(req->scope, path2)) {
+            json_t *extra = json_object();
+
+            json_object_set_new(extra, "op_index", json_integer((json_int_t)i));
+            cfs_http_problem_json(req,
+                                  MHD_HTTP_FORBIDDEN,
+                                  -EACCES,
+                                  NULL,
+                                  "the import would change the tree outside "
+                                  "the subtrees the token is limited to",
+                                  extra);
+            cfs_txn_abort(txn);
+            goto out;
+        }
     }
     if (dry && strcmp(dry, "1") == 0) {
         cfs_txn_abort(txn); /* nothing done: changes nothing */

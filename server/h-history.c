@@ -15,6 +15,7 @@
 #include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 {
@@ -49,6 +50,115 @@ value_json(json_t *obj, const char *key, const char *data, size_t len)
     json_decref(tmp);
 }
 
+/* One journal row as JSON. */
+static json_t *entry_json(const struct cfs_store_history_entry *h)
+{
+    json_t *e = json_object();
+    char when[48];
+    time_t secs = (time_t)(h->time_us / 1000000);
+    struct tm tm;
+    size_t w;
+
+    gmtime_r(&secs, &tm);
+    w = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+    (void)snprintf(
+        when + w, sizeof(when) - w, ".%06dZ", (int)(h->time_us % 1000000));
+    json_object_set_new(e, "revision", json_integer((json_int_t)h->revision));
+    json_object_set_new(e, "time", json_string(when));
+    json_object_set_new(
+        e, "principal", h->principal ? json_string(h->principal) : json_null());
+    json_object_set_new(e, "op", json_string(cfs_op_name(h->op)));
+    json_object_set_new(e, "path", json_string(h->path));
+    if (h->write_only) {
+        json_object_set_new(e, "write_only", json_true());
+    }
+    if (h->op == CFS_OP_RENAME) {
+        json_object_set_new(e, "from", json_string(h->path));
+        json_object_set_new(e, "to", json_string(h->arg ? h->arg : ""));
+    } else if (h->arg && h->op == CFS_OP_STORE) {
+        value_json(e, "value", h->arg, h->arg_len);
+    } else if (h->arg) {
+        json_object_set_new(e, "target", json_string(h->arg));
+    }
+    if (h->old) {
+        value_json(e, "old", h->old, h->old_len);
+    }
+    return e;
+}
+
+/* A row a scoped token may see: every path it names in its subtrees. */
+static bool row_seen(const struct cfs_http_scope *scope,
+                     const struct cfs_store_history_entry *h)
+{
+    const char *path2 = h->op == CFS_OP_RENAME || h->op == CFS_OP_SYMLINK ||
+                                h->op == CFS_OP_UNLINK
+                            ? h->arg
+                            : NULL;
+
+    return cfs_http_scope_covers(scope, h->path) &&
+           cfs_http_scope_covers(scope, path2);
+}
+
+#define SCAN_CHUNK  10000
+#define SCAN_ROUNDS 64
+
+/* A page for a scoped token: the journal read in chunks, newest first,
+ * until @limit rows it may see are found, at most SCAN_ROUNDS chunks (then
+ * next_before says where to go on). A chunk ends before its oldest
+ * revision, which the next chunk reads whole, so no revision is cut in
+ * two. @return 0, or a negative errno of the store. */
+static int scoped_page(struct cfs_http_req *req,
+                       const struct cfs_store_history_query *q,
+                       json_t *arr,
+                       uint64_t *ret_next)
+{
+    size_t limit = q->limit ? q->limit : 100;
+    uint64_t before = q->before;
+    size_t kept = 0;
+
+    *ret_next = 0;
+    for (int round = 0; round < SCAN_ROUNDS; round++) {
+        struct cfs_store_history_query sq = {
+            .path = q->path, .before = before, .limit = SCAN_CHUNK};
+        struct cfs_store_history_entry *es = NULL;
+        size_t n = 0, end;
+        bool more;
+        int r = cfs_store_history(cfs_http_opts(req)->store, &sq, &es, &n);
+
+        if (r < 0) {
+            return r;
+        }
+        more = n == SCAN_CHUNK;
+        end = n;
+        if (more) {
+            while (end > 0 && es[end - 1].revision == es[n - 1].revision) {
+                end--;
+            }
+            if (end == 0) {
+                end = n; /* one revision fills the chunk: read it all */
+            }
+            before = end < n ? es[end].revision : es[n - 1].revision;
+        }
+        for (size_t i = 0; i < end; i++) {
+            if (!row_seen(req->scope, &es[i])) {
+                continue;
+            }
+            json_array_append_new(arr, entry_json(&es[i]));
+            if (++kept == limit) {
+                *ret_next = es[i].revision;
+                cfs_store_history_free(es, n);
+                return 0;
+            }
+        }
+        cfs_store_history_free(es, n);
+        if (!more) {
+            return 0;
+        }
+    }
+    *ret_next = before; /* scanned enough for one request */
+    return 0;
+}
+
 void cfs_http_handle_history(struct cfs_http_req *req)
 {
     struct cfs_store_history_query q = {0};
@@ -57,14 +167,15 @@ void cfs_http_handle_history(struct cfs_http_req *req)
     const char *before = cfs_http_query(req, "before");
     const char *limit = cfs_http_query(req, "limit");
     json_t *doc, *arr;
-    uint64_t v;
+    uint64_t v, next = 0;
     size_t n = 0;
     int r;
 
     if (cfs_http_no_store(req)) {
         return;
     }
-    if (path && !cfs_http_absolute(req, path, strlen(path), "path")) {
+    if (path && (!cfs_http_absolute(req, path, strlen(path), "path") ||
+                 !cfs_http_scope_allow(req, path, false))) {
         return;
     }
     q.path = path;
@@ -82,59 +193,30 @@ void cfs_http_handle_history(struct cfs_http_req *req)
         }
         q.limit = (size_t)v;
     }
-    r = cfs_store_history(cfs_http_opts(req)->store, &q, &es, &n);
+    arr = json_array();
+    if (req->scope) {
+        r = scoped_page(req, &q, arr, &next);
+    } else {
+        r = cfs_store_history(cfs_http_opts(req)->store, &q, &es, &n);
+        for (size_t i = 0; r == 0 && i < n; i++) {
+            json_array_append_new(arr, entry_json(&es[i]));
+        }
+        /* a full page: the next one starts below its oldest revision */
+        if (r == 0 && n > 0 && n == (q.limit ? q.limit : 100)) {
+            next = es[n - 1].revision;
+        }
+        cfs_store_history_free(es, n);
+    }
     if (r < 0) {
+        json_decref(arr);
         cfs_http_problem(req, 0, r, NULL, "cannot read the journal");
         return;
     }
-    arr = json_array();
-    for (size_t i = 0; i < n; i++) {
-        json_t *e = json_object();
-        char when[48];
-        time_t secs = (time_t)(es[i].time_us / 1000000);
-        struct tm tm;
-        size_t w;
-
-        gmtime_r(&secs, &tm);
-        w = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-        (void)snprintf(when + w,
-                       sizeof(when) - w,
-                       ".%06dZ",
-                       (int)(es[i].time_us % 1000000));
-        json_object_set_new(
-            e, "revision", json_integer((json_int_t)es[i].revision));
-        json_object_set_new(e, "time", json_string(when));
-        json_object_set_new(e,
-                            "principal",
-                            es[i].principal ? json_string(es[i].principal)
-                                            : json_null());
-        json_object_set_new(e, "op", json_string(cfs_op_name(es[i].op)));
-        json_object_set_new(e, "path", json_string(es[i].path));
-        if (es[i].write_only) {
-            json_object_set_new(e, "write_only", json_true());
-        }
-        if (es[i].op == CFS_OP_RENAME) {
-            json_object_set_new(e, "from", json_string(es[i].path));
-            json_object_set_new(
-                e, "to", json_string(es[i].arg ? es[i].arg : ""));
-        } else if (es[i].arg && es[i].op == CFS_OP_STORE) {
-            value_json(e, "value", es[i].arg, es[i].arg_len);
-        } else if (es[i].arg) {
-            json_object_set_new(e, "target", json_string(es[i].arg));
-        }
-        if (es[i].old) {
-            value_json(e, "old", es[i].old, es[i].old_len);
-        }
-        json_array_append_new(arr, e);
-    }
     doc = json_object();
     json_object_set_new(doc, "entries", arr);
-    /* a full page: the next one starts below its oldest revision */
     json_object_set_new(doc,
                         "next_before",
-                        n > 0 && n == (q.limit ? q.limit : 100)
-                            ? json_integer((json_int_t)es[n - 1].revision)
-                            : json_null());
+                        next ? json_integer((json_int_t)next) : json_null());
     {
         struct cfs_store_info info;
 
@@ -145,6 +227,5 @@ void cfs_http_handle_history(struct cfs_http_req *req)
                              ? (json_int_t)info.history_floor
                              : 0));
     }
-    cfs_store_history_free(es, n);
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }

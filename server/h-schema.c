@@ -11,8 +11,10 @@
 #include <configfs/schema.h>
 
 #include "h-schema.h"
+#include "json.h"
 #include "reply.h"
 #include "request.h"
+#include "scope.h"
 
 void cfs_http_handle_schema(struct cfs_http_req *req)
 {
@@ -32,6 +34,19 @@ void cfs_http_handle_schema(struct cfs_http_req *req)
                          "a subsystem name is one valid path segment");
         free(name);
         return;
+    }
+    {
+        char *p = cfs_http_join("/", name);
+        bool seen = p && cfs_http_scope_allow(req, p, false);
+
+        if (!p) {
+            cfs_http_no_memory(req);
+        }
+        free(p);
+        if (!seen) {
+            free(name);
+            return; /* answered 403: outside the token's subtrees */
+        }
     }
     if (o->schemas) {
         schema = cfs_schema_set_find(o->schemas, name);

@@ -12,7 +12,9 @@
 #include <configfs/schema.h>
 
 #include "h-service.h"
+#include "json.h"
 #include "reply.h"
+#include "scope.h"
 
 void cfs_http_handle_healthz(struct cfs_http_req *req)
 {
@@ -61,7 +63,13 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
         for (size_t i = 0; i < n; i++) {
             struct cfs_schema *sc =
                 o->schemas ? cfs_schema_set_find(o->schemas, es[i].name) : NULL;
+            char *p = cfs_http_join("/", es[i].name);
+            bool seen = p && cfs_http_scope_sees(req->scope, p);
 
+            free(p);
+            if (!seen) {
+                continue; /* outside the token's subtrees */
+            }
             json_array_append_new(subs, json_string(es[i].name));
             if (sc && cfs_schema_registered(sc)) {
                 json_array_append_new(described, json_string(es[i].name));

@@ -41,6 +41,11 @@ struct cfs_http_options {
      * takes a reference of its own (the caller keeps, and drops, its
      * one); cfs_http_server_set_tokens() replaces the table later. */
     struct cfs_http_tokens *tokens;
+    /* Failed authentications (a wrong token) allowed from one address
+     * within auth_fail_window_s seconds before its requests are answered
+     * 429; 0: CFS_AUTH_FAIL_BURST, CFS_AUTH_FAIL_WINDOW. */
+    unsigned int auth_fail_burst;
+    unsigned int auth_fail_window_s;
     /* Serve beyond loopback without tokens (--insecure-listen). */
     bool insecure_listen;
     /* TLS: certificate chain and private key as PEM text, both or neither;
@@ -85,7 +90,9 @@ void cfs_http_server_free(struct cfs_http_server *srv);
 /* A table is reference-counted (atomically): the loader's reference, the
  * server's, and one per request authorized with it. */
 
-/** Load a --tokens file: lines "NAME ROLE sha256:HEX", '#' comments.
+/** Load a --tokens file: lines "NAME ROLE sha256:HEX [SUBTREE...]", '#'
+ *  comments; the subtrees (absolute config paths) limit a token to them
+ *  (docs/security.md), none gives the whole tree.
  *  @err receives "FILE:LINE: reason" on failure (may be NULL).
  *  @return 0 and *ret_tokens (new, one reference: cfs_http_tokens_unref()),
  *  or -ENOENT, -EACCES ... when the file cannot be read, -EINVAL when a

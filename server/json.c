@@ -11,6 +11,7 @@
 #include "base64.h"
 #include "json.h"
 #include "jsonw.h"
+#include "scope.h"
 #include "status.h"
 
 void cfs_http_value_json(json_t *obj, const char *data, size_t len)
@@ -125,15 +126,20 @@ static int by_name(const void *a, const void *b)
     return strcmp((*x)->name, (*y)->name);
 }
 
-/* The children of @es (directories, in creation order) that @page lets
- * through, sorted by name, at most page->limit of them: a new array of
- * pointers into @es (*ret_n of them), page->total and page->next set. */
-static int page_children(struct cfs_entry *es,
+/* The children of @es (directories of @path, in creation order) that
+ * @page and @scope let through, sorted by name, at most page->limit of
+ * them: a new array of pointers into @es (*ret_n of them), page->total and
+ * page->next set. */
+static int page_children(const char *path,
+                         struct cfs_entry *es,
                          size_t n,
                          struct cfs_http_page *page,
+                         const struct cfs_http_scope *scope,
                          struct cfs_entry ***ret_sel,
                          size_t *ret_n)
 {
+    bool covered = cfs_http_scope_covers(scope, path);
+
     struct cfs_entry **sel = malloc((n ? n : 1) * sizeof(struct cfs_entry *));
     size_t k = 0;
     size_t from = 0;
@@ -151,6 +157,15 @@ static int page_children(struct cfs_entry *es,
         }
         if (page->contains && !strstr(e->name, page->contains)) {
             continue;
+        }
+        if (!covered) {
+            char *cp = cfs_http_join(path, e->name);
+            bool sees = cp && cfs_http_scope_sees(scope, cp);
+
+            free(cp);
+            if (!sees) {
+                continue;
+            }
         }
         page->total++;
         sel[k++] = e;
@@ -183,20 +198,23 @@ static int node_json(struct jw *w,
                      const struct cfs_entry *self,
                      int depth,
                      bool values,
-                     struct cfs_http_page *page)
+                     struct cfs_http_page *page,
+                     const struct cfs_http_scope *scope)
 {
     struct cfs_entry *es = NULL;
     struct cfs_entry **sel = NULL;
     size_t n = 0;
     size_t nsel = 0;
     bool first;
+    /* above the token's subtrees: a path leading to them, nothing more */
+    bool covered = cfs_http_scope_covers(scope, path);
     int r = cfs_readdir(path, &es, &n);
 
     if (r < 0) {
         return r;
     }
     if (page && page->paged) {
-        r = page_children(es, n, page, &sel, &nsel);
+        r = page_children(path, es, n, page, scope, &sel, &nsel);
         if (r < 0) {
             cfs_entries_free(es, n);
             return r;
@@ -231,7 +249,8 @@ static int node_json(struct jw *w,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR) {
+        if (covered &&
+            (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR)) {
             if (!first) {
                 JW_LIT(w, ",");
             }
@@ -255,11 +274,15 @@ static int node_json(struct jw *w,
             r = -ENOMEM;
             break;
         }
+        if (!covered && !cfs_http_scope_sees(scope, cp)) {
+            free(cp);
+            continue;
+        }
         if (!first) {
             JW_LIT(w, ",");
         }
         if (depth > 0) {
-            r = node_json(w, cp, e, depth - 1, values, NULL);
+            r = node_json(w, cp, e, depth - 1, values, NULL, scope);
             if (r == -ENOENT) {
                 r = 0; /* removed meanwhile: take back its comma */
                 w->len = mark;
@@ -285,7 +308,8 @@ static int node_json(struct jw *w,
     for (size_t i = 0; i < n; i++) {
         const struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_LINK &&
+        if (covered && e->kind == CFS_KIND_LINK &&
+            cfs_http_scope_covers(scope, e->target) &&
             !(page && page->paged && page->contains &&
               !strstr(e->name, page->contains))) {
             if (!first) {
@@ -306,10 +330,15 @@ static int node_json(struct jw *w,
 
         r = cfs_links_to(path, &paths, &np);
         JW_LIT(w, ",\"used_by\":[");
+        first = true;
         for (size_t i = 0; r == 0 && i < np; i++) {
-            if (i) {
+            if (!cfs_http_scope_covers(scope, paths[i])) {
+                continue; /* a link outside the token's subtrees */
+            }
+            if (!first) {
                 JW_LIT(w, ",");
             }
+            first = false;
             jw_str(w, paths[i]);
         }
         JW_LIT(w, "]");
@@ -423,17 +452,19 @@ int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
                        bool values,
+                       const struct cfs_http_scope *scope,
                        char **ret_text,
                        size_t *ret_len)
 {
     return cfs_http_node_page_text(
-        path, self, depth, values, NULL, ret_text, ret_len);
+        path, self, depth, values, scope, NULL, ret_text, ret_len);
 }
 
 int cfs_http_node_page_text(const char *path,
                             const struct cfs_entry *self,
                             int depth,
                             bool values,
+                            const struct cfs_http_scope *scope,
                             struct cfs_http_page *page,
                             char **ret_text,
                             size_t *ret_len)
@@ -449,7 +480,7 @@ int cfs_http_node_page_text(const char *path,
         }
         self = &st;
     }
-    r = node_json(&w, path, self, depth, values, page);
+    r = node_json(&w, path, self, depth, values, page, scope);
     if (self == &st) {
         cfs_entry_done(&st);
     }
@@ -503,7 +534,8 @@ static void children_of(json_t *a, const char *path)
     cfs_entries_free(es, n);
 }
 
-json_t *cfs_http_blockers(int err, const char *path)
+json_t *
+cfs_http_blockers(int err, const char *path, const struct cfs_http_scope *scope)
 {
     json_t *a;
 
@@ -525,6 +557,13 @@ json_t *cfs_http_blockers(int err, const char *path)
                 json_array_append_new(a, json_string(paths[i]));
             }
             cfs_paths_free(paths, n);
+        }
+    }
+    /* a scoped token is not told of what lies outside its subtrees */
+    for (size_t i = json_array_size(a); i-- > 0;) {
+        if (!cfs_http_scope_covers(scope,
+                                   json_string_value(json_array_get(a, i)))) {
+            json_array_remove(a, i);
         }
     }
     if (json_array_size(a) == 0) {

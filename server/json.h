@@ -13,14 +13,20 @@
 
 #include <configfs/cfs.h>
 
+struct cfs_http_scope;
+
 /* The node JSON for a group/item/subsystem/root, as compact JSON text.
  * @self: the node's cfs_stat(), or NULL to stat it here. @depth: levels of
- * children rendered as full nodes; @values: call show().
+ * children rendered as full nodes; @values: call show(). @scope (NULL:
+ * the whole tree) filters it as scope.h says: a node above the token's
+ * subtrees shows only the children that lead to them, and no attribute or
+ * link; a link shows when its target is in the subtrees too.
  * @return 0 and *ret_text (malloc'd) or a negative errno. */
 int cfs_http_node_text(const char *path,
                        const struct cfs_entry *self,
                        int depth,
                        bool values,
+                       const struct cfs_http_scope *scope,
                        char **ret_text,
                        size_t *ret_len);
 /* A page of a node's children (GET ?limit=&after=&name_contains=): the
@@ -40,11 +46,13 @@ struct cfs_http_page {
 };
 
 /* cfs_http_node_text() with @page (NULL: every child, in creation order,
- * no used_by) applied to the top node. */
+ * no used_by) applied to the top node; children and used_by outside
+ * @scope are left out (and not counted in page->total). */
 int cfs_http_node_page_text(const char *path,
                             const struct cfs_entry *self,
                             int depth,
                             bool values,
+                            const struct cfs_http_scope *scope,
                             struct cfs_http_page *page,
                             char **ret_text,
                             size_t *ret_len);
@@ -55,8 +63,11 @@ int cfs_http_cursor_name(const char *cursor, char **ret_name);
 /* For a refused rmdir, what blocks it: -ENOTEMPTY the children and links
  * it (or a default group of it) holds, -EBUSY the links that point at it;
  * at most 50 paths, as a JSON array (new reference), or NULL for any other
- * errno or when none can be named (a depend_item). */
-json_t *cfs_http_blockers(int err, const char *path);
+ * errno or when none can be named (a depend_item); paths outside @scope
+ * (NULL: the whole tree) are left out. */
+json_t *cfs_http_blockers(int err,
+                          const char *path,
+                          const struct cfs_http_scope *scope);
 /* " (it holds /a/b, /a/c and 4 more)" for a problem's detail. */
 void cfs_http_blockers_text(const json_t *blockers,
                             int err,

@@ -46,6 +46,8 @@ struct options {
     unsigned int max_connections;
     unsigned int per_ip_connections;
     unsigned int timeout_s;
+    unsigned int auth_fail_burst;
+    unsigned int auth_fail_window;
     long history_limit;
     const char *log_level;
     enum cfs_log_level level;
@@ -106,7 +108,8 @@ static const struct opt opts[] = {
         "do not register the four sample subsystems"),
     OPT("tokens", "FILE", "CONFIGFSD_TOKENS", OPT_STRING, tokens,
         "bearer tokens and roles; lines of NAME reader|writer|admin "
-        "sha256:HEX, made by `configfsd hash-token NAME ROLE < TOKEN`; "
+        "sha256:HEX [SUBTREE...], made by `configfsd hash-token NAME ROLE "
+        "[SUBTREE...] < TOKEN`; subtrees limit a token to them; "
         "SIGHUP re-reads it (a bad file keeps the old tokens)"),
     OPT("insecure-listen", NULL, "CONFIGFSD_INSECURE_LISTEN", OPT_FLAG,
         insecure_listen,
@@ -137,6 +140,13 @@ static const struct opt opts[] = {
         per_ip_connections, 0, 65536, "0..65536",
         "concurrent connections from one address; more are closed at once; "
         "default 0: no cap, as behind a proxy", 0),
+    NUM("auth-fail-burst", "N", "CONFIGFSD_AUTH_FAIL_BURST", OPT_UINT,
+        auth_fail_burst, 1, 100000, "1..100000",
+        "wrong tokens one address may send per --auth-fail-window before "
+        "it is answered 429", CFS_AUTH_FAIL_BURST),
+    NUM("auth-fail-window", "SECONDS", "CONFIGFSD_AUTH_FAIL_WINDOW", OPT_UINT,
+        auth_fail_window, 1, 86400, "1..86400",
+        "the window of --auth-fail-burst", CFS_AUTH_FAIL_WINDOW),
     NUM("timeout", "SECONDS", "CONFIGFSD_TIMEOUT", OPT_UINT, timeout_s,
         1, 86400, "1..86400", "close a connection silent this long",
         CFS_CONN_TIMEOUT),
@@ -183,7 +193,7 @@ static void usage(FILE *out)
 {
     (void)fprintf(out,
                   "Usage: configfsd [OPTION]...\n"
-                  "       configfsd hash-token NAME ROLE < TOKEN\n"
+                  "       configfsd hash-token NAME ROLE [SUBTREE...] < TOKEN\n"
                   "       configfsd probe [--timeout SECONDS] [URL]\n"
                   "Serve a configfs object model over HTTP. Each option "
                   "may be given in its\nenvironment variable instead; the "
@@ -760,6 +770,8 @@ int main(int argc, char **argv)
     hopts.max_connections = o.max_connections;
     hopts.per_ip_connections = o.per_ip_connections;
     hopts.timeout_s = o.timeout_s;
+    hopts.auth_fail_burst = o.auth_fail_burst;
+    hopts.auth_fail_window_s = o.auth_fail_window;
     hopts.schemas = schemas;
     hopts.store = store;
     hopts.tokens = tokens;

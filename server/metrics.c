@@ -29,7 +29,7 @@ static const char *const methods[] = {
 /* The statuses configfsd answers; anything else counts as 599. */
 static const int statuses[] = {
     200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 412, 413, 415, 422,
-    431, 500, 503, 599,
+    429, 431, 500, 503, 599,
 };
 /* clang-format on */
 #define N_METHODS  (sizeof(methods) / sizeof(methods[0]))
@@ -61,6 +61,8 @@ static atomic_uint_fast64_t requests[N_ROUTES][N_METHODS][N_STATUSES];
 static struct histogram request_latency[N_ROUTES];
 static struct histogram commit_latency;
 static atomic_uint_fast64_t commit_failures;
+static atomic_uint_fast64_t auth_failures;
+static atomic_uint_fast64_t auth_throttled;
 
 static void observe(struct histogram *h, uint64_t us)
 {
@@ -107,6 +109,12 @@ void cfs_http_metrics_commit(uint64_t us, bool ok)
     if (!ok) {
         atomic_fetch_add_explicit(&commit_failures, 1, memory_order_relaxed);
     }
+}
+
+void cfs_http_metrics_auth(bool failed)
+{
+    atomic_fetch_add_explicit(
+        failed ? &auth_failures : &auth_throttled, 1, memory_order_relaxed);
 }
 
 /* @label: "" or 'route="config",' (with its trailing comma). */
@@ -211,6 +219,18 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
         "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
         "configfsd_commit_failures_total %llu\n",
         (unsigned long long)atomic_load(&commit_failures));
+    (void)fprintf(
+        f,
+        "# HELP configfsd_auth_failures_total Requests with a bearer token "
+        "the server does not know.\n"
+        "# TYPE configfsd_auth_failures_total counter\n"
+        "configfsd_auth_failures_total %llu\n"
+        "# HELP configfsd_auth_throttled_total Requests refused 429 because "
+        "their address sent too many wrong tokens.\n"
+        "# TYPE configfsd_auth_throttled_total counter\n"
+        "configfsd_auth_throttled_total %llu\n",
+        (unsigned long long)atomic_load(&auth_failures),
+        (unsigned long long)atomic_load(&auth_throttled));
     if (cfs_http_opts(req)->store &&
         cfs_store_info(cfs_http_opts(req)->store, &info) == 0) {
         (void)fprintf(

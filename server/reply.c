@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "reply.h"
+#include "scope.h"
 #include "status.h"
 
 static void set_response(struct cfs_http_req *req,
@@ -140,6 +141,8 @@ static const char *default_title(int status)
         return "Unsupported Media Type";
     case 422:
         return "Unprocessable Content";
+    case 429:
+        return "Too Many Requests";
     case 503:
         return "Service Unavailable";
     default:
@@ -315,8 +318,12 @@ json_t *cfs_http_problems_json(struct cfs_http_req *req)
     if (cfs_http_opts(req)->store &&
         cfs_store_problems(cfs_http_opts(req)->store, &ps, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
-            json_t *p = json_object();
+            json_t *p;
 
+            if (!cfs_http_scope_covers(req->scope, ps[i].path)) {
+                continue; /* outside the token's subtrees */
+            }
+            p = json_object();
             json_object_set_new(p, "path", json_string(ps[i].path));
             json_object_set_new(
                 p, "step", json_string(cfs_store_step_name(ps[i].op)));
@@ -338,7 +345,7 @@ void cfs_http_op_problem(struct cfs_http_req *req,
                          const char *path)
 {
     const char *why = cfs_schema_last_detail(); /* a schema rule, if any */
-    json_t *blockers = cfs_http_blockers(err, path);
+    json_t *blockers = cfs_http_blockers(err, path, req->scope);
     json_t *extra = NULL;
     char detail[1024];
     char held[768] = "";

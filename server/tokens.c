@@ -25,6 +25,7 @@
 
 #include "http.h"
 #include "request.h"
+#include "scope.h"
 
 #define NAME_MAX_BYTES 64
 #define HASH_PREFIX    "sha256:"
@@ -33,7 +34,18 @@ struct token_entry {
     char name[NAME_MAX_BYTES + 1];
     enum cfs_http_role role;
     uint8_t hash[SHA256_DIGEST_SIZE];
+    struct cfs_http_scope scope; /* n == 0: the whole tree */
 };
+
+static void scope_free(struct cfs_http_scope *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->paths[i]);
+    }
+    free(s->paths);
+    s->paths = NULL;
+    s->n = 0;
+}
 
 /* Shared between the server and every request authorized with it: the
  * principal of a request is an entry's name, borrowed until the request
@@ -145,6 +157,9 @@ static int hash_parse(const char *s, uint8_t out[32])
 
 static void tokens_free(struct cfs_http_tokens *tokens)
 {
+    for (size_t i = 0; i < tokens->n; i++) {
+        scope_free(&tokens->entries[i].scope);
+    }
     if (tokens->entries) {
         explicit_bzero(tokens->entries, tokens->n * sizeof(*tokens->entries));
     }
@@ -175,23 +190,51 @@ size_t cfs_http_tokens_count(const struct cfs_http_tokens *tokens)
     return tokens ? tokens->n : 0;
 }
 
-/* One non-comment line, split in place. @return 0 or -EINVAL with a reason
- * in @why. */
+/* The subtrees after a line's hash: @n paths at @fields into @e. */
+static int
+parse_scope(char **fields, size_t n, struct token_entry *e, const char **why)
+{
+    if (n > CFS_SCOPE_PATHS_MAX) {
+        *why = "at most 64 subtrees per token";
+        return -EINVAL;
+    }
+    e->scope.paths = calloc(n, sizeof(*e->scope.paths));
+    if (!e->scope.paths) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *p = cfs_http_scope_path(fields[i], why);
+
+        if (!p) {
+            return -EINVAL;
+        }
+        e->scope.paths[e->scope.n++] = p;
+        if (strcmp(p, "/") == 0) {
+            scope_free(&e->scope); /* the root: the whole tree */
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* One non-comment line, split in place: NAME ROLE sha256:HEX [PATH...].
+ * @return 0 or -EINVAL with a reason in @why. */
 static int parse_line(char *line, struct token_entry *e, const char **why)
 {
-    char *fields[4] = {NULL};
+    char *fields[3 + CFS_SCOPE_PATHS_MAX + 1] = {NULL};
+    const size_t cap = sizeof(fields) / sizeof(fields[0]);
     char *save = NULL;
     size_t n = 0;
 
     for (char *f = strtok_r(line, " \t", &save); f;
          f = strtok_r(NULL, " \t", &save)) {
-        if (n == 4) {
+        if (n == cap) {
             break;
         }
         fields[n++] = f;
     }
-    if (n != 3) {
-        *why = "expected NAME ROLE sha256:HEX";
+    if (n < 3) {
+        *why = "expected NAME ROLE sha256:HEX [SUBTREE...]";
         return -EINVAL;
     }
     if (!name_ok(fields[0])) {
@@ -208,7 +251,7 @@ static int parse_line(char *line, struct token_entry *e, const char **why)
         return -EINVAL;
     }
     memcpy(e->name, fields[0], strlen(fields[0]) + 1);
-    return 0;
+    return n > 3 ? parse_scope(fields + 3, n - 3, e, why) : 0;
 }
 
 static int add_entry(struct cfs_http_tokens *t,
@@ -291,6 +334,9 @@ int cfs_http_tokens_load(const char *path,
         r = parse_line(p, &e, &why);
         if (r == 0) {
             r = add_entry(t, &e, &why);
+        }
+        if (r < 0) {
+            scope_free(&e.scope); /* else the table owns it */
         }
         explicit_bzero(&e, sizeof(e));
         if (r < 0) {
@@ -395,6 +441,53 @@ enum cfs_http_role cfs_http_tokens_role_now(const struct cfs_http_tokens *then,
     return CFS_ROLE_NONE;
 }
 
+static const struct token_entry *entry_of(const struct cfs_http_tokens *t,
+                                          const char *name)
+{
+    for (size_t i = 0; t && name && i < t->n; i++) {
+        if (t->entries[i].name == name) {
+            return &t->entries[i];
+        }
+    }
+    return NULL;
+}
+
+const struct cfs_http_scope *
+cfs_http_tokens_scope(const struct cfs_http_tokens *tokens, const char *name)
+{
+    const struct token_entry *e = entry_of(tokens, name);
+
+    return e && e->scope.n > 0 ? &e->scope : NULL;
+}
+
+bool cfs_http_tokens_scope_same(const struct cfs_http_tokens *then,
+                                const char *name,
+                                const struct cfs_http_tokens *now)
+{
+    const struct token_entry *e = entry_of(then, name);
+
+    if (!e || !now) {
+        return false;
+    }
+    for (size_t i = 0; i < now->n; i++) {
+        const struct token_entry *f = &now->entries[i];
+
+        if (memcmp(f->hash, e->hash, sizeof(e->hash)) != 0) {
+            continue;
+        }
+        if (f->scope.n != e->scope.n) {
+            return false;
+        }
+        for (size_t k = 0; k < e->scope.n; k++) {
+            if (strcmp(f->scope.paths[k], e->scope.paths[k]) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
 /* ---- configfsd hash-token ---------------------------------------------- */
 
 int cfs_http_hash_token_main(int argc, char **argv)
@@ -404,14 +497,27 @@ int cfs_http_hash_token_main(int argc, char **argv)
     char hex[65];
     size_t len;
 
-    if (argc != 3 || !name_ok(argv[1]) || role_parse(argv[2], &role) < 0) {
+    if (argc < 3 || argc > 3 + CFS_SCOPE_PATHS_MAX || !name_ok(argv[1]) ||
+        role_parse(argv[2], &role) < 0) {
         (void)fprintf(stderr,
                       "Usage: configfsd hash-token NAME reader|writer|admin "
-                      "< TOKEN_FILE\n"
+                      "[SUBTREE...] < TOKEN_FILE\n"
                       "Read a token on standard input; print its line for the"
                       " --tokens file.\n"
-                      "NAME is 1-64 of A-Z a-z 0-9 . _ @ -\n");
+                      "NAME is 1-64 of A-Z a-z 0-9 . _ @ -\n"
+                      "SUBTREEs (such as /usb_gadget) limit the token to "
+                      "those subtrees; none: the whole tree\n");
         return 2;
+    }
+    for (int i = 3; i < argc; i++) {
+        const char *why = NULL;
+        char *p = cfs_http_scope_path(argv[i], &why);
+
+        if (!p) {
+            (void)fprintf(stderr, "configfsd: %s: %s\n", argv[i], why);
+            return 2;
+        }
+        free(p);
     }
     if (!fgets(buf, sizeof(buf), stdin)) {
         (void)fprintf(stderr, "configfsd: no token on standard input\n");
@@ -430,6 +536,14 @@ int cfs_http_hash_token_main(int argc, char **argv)
     }
     cfs_http_token_hash(buf, len, hex);
     explicit_bzero(buf, sizeof(buf));
-    printf("%s %s " HASH_PREFIX "%s\n", argv[1], argv[2], hex);
+    printf("%s %s " HASH_PREFIX "%s", argv[1], argv[2], hex);
+    for (int i = 3; i < argc; i++) {
+        const char *why = NULL;
+        char *p = cfs_http_scope_path(argv[i], &why);
+
+        printf(" %s", p ? p : argv[i]);
+        free(p);
+    }
+    printf("\n");
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -833,6 +833,52 @@ scenario('tokens: a 401 asks for a token, which then reaches the API and the eve
   }
 });
 
+scenario('scoped token: the tree shows only its subtree and the path that leads to it', async () => {
+  const hash = (t) => createHash('sha256').update(t).digest('hex');
+  const admin = randomBytes(24).toString('hex');
+  const scoped = randomBytes(24).toString('hex');
+  const file = join(tmp, 'tokens-scoped');
+  writeFileSync(file, `root admin sha256:${hash(admin)}\nteam writer sha256:${hash(scoped)} /02-simple-children/mine\n`);
+  chmodSync(file, 0o600);
+  const sbase = await startServer('scoped', ['--tokens', file]);
+  const root = client(sbase, admin);
+  ok((await root.mkdir('/02-simple-children', 'mine', { storeme: '5' })).status === 201, 'mine made');
+  ok((await root.mkdir('/02-simple-children', 'mine_not')).status === 201, 'mine_not made');
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  p.setDefaultTimeout(WAIT_MS);
+  const problems = [];
+  p.on('pageerror', (e) => problems.push(e.message));
+  p.on('response', (r) => {
+    if (r.status() >= 400 && r.status() !== 401) problems.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  try {
+    await p.goto(sbase);
+    await p.waitForSelector('#dlg-token[open]', { timeout: WAIT_MS });
+    await p.fill('#token-input', scoped);
+    await p.keyboard.press('Enter');
+    await p.waitForSelector('body[data-ready="true"]', { timeout: WAIT_MS });
+    await p.waitForSelector(row('/02-simple-children'));
+    ok(await p.locator(row('/fakenbd')).count() === 0, 'no other subsystem is shown');
+    ok(await p.locator(row('/usb_gadget')).count() === 0, 'no other subsystem is shown');
+    await p.click(rowName('/02-simple-children'));
+    await p.waitForSelector(row('/02-simple-children/mine'));
+    ok(await p.locator(row('/02-simple-children/mine_not')).count() === 0, 'a sibling whose name starts alike is not shown');
+    await p.waitForFunction(() => document.querySelector('#conn').dataset.state === 'live');
+    await p.click(rowName('/02-simple-children/mine'));
+    await p.waitForFunction(() => document.querySelector('#panel form[data-attr="storeme"] input')?.value === '5');
+    // a change outside the subtree does not reach the page; one inside,
+    // published after it, does
+    await root.mkdir('/02-simple-children', 'later_outside');
+    await root.store('/02-simple-children/mine/storeme', '6');
+    await p.waitForFunction(() => document.querySelector('#panel form[data-attr="storeme"] input').value === '6');
+    ok(await p.locator(row('/02-simple-children/later_outside')).count() === 0, 'an item made outside is not shown');
+    ok(problems.length === 0, problems.join('; '));
+  } finally {
+    await context.close();
+  }
+});
+
 scenario('no console error, page error or CSP violation in the whole session', async () => {
   ok(page.problems.length === 0, page.problems.join('; '));
   console.log(`# axe: ${axeResults.length} views, ${axeResults.reduce((n, v) => n + v.violations.length, 0)} minor or moderate findings, no serious or critical one`);

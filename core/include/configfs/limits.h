@@ -43,6 +43,11 @@
 /* Bytes of one bearer token, and of a --tokens file. */
 #define CFS_TOKEN_MAX      512
 #define CFS_TOKEN_FILE_MAX ((size_t)1024 * 1024)
+/* Wrong bearer tokens one client address may send within
+ * CFS_AUTH_FAIL_WINDOW seconds (--auth-fail-burst, --auth-fail-window);
+ * then it is answered 429 until the window lets one more go. */
+#define CFS_AUTH_FAIL_BURST  10
+#define CFS_AUTH_FAIL_WINDOW 60
 /* Bytes of a --tls-cert or --tls-key file. */
 #define CFS_TLS_FILE_MAX ((size_t)1024 * 1024)
 
