@@ -107,6 +107,11 @@ if docker run --rm --entrypoint sh "$tag" -c 'command -v curl || command -v wget
 else
   ok "no curl or wget in the runtime image"
 fi
+if docker run --rm --entrypoint configfsctl "$tag" --version 2>/dev/null | grep -q '^configfsctl '; then
+  ok "configfsctl is in the image"
+else
+  not_ok "configfsctl is in the image"
+fi
 
 # ---- a token, hashed by the image's own configfsd ---------------------------
 openssl rand -hex 32 >"$tmp/token"
