@@ -33,7 +33,14 @@
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
+#include <configfs/store.h>
+
 #include "router.h"
+
+/* How long ?min_revision= waits for this node to catch up. */
+#define MIN_REVISION_WAIT_MS 5000u
+
+static bool wait_min_revision(struct cfs_http_req *req);
 
 static enum cfs_http_method method_of(const char *m)
 {
@@ -208,7 +215,8 @@ static enum MHD_Result access_handler(void *cls,
         (void)snprintf(
             detail, sizeof(detail), "method %s is not supported", method);
         cfs_http_not_allowed(req, CFS_M_ANY, detail);
-    } else {
+    } else if (wait_min_revision(req)) {
+    dispatch:
         cfs_http_dispatch(req);
     }
     if (req->committing) {
@@ -218,7 +226,9 @@ static enum MHD_Result access_handler(void *cls,
             return MHD_YES;
         }
     committed:
-        cfs_http_commit_finish(req);
+        if (cfs_http_commit_finish(req)) {
+            goto dispatch; /* lost a race on the cluster: run it again */
+        }
     }
     if (!req->resp) {
         cfs_http_problem(
@@ -230,6 +240,47 @@ static enum MHD_Result access_handler(void *cls,
     MHD_destroy_response(req->resp);
     req->resp = NULL;
     return ret;
+}
+
+/*
+ * ?min_revision=N: wait (bounded) until this node has applied revision N,
+ * so a client that wrote on one node reads its write on another.
+ * @return true to go on; false with a 504 answer.
+ */
+static bool wait_min_revision(struct cfs_http_req *req)
+{
+    const char *v = MHD_lookup_connection_value(
+        req->conn, MHD_GET_ARGUMENT_KIND, "min_revision");
+    char *end = NULL;
+    unsigned long long want;
+
+    if (!v) {
+        return true;
+    }
+    errno = 0;
+    want = strtoull(v, &end, 10);
+    if (errno || !end || *end || v[0] == '-' || !v[0]) {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         NULL,
+                         "min_revision must be a revision number");
+        return false;
+    }
+    if (cfs_store_catch_up(req->srv->opts.store, want, MIN_REVISION_WAIT_MS) <
+        0) {
+        cfs_http_problem(req,
+                         MHD_HTTP_GATEWAY_TIMEOUT,
+                         -ETIMEDOUT,
+                         NULL,
+                         "revision %llu was not applied on this node within "
+                         "%u ms (it is at %llu)",
+                         want,
+                         MIN_REVISION_WAIT_MS,
+                         (unsigned long long)cfs_revision());
+        return false;
+    }
+    return true;
 }
 
 static void request_completed(void *cls,
@@ -497,6 +548,13 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     srv->port = info ? info->port : 0;
     *ret_srv = srv;
     return 0;
+}
+
+void cfs_http_server_changes(struct cfs_http_server *srv,
+                             const struct cfs_change *ch,
+                             size_t n)
+{
+    cfs_http_events_publish(srv->events, cfs_http_events_prepare(ch, n));
 }
 
 uint16_t cfs_http_server_port(const struct cfs_http_server *srv)

@@ -31,6 +31,7 @@
 struct options {
     const char *listen;
     const char *db;
+    const char *store_url;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -98,6 +99,11 @@ static const struct opt opts[] = {
         "address to serve on; default 127.0.0.1:8080"),
     OPT("db", "PATH", "CONFIGFSD_DB", OPT_STRING, db,
         "SQLite database; default " CFS_DEFAULT_DB),
+    OPT("store", "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]", "CONFIGFSD_STORE",
+        OPT_STRING, store_url,
+        "cluster mode: keep the tree in this etcd v3 cluster, shared with "
+        "every node given the same URL (docs/cluster.md); --db is then "
+        "not used"),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -534,6 +540,22 @@ static void teardown(void)
     free_pem(&tls_key);
 }
 
+/* The running server, for another node's changes to reach the event
+ * stream (set once it serves, cleared before it stops). */
+static pthread_mutex_t g_srv_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cfs_http_server *g_srv;
+
+/* Cluster mode: another node's change set was applied here. */
+static void remote_applied(void *ctx, const struct cfs_change *ch, size_t n)
+{
+    (void)ctx;
+    pthread_mutex_lock(&g_srv_lock);
+    if (g_srv) {
+        cfs_http_server_changes(g_srv, ch, n);
+    }
+    pthread_mutex_unlock(&g_srv_lock);
+}
+
 /* Open the database first: every subsystem registered after it gets its
  * stored state replayed as it appears. */
 static int open_store(const struct options *o)
@@ -543,6 +565,18 @@ static int open_store(const struct options *o)
 
     memset(&so, 0, sizeof(so));
     so.path = o->db;
+    if (o->store_url && o->store_url[0]) {
+        if (strncmp(o->store_url, "etcd://", 7) != 0) {
+            cfs_log(CFS_LOG_ERROR,
+                    "start",
+                    "--store '%s': expected etcd://HOST:PORT[,HOST:PORT...]"
+                    "[/PREFIX]",
+                    o->store_url);
+            return 1;
+        }
+        so.etcd = o->store_url;
+        so.on_applied = remote_applied;
+    }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;
     so.history_limit = o->history_limit > 0 ? (uint64_t)o->history_limit : 0;
@@ -550,8 +584,9 @@ static int open_store(const struct options *o)
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
                 "start",
-                "Failed to open the database '%s': %s",
-                o->db,
+                "Failed to open the %s '%s': %s",
+                so.etcd ? "etcd cluster" : "database",
+                so.etcd ? so.etcd : o->db,
                 strerror(-r));
         return 1;
     }
@@ -784,6 +819,9 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = srv;
+    pthread_mutex_unlock(&g_srv_lock);
     notify_manager(srv);
 
     /* One signal at a time, in the order they came: a SIGTERM right after
@@ -803,6 +841,9 @@ int main(int argc, char **argv)
     }
     cfs_log_notice("stop", "stopping");
     (void)cfs_notify("STOPPING=1");
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = NULL;
+    pthread_mutex_unlock(&g_srv_lock);
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     cfs_log_close();

@@ -14,6 +14,8 @@ void cfs_http_metrics_request(const char *route,
                               uint64_t us);
 /* Count a commit: its time, and whether it was made durable. */
 void cfs_http_metrics_commit(uint64_t us, bool ok);
+/* Cluster mode: a request runs again after losing a race. */
+void cfs_http_metrics_cas_retry(void);
 /* GET /metrics: Prometheus text. */
 void cfs_http_handle_metrics(struct cfs_http_req *req);
 

@@ -141,7 +141,8 @@ static void lead(struct cfs_store *s, struct store_req *me) CFS_STORE_NO_TSA
             sets[i++] = req->set;
         }
         pthread_mutex_lock(&s->w_lock);
-        r = store_write_sets(s, sets, n);
+        r = s->etcd ? store_etcd_commit(s, sets, n)
+                    : store_write_sets(s, sets, n);
         revision = s->revision;
         floor = s->floor;
         pthread_mutex_unlock(&s->w_lock);
@@ -332,6 +333,16 @@ static int submit(struct cfs_store *s,
         pthread_cond_destroy(&req->cond);
         cfs_free(t);
         return r;
+    }
+    if (s->remote_waiting) {
+        /* Another node's change set waits to be applied: this one was
+         * built on a tree that is behind and would lose the race anyway.
+         * Still holding the mutation lock, it is the newest: undo it. */
+        pthread_mutex_unlock(&s->q_lock);
+        pthread_cond_destroy(&req->cond);
+        cfs_free(t);
+        cfs_txn_abort(txn);
+        return -ESTALE;
     }
     req->state = REQ_QUEUED;
     q_append(&s->q_head, &s->q_tail, req);
@@ -536,7 +547,8 @@ int cfs_store_apply(struct cfs_store *s,
         return -EINVAL;
     }
     pthread_mutex_lock(&s->w_lock);
-    r = store_write_sets(s, sets, n);
+    r = s->etcd && n > 0 ? store_etcd_commit(s, sets, n)
+                         : store_write_sets(s, sets, n);
     revision = s->revision;
     floor = s->floor;
     pthread_mutex_unlock(&s->w_lock);
