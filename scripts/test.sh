@@ -3,7 +3,8 @@
 # The whole test suite: installs what is missing, then builds and tests
 #   build-ci        plain build, -Werror: every suite (install and container
 #                   included: meson install into a DESTDIR, the Docker image
-#                   built and run), plus valgrind on unit
+#                   built and run; cluster: 3 etcd members, 3 nodes), plus
+#                   valgrind on unit
 #   build-asan      ASan + UBSan: every suite but install and container
 #   build-tsan      clang ThreadSanitizer: the unit suite (stress included)
 #                   and the integration suite (the server's threads)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <stdatomic.h>
 
 #include <configfs/store.h>
@@ -192,6 +193,12 @@ bool cfs_http_commit_finish(struct cfs_http_req *req)
         if (req->retries < CFS_HTTP_CAS_RETRIES &&
             cfs_store_catch_up(req->srv->opts.store, 0, 2000) == 0) {
             req->retries++;
+            if (req->retries > 4) {
+                /* Losing again and again: let the others through first
+                 * (random, growing: nodes that collide drift apart). */
+                (void)usleep(
+                    (useconds_t)(rand_r(&req->jitter) % (200u * req->retries)));
+            }
             cfs_http_metrics_cas_retry();
             if (req->resp) {
                 MHD_destroy_response(req->resp);

@@ -24,7 +24,7 @@ bool cfs_http_commit_wait(struct cfs_http_req *req);
 /* The request is back from a commit that is done: answer it. */
 bool cfs_http_commit_ready(const struct cfs_http_req *req);
 /* Runs a request again that lost a race on the cluster (bounded). */
-#define CFS_HTTP_CAS_RETRIES 8
+#define CFS_HTTP_CAS_RETRIES 32
 /* The commit is over: a failed one replaces the answer with a 503. In
  * cluster mode a change undone because another node appended first
  * returns true: the request is to be dispatched again (its answer was

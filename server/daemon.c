@@ -42,6 +42,23 @@
 
 static bool wait_min_revision(struct cfs_http_req *req);
 
+/* Cluster mode: when this node cannot follow the shared log (etcd
+ * unreachable or without quorum, the watch down), its answers may be
+ * stale, and say so. */
+static void mark_stale(struct cfs_http_req *req)
+{
+    struct cfs_store_cluster_info cl;
+
+    if (req->srv->opts.store &&
+        cfs_store_cluster(req->srv->opts.store, &cl) == 0 &&
+        (cl.error[0] || !cl.watching)) {
+        cfs_http_header(req,
+                        "X-Configfsd-Stale",
+                        "etcd unreachable or without "
+                        "quorum: may be stale");
+    }
+}
+
 static enum cfs_http_method method_of(const char *m)
 {
     if (strcmp(m, "GET") == 0) {
@@ -158,6 +175,7 @@ static enum MHD_Result access_handler(void *cls,
         req->srv = srv;
         req->conn = conn;
         req->start_us = cfs_http_now_us();
+        req->jitter = (unsigned)req->start_us ^ (unsigned)(uintptr_t)req;
         req->method = method_of(method);
         req->method_name = method;
         req->url = strdup(url);
@@ -236,6 +254,7 @@ static enum MHD_Result access_handler(void *cls,
     }
     /* Every body is what its Content-Type says, never sniffed into HTML. */
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    mark_stale(req);
     ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;

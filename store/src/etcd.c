@@ -65,6 +65,8 @@ struct store_etcd {
     uint64_t applied;  /* last revision in the tree and the cache */
     uint64_t log_head; /* last revision known to be in etcd */
     bool stop, watching, loaded;
+    bool applying;   /* the applier holds back local commits (catch_up()
+                        waits for it to be done) */
     char error[256]; /* the last etcd failure, "" when the last call worked */
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
@@ -892,6 +894,15 @@ static int remote_batch(struct cfs_store *s, struct dec_batch *d)
     uint64_t applied;
     int r;
 
+    pthread_mutex_lock(&e->lock);
+    applied = e->applied;
+    if (d->last <= applied) {
+        pthread_mutex_unlock(&e->lock);
+        return 0; /* ours, applied when it was appended */
+    }
+    e->applying = true;
+    pthread_mutex_unlock(&e->lock);
+
     pthread_mutex_lock(&s->q_lock);
     s->remote_waiting = true;
     while (s->q_head || s->leader || s->f_head) {
@@ -955,8 +966,14 @@ out:
     pthread_mutex_lock(&s->q_lock);
     s->remote_waiting = false;
     pthread_mutex_unlock(&s->q_lock);
+    pthread_mutex_lock(&e->lock);
+    e->applying = false;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
     return r;
 }
+
+static int read_head(struct store_etcd *e, int64_t *ret_etcd_rev);
 
 static void *applier_main(void *arg)
 {
@@ -974,7 +991,17 @@ static void *applier_main(void *arg)
 
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 1;
-            pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+            if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) == ETIMEDOUT &&
+                !e->stop) {
+                /* Idle for a second: a linearizable read of the head, so
+                 * that a node whose watch went quiet because etcd lost its
+                 * quorum notices it (its answers then say they may be
+                 * stale), and so that nothing the watch missed stays
+                 * unapplied. */
+                pthread_mutex_unlock(&e->lock);
+                (void)read_head(e, NULL);
+                pthread_mutex_lock(&e->lock);
+            }
             continue;
         }
         from = e->applied + 1;
@@ -1376,6 +1403,7 @@ int cfs_store_catch_up(struct cfs_store *s,
 {
     struct store_etcd *e = s ? s->etcd : NULL;
     struct timespec ts;
+    uint64_t target;
     int r = 0;
 
     if (!e) {
@@ -1389,14 +1417,11 @@ int cfs_store_catch_up(struct cfs_store *s,
         ts.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&e->lock);
-    if (revision > e->log_head) {
-        e->log_head = revision;
-        pthread_cond_broadcast(&e->cond);
-    }
-    while (e->applied < e->log_head && !e->stop && r == 0) {
+    target = e->log_head > revision ? e->log_head : revision;
+    while ((e->applied < target || e->applying) && !e->stop && r == 0) {
         r = -pthread_cond_timedwait(&e->cond, &e->lock, &ts);
     }
-    if (e->applied >= e->log_head) {
+    if (e->applied >= target && !e->applying) {
         r = 0;
     }
     pthread_mutex_unlock(&e->lock);

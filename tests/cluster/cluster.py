@@ -198,4 +198,5 @@ class Cluster:
         for n in self.nodes:
             n.stop()
         self.etcd.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if not os.environ.get("CFS_KEEP_TMP"):
+            shutil.rmtree(self.tmp, ignore_errors=True)
