@@ -258,12 +258,64 @@ def t_etcd_member_loss(c):
         assert show(n, SUB + "/w0/storeme").strip() == "9"
 
 
+def sse_ids(node, last_id, until, out, timeout=30):
+    """Follow the event stream of @node from @last_id, appending each event
+    id to @out, until @until is seen; returns quietly if the node dies."""
+    import urllib.request
+    req = urllib.request.Request(node.url("/api/v1/events"),
+                                 headers={"Last-Event-ID": str(last_id)})
+    end = time.monotonic() + timeout
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            while time.monotonic() < end:
+                line = r.readline()
+                if not line:
+                    return
+                if line.startswith(b"id: "):
+                    out.append(int(line[4:]))
+                    if out[-1] >= until:
+                        return
+    except OSError:
+        return
+
+
+def t_sse_resume_across_nodes(c):
+    """An event stream moved from a killed node to another with
+    Last-Event-ID sees every revision once, in order."""
+    r0 = converge(c.nodes)
+    ids = []
+    t = threading.Thread(target=sse_ids,
+                         args=(c.nodes[0], r0, 10 ** 12, ids, 60))
+    t.start()
+    for k in range(10):
+        n = c.nodes[1 + k % 2]
+        st, _, b = n.req("PUT", SUB + "/w1/storeme", "%d" % (500 + k))
+        assert st in (200, 204), (st, b)
+    wait_for(lambda: len(ids) >= 5, 30, "events on node0")
+    c.nodes[0].kill()
+    t.join(30)
+    seen = list(ids)
+    last = seen[-1]
+    for k in range(10):
+        n = c.nodes[1 + k % 2]
+        st, _, b = n.req("PUT", SUB + "/w2/storeme", "%d" % (600 + k))
+        assert st in (200, 204), (st, b)
+    final = revision_of(c.nodes[2])
+    more = []
+    sse_ids(c.nodes[1], last, final, more, 30)
+    got = seen + more
+    assert got == list(range(r0 + 1, final + 1)), (r0, final, seen, more)
+    c.nodes[0].start()
+    assert_identical(c.nodes)
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
     t_race_mkdir,
     t_race_if_match,
     t_kill_node_under_load,
+    t_sse_resume_across_nodes,
     t_etcd_member_loss,
 ]
 
