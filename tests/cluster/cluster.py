@@ -189,7 +189,8 @@ class Cluster:
     def start(self):
         self.etcd.start()
         for i in range(self.n):
-            node = Node(self.binary, self.tmp, "node%d" % i, self.store_url())
+            node = Node(self.binary, self.tmp, "node%d" % i, self.store_url(),
+                        ["--body-limit", str(16 << 20)])
             node.start()
             self.nodes.append(node)
         return self
