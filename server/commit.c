@@ -25,6 +25,19 @@
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
 {
+    struct cfs_store_cluster_info cl;
+
+    if (req->srv->opts.store &&
+        cfs_store_cluster(req->srv->opts.store, &cl) == 0 && cl.error[0]) {
+        /* cluster mode: say which etcd member failed, and how */
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         err,
+                         NULL,
+                         "the change could not be stored and was undone: %s",
+                         cl.error);
+        return;
+    }
     cfs_http_problem(req,
                      MHD_HTTP_SERVICE_UNAVAILABLE,
                      err,
