@@ -20,6 +20,7 @@
 #include <configfs/limits.h>
 #include <configfs/schema.h>
 #include <configfs/store.h>
+#include <nettle/sha2.h>
 
 #include "http.h"
 #include "log.h"
@@ -593,6 +594,164 @@ static int open_store(const struct options *o)
     return 0;
 }
 
+/* One line of the subsystem set: "KIND NAME sha256:HEX" of a file. */
+static int
+set_line_file(char ***lines, size_t *n, const char *kind, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE], buf[8192];
+    char hex[2 * SHA256_DIGEST_SIZE + 1], **v;
+    const char *base = strrchr(path, '/');
+    size_t got;
+
+    if (!f) {
+        return -errno;
+    }
+    sha256_init(&ctx);
+    while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+        sha256_update(&ctx, got, buf);
+    }
+    fclose(f);
+    sha256_digest(&ctx, sizeof(d), d);
+    for (size_t i = 0; i < sizeof(d); i++) {
+        (void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    }
+    v = realloc(*lines, (*n + 1) * sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    *lines = v;
+    if (asprintf(&v[*n], "%s %s sha256:%s", kind, base ? base + 1 : path, hex) <
+        0) {
+        return -ENOMEM;
+    }
+    (*n)++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lines of @a missing from @b, each as "\n  LINE", into @out. */
+static void set_missing(const char *a, const char *b, char *out, size_t cap)
+{
+    const char *p = a;
+
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+
+        for (const char *q = b; *q;) {
+            const char *qe = strchr(q, '\n');
+            size_t ql = qe ? (size_t)(qe - q) : strlen(q);
+
+            if (ql == len && memcmp(p, q, len) == 0) {
+                found = true;
+                break;
+            }
+            q += ql + (qe ? 1 : 0);
+        }
+        if (!found && len > 0) {
+            size_t used = strlen(out);
+
+            (void)snprintf(out + used, cap - used, "\n  %.*s", (int)len, p);
+        }
+        p += len + (e ? 1 : 0);
+    }
+}
+
+/*
+ * Cluster mode: every node must run the same subsystems (a change set is
+ * applied through their callbacks on every node). The set -- registered
+ * subsystems, and the content hash of each schema file and module -- is
+ * recorded in etcd by the first node; a node whose set differs refuses to
+ * start, naming the difference. @return 0 or an exit code.
+ */
+static int check_subsystem_set(const struct options *o)
+{
+    char **lines = NULL, *set = NULL, *theirs = NULL;
+    struct cfs_entry *es = NULL;
+    size_t n = 0, ne = 0, len = 0;
+    int r = 0;
+
+    if (!o->store_url || !o->store_url[0]) {
+        return 0;
+    }
+    if (cfs_readdir("/", &es, &ne) == 0) {
+        for (size_t i = 0; i < ne && r == 0; i++) {
+            char **v = realloc(lines, (n + 1) * sizeof(*v));
+
+            if (!v) {
+                r = -ENOMEM;
+                break;
+            }
+            lines = v;
+            if (asprintf(&lines[n], "subsystem %s", es[i].name) < 0) {
+                r = -ENOMEM;
+                break;
+            }
+            n++;
+        }
+        cfs_entries_free(es, ne);
+    }
+    for (size_t i = 0; r == 0 && i < cfs_schema_set_count(schemas); i++) {
+        const char *file = cfs_schema_file(cfs_schema_set_get(schemas, i));
+
+        if (file) {
+            r = set_line_file(&lines, &n, "schema", file);
+        }
+    }
+    for (int i = 0; r == 0 && i < o->n_modules; i++) {
+        r = set_line_file(&lines, &n, "module", o->modules[i]);
+    }
+    if (r == 0) {
+        qsort(lines, n, sizeof(*lines), cmp_str);
+        for (size_t i = 0; i < n; i++) {
+            len += strlen(lines[i]) + 1;
+        }
+        set = calloc(1, len + 1);
+        if (!set) {
+            r = -ENOMEM;
+        }
+        for (size_t i = 0; set && i < n; i++) {
+            strcat(set, lines[i]);
+            strcat(set, "\n");
+        }
+    }
+    if (r == 0) {
+        r = cfs_store_cluster_subsystems(store, set, &theirs);
+    }
+    if (r == -EEXIST) {
+        char here[2048] = "", there[2048] = "";
+
+        set_missing(set, theirs, here, sizeof(here));
+        set_missing(theirs, set, there, sizeof(there));
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "this node's subsystems differ from the cluster's; only "
+                "here:%s; only in the cluster:%s (run the same schemas, "
+                "modules and samples on every node)",
+                here[0] ? here : " none",
+                there[0] ? there : " none");
+    } else if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to compare the subsystems with the cluster's: %s",
+                strerror(-r));
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free(lines);
+    free(set);
+    free(theirs);
+    return r < 0 ? 1 : 0;
+}
+
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
 static int start_subsystems(const struct options *o)
 {
@@ -768,6 +927,11 @@ int main(int argc, char **argv)
     }
     r = start_subsystems(&o);
     if (r) {
+        return r;
+    }
+    r = check_subsystem_set(&o);
+    if (r) {
+        teardown();
         return r;
     }
     {

@@ -1454,3 +1454,55 @@ int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
     ret->endpoints = e->n_ep;
     return 0;
 }
+
+int cfs_store_cluster_subsystems(struct cfs_store *s,
+                                 const char *set,
+                                 char **ret_cluster_set)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    json_t *body, *ans = NULL, *cmp, *fail;
+    char *key = NULL;
+    int r;
+
+    *ret_cluster_set = NULL;
+    if (!e) {
+        return -ENOTSUP;
+    }
+    if (asprintf(&key, "%s/subsystems", e->prefix) < 0) {
+        return -ENOMEM;
+    }
+    /* The first node records the set; the others compare with it. */
+    body = json_object();
+    cmp = json_object();
+    json_object_set_new(cmp, "key", jb64s(key));
+    json_object_set_new(cmp, "target", json_string("VERSION"));
+    json_object_set_new(cmp, "version", json_string("0"));
+    json_object_set_new(cmp, "result", json_string("EQUAL"));
+    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        body, "success", json_pack("[o]", op_put(key, set, strlen(set))));
+    fail = json_object();
+    json_object_set_new(fail, "key", jb64s(key));
+    json_object_set_new(
+        body, "failure", json_pack("[{so}]", "request_range", fail));
+    r = etcd_post(e, "/v3/kv/txn", body, &ans);
+    json_decref(body);
+    free(key);
+    if (r == 0 && !json_is_true(json_object_get(ans, "succeeded"))) {
+        json_t *resp = json_array_get(json_object_get(ans, "responses"), 0);
+        json_t *kvs =
+            json_object_get(json_object_get(resp, "response_range"), "kvs");
+        char *v = kv_field(json_array_get(kvs, 0), "value", NULL);
+
+        if (!v) {
+            r = -EIO;
+        } else if (strcmp(v, set) != 0) {
+            *ret_cluster_set = v;
+            v = NULL;
+            r = -EEXIST;
+        }
+        free(v);
+    }
+    json_decref(ans);
+    return r;
+}

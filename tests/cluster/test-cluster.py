@@ -345,6 +345,22 @@ def t_big_import(c):
     assert_identical(c.nodes)
 
 
+def t_subsystem_set(c):
+    """A node whose subsystems differ from the cluster's refuses to join,
+    naming the difference."""
+    from cluster import Node
+    n = Node(c.binary, c.tmp, "odd", c.store_url(), ["--no-samples"])
+    try:
+        n.start()
+        raise AssertionError("a node without the samples joined")
+    except RuntimeError:
+        pass
+    log = n.read_log()
+    assert "differ from the cluster" in log, log
+    assert "only in the cluster:" in log and "subsystem 02-simple-children" \
+        in log, log
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
@@ -353,6 +369,7 @@ TESTS = [
     t_race_if_match,
     t_kill_node_under_load,
     t_sse_resume_across_nodes,
+    t_subsystem_set,
     t_etcd_member_loss,
 ]
 

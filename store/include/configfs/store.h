@@ -325,6 +325,18 @@ struct cfs_store_cluster_info {
 CFS_EXPORT int cfs_store_cluster(struct cfs_store *store,
                                  struct cfs_store_cluster_info *ret_info);
 
+/**
+ * Cluster mode: compare this node's set of subsystems (@set: text, one
+ * line per subsystem, schema or module with its content hash, as the
+ * caller builds it) with the set recorded in etcd; the first node records
+ * it. @return 0 when equal or recorded now; -EEXIST when different, with
+ * *ret_cluster_set the recorded set (free()); -ENOTSUP without a cluster;
+ * etcd errnos.
+ */
+CFS_EXPORT int cfs_store_cluster_subsystems(struct cfs_store *store,
+                                            const char *set,
+                                            char **ret_cluster_set);
+
 /* ---- export and diff --------------------------------------------------- */
 
 #define CFS_STORE_EXPORT_FORMAT 1
