@@ -635,7 +635,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Lines of @a missing from @b, each as "\n  LINE", into @out. */
+/* Lines of @a missing from @b, comma-separated, appended to @out. */
 static void set_missing(const char *a, const char *b, char *out, size_t cap)
 {
     const char *p = a;
@@ -658,7 +658,12 @@ static void set_missing(const char *a, const char *b, char *out, size_t cap)
         if (!found && len > 0) {
             size_t used = strlen(out);
 
-            (void)snprintf(out + used, cap - used, "\n  %.*s", (int)len, p);
+            (void)snprintf(out + used,
+                           cap - used,
+                           "%s%.*s",
+                           used ? ", " : " ",
+                           (int)len,
+                           p);
         }
         p += len + (e ? 1 : 0);
     }
@@ -709,7 +714,9 @@ static int check_subsystem_set(const struct options *o)
         r = set_line_file(&lines, &n, "module", o->modules[i]);
     }
     if (r == 0) {
-        qsort(lines, n, sizeof(*lines), cmp_str);
+        if (n > 0) {
+            qsort(lines, n, sizeof(*lines), cmp_str);
+        }
         for (size_t i = 0; i < n; i++) {
             len += strlen(lines[i]) + 1;
         }

@@ -195,6 +195,18 @@ class Cluster:
             self.nodes.append(node)
         return self
 
+    def stop_and_read_logs(self):
+        """stop(), returning every configfsd log by its name."""
+        for n in self.nodes:
+            n.stop()
+        logs = {}
+        for f in os.listdir(self.tmp):
+            if f.endswith(".log") and not f.startswith("m"):
+                with open(os.path.join(self.tmp, f), errors="replace") as fh:
+                    logs[f[:-4]] = fh.read()
+        self.stop()
+        return logs
+
     def stop(self):
         for n in self.nodes:
             n.stop()

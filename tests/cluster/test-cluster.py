@@ -357,7 +357,7 @@ def t_subsystem_set(c):
         pass
     log = n.read_log()
     assert "differ from the cluster" in log, log
-    assert "only in the cluster:" in log and "subsystem 02-simple-children" \
+    assert "only in the cluster: " in log and "subsystem 02-simple-children" \
         in log, log
 
 
@@ -379,7 +379,7 @@ def main():
     if not shutil.which("etcd"):
         print("1..0 # SKIP etcd is not installed (scripts/etcd-deps.sh)")
         return 0
-    print("1..%d" % len(TESTS))
+    print("1..%d" % (len(TESTS) + 1))
     c = Cluster(binary)
     failed = 0
     try:
@@ -399,7 +399,23 @@ def main():
                             print("#   %s: %s" % (n.name, line))
             sys.stdout.flush()
     finally:
-        c.stop()
+        logs = c.stop_and_read_logs()
+    # Sanitizer builds: every node, killed or stopped, left a clean log.
+    bad = [(name, text[text.find(mark):][:1500])
+           for name, text in logs.items()
+           for mark in ("runtime error:", "ERROR: AddressSanitizer",
+                        "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer")
+           if mark in text]
+    if bad:
+        failed += 1
+        print("not ok %d - no sanitizer report in any node's log"
+              % (len(TESTS) + 1))
+        for name, excerpt in bad:
+            for line in excerpt.splitlines():
+                print("# %s: %s" % (name, line))
+    else:
+        print("ok %d - no sanitizer report in any node's log"
+              % (len(TESTS) + 1))
     return 1 if failed else 0
 
 
