@@ -67,6 +67,8 @@ struct store_etcd {
     bool stop, watching, loaded;
     bool applying;   /* the applier holds back local commits (catch_up()
                         waits for it to be done) */
+    bool appending;  /* this node's CAS is in flight: the head the watch
+                        reports may be its own */
     char error[256]; /* the last etcd failure, "" when the last call worked */
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
@@ -986,6 +988,13 @@ static void *applier_main(void *arg)
         uint64_t from;
         int r;
 
+        if (e->appending && e->applied < e->log_head) {
+            /* The watch may have seen this node's own append before its
+             * answer came: wait for it rather than read the log and hold
+             * local commits back for nothing. */
+            pthread_cond_wait(&e->cond, &e->lock);
+            continue;
+        }
         if (e->applied >= e->log_head) {
             struct timespec ts;
 
@@ -1378,8 +1387,15 @@ int store_etcd_commit(struct cfs_store *s,
     if (n == 0) {
         return 0;
     }
+    pthread_mutex_lock(&e->lock);
+    e->appending = true;
+    pthread_mutex_unlock(&e->lock);
     r = etcd_append(e, sets, n);
     if (r < 0) {
+        pthread_mutex_lock(&e->lock);
+        e->appending = false;
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
         return r;
     }
     /* In etcd: the cluster's truth. The cache follows. */
@@ -1388,6 +1404,7 @@ int store_etcd_commit(struct cfs_store *s,
         store_problem_add(s, "/", CFS_STORE_STEP_UNDO, r);
     }
     pthread_mutex_lock(&e->lock);
+    e->appending = false;
     e->applied = set_rev(&sets[n - 1]);
     if (e->applied > e->log_head) {
         e->log_head = e->applied;
