@@ -33,6 +33,9 @@ struct options {
     const char *listen;
     const char *db;
     const char *store_url;
+    const char *etcd_cacert;
+    const char *etcd_cert;
+    const char *etcd_key;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -104,7 +107,13 @@ static const struct opt opts[] = {
         OPT_STRING, store_url,
         "cluster mode: keep the tree in this etcd v3 cluster, shared with "
         "every node given the same URL (docs/cluster.md); --db is then "
-        "not used"),
+        "not used; etcds:// for TLS"),
+    OPT("etcd-cacert", "FILE", "CONFIGFSD_ETCD_CACERT", OPT_STRING,
+        etcd_cacert, "cluster mode: CA certificate of the etcd members"),
+    OPT("etcd-cert", "FILE", "CONFIGFSD_ETCD_CERT", OPT_STRING, etcd_cert,
+        "cluster mode: this node's TLS client certificate for etcd"),
+    OPT("etcd-key", "FILE", "CONFIGFSD_ETCD_KEY", OPT_STRING, etcd_key,
+        "cluster mode: the key of --etcd-cert"),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -567,15 +576,19 @@ static int open_store(const struct options *o)
     memset(&so, 0, sizeof(so));
     so.path = o->db;
     if (o->store_url && o->store_url[0]) {
-        if (strncmp(o->store_url, "etcd://", 7) != 0) {
+        if (strncmp(o->store_url, "etcd://", 7) != 0 &&
+            strncmp(o->store_url, "etcds://", 8) != 0) {
             cfs_log(CFS_LOG_ERROR,
                     "start",
-                    "--store '%s': expected etcd://HOST:PORT[,HOST:PORT...]"
-                    "[/PREFIX]",
+                    "--store '%s': expected etcd[s]://HOST:PORT[,HOST:PORT"
+                    "...][/PREFIX]",
                     o->store_url);
             return 1;
         }
         so.etcd = o->store_url;
+        so.etcd_cacert = o->etcd_cacert;
+        so.etcd_cert = o->etcd_cert;
+        so.etcd_key = o->etcd_key;
         so.on_applied = remote_applied;
     }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL

@@ -56,8 +56,9 @@
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
     size_t n_ep;
-    atomic_size_t cur; /* the endpoint that answered last */
-    char *prefix;      /* no trailing '/' */
+    atomic_size_t cur;         /* the endpoint that answered last */
+    char *prefix;              /* no trailing '/' */
+    char *cacert, *cert, *key; /* TLS files (etcds://), or NULL */
     char *k_head, *k_log, *k_log_end;
 
     pthread_mutex_t lock; /* what follows */
@@ -203,6 +204,20 @@ static uint64_t mono_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* TLS as etcdctl's --cacert, --cert, --key (etcds:// endpoints). */
+static void set_tls(const struct store_etcd *e, CURL *c)
+{
+    if (e->cacert) {
+        curl_easy_setopt(c, CURLOPT_CAINFO, e->cacert);
+    }
+    if (e->cert) {
+        curl_easy_setopt(c, CURLOPT_SSLCERT, e->cert);
+    }
+    if (e->key) {
+        curl_easy_setopt(c, CURLOPT_SSLKEY, e->key);
+    }
+}
+
 static CURL *curl_take(struct store_etcd *e)
 {
     CURL *c = NULL;
@@ -281,6 +296,7 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ETCD_TIMEOUT_MS);
         curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        set_tls(e, c);
         cc = curl_easy_perform(c);
         atomic_fetch_add(&e->n_requests, 1);
         atomic_fetch_add(&e->rtt_us, mono_us() - t0);
@@ -307,7 +323,23 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
         }
         atomic_fetch_add(&e->n_failures, 1);
         if (cc != CURLE_OK) {
-            r = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+            switch (cc) {
+            case CURLE_OPERATION_TIMEDOUT:
+                r = -ETIMEDOUT;
+                break;
+            case CURLE_SSL_CONNECT_ERROR:
+            case CURLE_SSL_CERTPROBLEM:
+            case CURLE_SSL_CIPHER:
+            case CURLE_PEER_FAILED_VERIFICATION:
+            case CURLE_SSL_CACERT_BADFILE:
+            case CURLE_RECV_ERROR:
+            case CURLE_SEND_ERROR:
+                r = -EACCES; /* TLS refused: certificates or CA */
+                break;
+            default:
+                r = -ECONNREFUSED;
+                break;
+            }
             set_error(e, "etcd %s: %s", e->ep[k], curl_easy_strerror(cc));
         } else {
             json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
@@ -1220,6 +1252,7 @@ static void *watcher_main(void *arg)
         curl_easy_setopt(c, CURLOPT_XFERINFODATA, e);
         curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        set_tls(e, c);
         /* A member that lost its quorum keeps the stream open and silent:
          * stop listening to it after a while and ask again. */
         curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -1243,10 +1276,16 @@ static int parse_url(struct store_etcd *e, const char *url)
     const char *p, *slash;
     char *hosts;
 
-    if (strncmp(url, "etcd://", 7) != 0) {
+    const char *scheme = "http";
+
+    if (strncmp(url, "etcds://", 8) == 0) {
+        scheme = "https";
+        p = url + 8;
+    } else if (strncmp(url, "etcd://", 7) == 0) {
+        p = url + 7;
+    } else {
         return -EINVAL;
     }
-    p = url + 7;
     slash = strchr(p, '/');
     hosts = slash ? strndup(p, (size_t)(slash - p)) : strdup(p);
     if (!hosts) {
@@ -1258,7 +1297,7 @@ static int parse_url(struct store_etcd *e, const char *url)
             free(hosts);
             return -EINVAL;
         }
-        if (asprintf(&e->ep[e->n_ep], "http://%s", h) < 0) {
+        if (asprintf(&e->ep[e->n_ep], "%s://%s", scheme, h) < 0) {
             free(hosts);
             return -ENOMEM;
         }
@@ -1286,8 +1325,9 @@ static int parse_url(struct store_etcd *e, const char *url)
     return 0;
 }
 
-int store_etcd_open(struct cfs_store *s, const char *url)
+int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
 {
+    const char *url = opts->etcd;
     struct store_etcd *e;
     int r;
 
@@ -1302,6 +1342,11 @@ int store_etcd_open(struct cfs_store *s, const char *url)
     r = parse_url(e, url);
     if (r < 0) {
         return r;
+    }
+    if ((opts->etcd_cacert && !(e->cacert = strdup(opts->etcd_cacert))) ||
+        (opts->etcd_cert && !(e->cert = strdup(opts->etcd_cert))) ||
+        (opts->etcd_key && !(e->key = strdup(opts->etcd_key)))) {
+        return -ENOMEM;
     }
     /* Everything in the log, into the (fresh) cache. */
     r = read_log(s, 1, load_batch, NULL);
@@ -1367,6 +1412,9 @@ void store_etcd_close(struct cfs_store *s)
         curl_easy_cleanup(e->pool[i]);
     }
     free(e->prefix);
+    free(e->cacert);
+    free(e->cert);
+    free(e->key);
     free(e->k_head);
     free(e->k_log);
     free(e->k_log_end);

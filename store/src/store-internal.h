@@ -208,7 +208,8 @@ void store_stop_async(struct cfs_store *store);
 
 /** Connect to the cluster named by @url and load its log into the (empty)
  *  cache. @return 0, -EINVAL for a bad URL, etcd errnos. */
-int store_etcd_open(struct cfs_store *store, const char *url);
+int store_etcd_open(struct cfs_store *store,
+                    const struct cfs_store_options *opts);
 /** Start following the log (after replay). */
 int store_etcd_start(struct cfs_store *store);
 /** Stop following (no thread of the backend runs after it). */

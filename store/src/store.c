@@ -171,7 +171,7 @@ int cfs_store_open(const struct cfs_store_options *opts,
         r = store_db_open(s, &s->rdb);
     }
     if (r == 0 && opts->etcd) {
-        r = store_etcd_open(s, opts->etcd);
+        r = store_etcd_open(s, opts);
     }
     if (r < 0) {
         goto fail;

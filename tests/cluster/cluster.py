@@ -50,8 +50,32 @@ def http(method, url, body=None, headers=None, timeout=10):
         return e.code, dict(e.headers), e.read()
 
 
+def make_tls(tmp):
+    """A CA, a server certificate for 127.0.0.1 and a client certificate,
+    made with openssl in @tmp. Returns the file names."""
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=tmp, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=test-ca")
+    for who, ext in (("server", "subjectAltName=IP:127.0.0.1"),
+                     ("client", "extendedKeyUsage=clientAuth")):
+        run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", who + ".key",
+            "-out", who + ".csr", "-subj", "/CN=" + who)
+        with open(os.path.join(tmp, who + ".ext"), "w") as f:
+            f.write(ext + "\n")
+        run("x509", "-req", "-in", who + ".csr", "-CA", "ca.pem",
+            "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-extfile", who + ".ext", "-out", who + ".pem")
+    return {k: os.path.join(tmp, k) for k in
+            ("ca.pem", "server.pem", "server.key", "client.pem",
+             "client.key")}
+
+
 class Etcd:
-    def __init__(self, tmp, n=3):
+    def __init__(self, tmp, n=3, tls=None):
+        self.tls = tls
+        self.scheme = "https" if tls else "http"
         self.tmp = tmp
         self.names = ["m%d" % i for i in range(n)]
         self.client = [free_port() for _ in range(n)]
@@ -66,10 +90,16 @@ class Etcd:
     def start_member(self, i, state="new"):
         d = os.path.join(self.tmp, self.names[i])
         log = open(os.path.join(self.tmp, self.names[i] + ".log"), "ab")
-        c = "http://127.0.0.1:%d" % self.client[i]
+        c = "%s://127.0.0.1:%d" % (self.scheme, self.client[i])
         p = "http://127.0.0.1:%d" % self.peer[i]
+        tls = []
+        if self.tls:
+            tls = ["--cert-file", self.tls["server.pem"],
+                   "--key-file", self.tls["server.key"],
+                   "--trusted-ca-file", self.tls["ca.pem"],
+                   "--client-cert-auth"]
         self.procs[i] = subprocess.Popen(
-            ["etcd", "--name", self.names[i], "--data-dir", d,
+            ["etcd"] + tls + ["--name", self.names[i], "--data-dir", d,
              "--listen-client-urls", c, "--advertise-client-urls", c,
              "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
              "--initial-cluster", self.initial,
@@ -80,9 +110,17 @@ class Etcd:
         log.close()
 
     def healthy(self, i):
+        url = "%s://127.0.0.1:%d/health" % (self.scheme, self.client[i])
         try:
-            st, _, b = http("GET", "http://127.0.0.1:%d/health"
-                            % self.client[i], timeout=2)
+            if self.tls:
+                import ssl
+                ctx = ssl.create_default_context(cafile=self.tls["ca.pem"])
+                ctx.load_cert_chain(self.tls["client.pem"],
+                                    self.tls["client.key"])
+                with urllib.request.urlopen(url, timeout=2,
+                                            context=ctx) as r:
+                    return json.loads(r.read()).get("health") == "true"
+            st, _, b = http("GET", url, timeout=2)
             return st == 200 and json.loads(b).get("health") == "true"
         except (OSError, ValueError):
             return False

@@ -361,6 +361,44 @@ def t_subsystem_set(c):
         in log, log
 
 
+def t_tls(c):
+    """etcds:// with a CA and a client certificate: a node on a TLS etcd
+    that demands client certificates works; one without them refuses to
+    start, saying why."""
+    from cluster import Etcd, Node, make_tls
+    d = os.path.join(c.tmp, "tls")
+    os.mkdir(d)
+    tls = make_tls(d)
+    e = Etcd(d, n=1, tls=tls)
+    try:
+        e.start()
+        url = "etcds://127.0.0.1:%d/tls" % e.client[0]
+        good = Node(c.binary, d, "tls-node", url,
+                    ["--etcd-cacert", tls["ca.pem"],
+                     "--etcd-cert", tls["client.pem"],
+                     "--etcd-key", tls["client.key"]])
+        good.start()
+        try:
+            assert mkdir(good, SUB, "t1")[0] == 201
+            good.req("PUT", SUB + "/t1/storeme", "31")
+            good.stop()
+            good.start()  # rebuilt from etcd over TLS
+            assert show(good, SUB + "/t1/storeme").strip() == "31"
+        finally:
+            good.stop()
+        bad = Node(c.binary, d, "tls-bad", url,
+                   ["--etcd-cacert", tls["ca.pem"]])
+        try:
+            bad.start()
+            raise AssertionError("joined without a client certificate")
+        except RuntimeError:
+            pass
+        assert "Failed to open the etcd cluster" in bad.read_log() and \
+            "Permission denied" in bad.read_log(), bad.read_log()
+    finally:
+        e.stop()
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
@@ -370,6 +408,7 @@ TESTS = [
     t_kill_node_under_load,
     t_sse_resume_across_nodes,
     t_subsystem_set,
+    t_tls,
     t_etcd_member_loss,
 ]
 

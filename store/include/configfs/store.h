@@ -59,11 +59,18 @@ struct cfs_store_options {
                                  no observer (tools, export, tests) */
     bool integrity_check;     /* PRAGMA integrity_check at open (-EUCLEAN
                                  if it fails); costs a full read */
-    /* Cluster mode: "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]". The etcd
+    /* Cluster mode: "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]" (etcds://
+     * for TLS). The etcd
      * cluster holds the one log every node shares; @path is then ignored
      * and the node keeps its cache in a private temporary directory
      * (docs/cluster.md). NULL: SQLite alone. */
     const char *etcd;
+    /* Cluster mode over TLS ("etcds://..."): the CA that signed the
+     * members' certificates, and this node's client certificate and key
+     * (as etcdctl's --cacert, --cert, --key); each may be NULL. */
+    const char *etcd_cacert;
+    const char *etcd_cert;
+    const char *etcd_key;
     /* Cluster mode: called, in the store's applier thread and with no lock
      * held, with each change set another node made once it is applied
      * here (for the event stream). May be NULL. */
