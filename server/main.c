@@ -36,6 +36,8 @@ struct options {
     const char *etcd_cacert;
     const char *etcd_cert;
     const char *etcd_key;
+    const char *etcd_user;
+    const char *etcd_password_file;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -114,6 +116,12 @@ static const struct opt opts[] = {
         "cluster mode: this node's TLS client certificate for etcd"),
     OPT("etcd-key", "FILE", "CONFIGFSD_ETCD_KEY", OPT_STRING, etcd_key,
         "cluster mode: the key of --etcd-cert"),
+    OPT("etcd-user", "NAME", "CONFIGFSD_ETCD_USER", OPT_STRING, etcd_user,
+        "cluster mode: etcd user (etcd's authentication enabled)"),
+    OPT("etcd-password-file", "FILE", "CONFIGFSD_ETCD_PASSWORD_FILE",
+        OPT_STRING, etcd_password_file,
+        "cluster mode: file holding the password of --etcd-user (its "
+        "first line)"),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -571,6 +579,7 @@ static void remote_applied(void *ctx, const struct cfs_change *ch, size_t n)
 static int open_store(const struct options *o)
 {
     struct cfs_store_options so;
+    char password[512] = "";
     int r;
 
     memset(&so, 0, sizeof(so));
@@ -589,12 +598,32 @@ static int open_store(const struct options *o)
         so.etcd_cacert = o->etcd_cacert;
         so.etcd_cert = o->etcd_cert;
         so.etcd_key = o->etcd_key;
+        so.etcd_user = o->etcd_user;
+        if (o->etcd_user && o->etcd_password_file) {
+            FILE *f = fopen(o->etcd_password_file, "r");
+
+            if (!f || !fgets(password, sizeof(password), f)) {
+                cfs_log(CFS_LOG_ERROR,
+                        "start",
+                        "Failed to read --etcd-password-file '%s': %s",
+                        o->etcd_password_file,
+                        f ? "it is empty" : strerror(errno));
+                if (f) {
+                    fclose(f);
+                }
+                return 1;
+            }
+            fclose(f);
+            password[strcspn(password, "\r\n")] = '\0';
+            so.etcd_password = password;
+        }
         so.on_applied = remote_applied;
     }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;
     so.history_limit = o->history_limit > 0 ? (uint64_t)o->history_limit : 0;
     r = cfs_store_open(&so, &store);
+    explicit_bzero(password, sizeof(password));
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
                 "start",

@@ -59,6 +59,8 @@ struct store_etcd {
     atomic_size_t cur;         /* the endpoint that answered last */
     char *prefix;              /* no trailing '/' */
     char *cacert, *cert, *key; /* TLS files (etcds://), or NULL */
+    char *user, *password;     /* etcd authentication, or NULL */
+    char *auth_header;         /* "Authorization: TOKEN", under lock */
     char *k_head, *k_log, *k_log_end;
 
     pthread_mutex_t lock; /* what follows */
@@ -256,6 +258,65 @@ static void set_error(struct store_etcd *e, const char *fmt, ...)
     pthread_mutex_unlock(&e->lock);
 }
 
+static int etcd_post_raw(struct store_etcd *e,
+                         const char *api,
+                         json_t *body,
+                         json_t **ret);
+
+/* Get a token for the user (etcd's simple tokens expire: called again
+ * when a request is refused for its token). */
+static int etcd_authenticate(struct store_etcd *e)
+{
+    json_t *body = json_object(), *ans = NULL;
+    const char *tok;
+    char *h = NULL;
+    int r;
+
+    json_object_set_new(body, "name", json_string(e->user));
+    json_object_set_new(body, "password", json_string(e->password));
+    r = etcd_post_raw(e, "/v3/auth/authenticate", body, &ans);
+    json_decref(body);
+    tok = json_string_value(json_object_get(ans, "token"));
+    if (r == 0 && (!tok || asprintf(&h, "Authorization: %s", tok) < 0)) {
+        h = NULL;
+        r = -EACCES;
+    }
+    json_decref(ans);
+    if (r == 0) {
+        pthread_mutex_lock(&e->lock);
+        free(e->auth_header);
+        e->auth_header = h;
+        pthread_mutex_unlock(&e->lock);
+    }
+    return r;
+}
+
+/* The Authorization header list of a request (NULL without a user). */
+static struct curl_slist *auth_headers(struct store_etcd *e)
+{
+    struct curl_slist *l = NULL;
+
+    pthread_mutex_lock(&e->lock);
+    if (e->auth_header) {
+        l = curl_slist_append(NULL, e->auth_header);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return l;
+}
+
+/* With a user: a request refused for its token (expired, or etcd lost
+ * it) authenticates again and is made once more. */
+static int
+etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
+{
+    int r = etcd_post_raw(e, api, body, ret);
+
+    if (r == -EACCES && e->user && etcd_authenticate(e) == 0) {
+        r = etcd_post_raw(e, api, body, ret);
+    }
+    return r;
+}
+
 /*
  * POST @body to @api on the endpoint that answered last, then on the
  * others in turn. @return 0 with *ret the parsed answer, or -ETIMEDOUT /
@@ -263,15 +324,17 @@ static void set_error(struct store_etcd *e, const char *fmt, ...)
  * cfs_store_cluster().
  */
 static int
-etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
+etcd_post_raw(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
 {
     char *text = json_dumps(body, JSON_COMPACT);
+    struct curl_slist *hdrs = auth_headers(e);
     CURL *c = curl_take(e);
     size_t start = atomic_load(&e->cur);
     int r = -EIO;
 
     *ret = NULL;
     if (!text || !c) {
+        curl_slist_free_all(hdrs);
         free(text);
         if (c) {
             curl_give(e, c);
@@ -296,6 +359,9 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ETCD_TIMEOUT_MS);
         curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        if (hdrs) {
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        }
         set_tls(e, c);
         cc = curl_easy_perform(c);
         atomic_fetch_add(&e->n_requests, 1);
@@ -318,6 +384,7 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
             pthread_mutex_unlock(&e->lock);
             *ret = j;
             free(text);
+            curl_slist_free_all(hdrs);
             curl_give(e, c);
             return 0;
         }
@@ -345,7 +412,9 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
             json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
             const char *msg = json_string_value(json_object_get(j, "error"));
 
-            r = -ETIMEDOUT; /* no quorum, no leader, timed out */
+            /* no quorum, no leader, timed out; or refused credentials */
+            r = code == 401 || (msg && strstr(msg, "auth")) ? -EACCES
+                                                            : -ETIMEDOUT;
             set_error(e,
                       "etcd %s: HTTP %ld: %s",
                       e->ep[k],
@@ -356,6 +425,7 @@ etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
         free(b.p);
     }
     free(text);
+    curl_slist_free_all(hdrs);
     curl_give(e, c);
     return r;
 }
@@ -1193,6 +1263,7 @@ static void *watcher_main(void *arg)
     pthread_setname_np(pthread_self(), "cfs-etcd-watch");
     for (;;) {
         CURL *c;
+        struct curl_slist *hdrs = NULL;
         json_t *body, *cr;
         char *text, url[512];
         int64_t rev = 0;
@@ -1252,6 +1323,10 @@ static void *watcher_main(void *arg)
         curl_easy_setopt(c, CURLOPT_XFERINFODATA, e);
         curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
         curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        hdrs = auth_headers(e);
+        if (hdrs) {
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        }
         set_tls(e, c);
         /* A member that lost its quorum keeps the stream open and silent:
          * stop listening to it after a while and ask again. */
@@ -1261,6 +1336,8 @@ static void *watcher_main(void *arg)
         w.b.n = 0;
         (void)curl_easy_perform(c);
         curl_easy_cleanup(c);
+        curl_slist_free_all(hdrs);
+        hdrs = NULL;
         free(text);
         (void)k;
     }
@@ -1345,8 +1422,18 @@ int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
     }
     if ((opts->etcd_cacert && !(e->cacert = strdup(opts->etcd_cacert))) ||
         (opts->etcd_cert && !(e->cert = strdup(opts->etcd_cert))) ||
-        (opts->etcd_key && !(e->key = strdup(opts->etcd_key)))) {
+        (opts->etcd_key && !(e->key = strdup(opts->etcd_key))) ||
+        (opts->etcd_user && !(e->user = strdup(opts->etcd_user))) ||
+        (opts->etcd_user &&
+         !(e->password =
+               strdup(opts->etcd_password ? opts->etcd_password : "")))) {
         return -ENOMEM;
+    }
+    if (e->user) {
+        r = etcd_authenticate(e);
+        if (r < 0) {
+            return r;
+        }
     }
     /* Everything in the log, into the (fresh) cache. */
     r = read_log(s, 1, load_batch, NULL);
@@ -1415,6 +1502,12 @@ void store_etcd_close(struct cfs_store *s)
     free(e->cacert);
     free(e->cert);
     free(e->key);
+    free(e->user);
+    if (e->password) {
+        explicit_bzero(e->password, strlen(e->password));
+        free(e->password);
+    }
+    free(e->auth_header);
     free(e->k_head);
     free(e->k_log);
     free(e->k_log_end);

@@ -71,6 +71,9 @@ struct cfs_store_options {
     const char *etcd_cacert;
     const char *etcd_cert;
     const char *etcd_key;
+    /* etcd authentication (etcdctl's --user); NULL: none. */
+    const char *etcd_user;
+    const char *etcd_password;
     /* Cluster mode: called, in the store's applier thread and with no lock
      * held, with each change set another node made once it is applied
      * here (for the event stream). May be NULL. */
