@@ -609,11 +609,11 @@ static int open_store(const struct options *o)
                         o->etcd_password_file,
                         f ? "it is empty" : strerror(errno));
                 if (f) {
-                    fclose(f);
+                    (void)fclose(f);
                 }
                 return 1;
             }
-            fclose(f);
+            (void)fclose(f);
             password[strcspn(password, "\r\n")] = '\0';
             so.etcd_password = password;
         }
@@ -654,7 +654,7 @@ set_line_file(char ***lines, size_t *n, const char *kind, const char *path)
     while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
         sha256_update(&ctx, got, buf);
     }
-    fclose(f);
+    (void)fclose(f);
     sha256_digest(&ctx, sizeof(d), d);
     for (size_t i = 0; i < sizeof(d); i++) {
         (void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
@@ -682,6 +682,9 @@ static void set_missing(const char *a, const char *b, char *out, size_t cap)
 {
     const char *p = a;
 
+    if (!a || !b) {
+        return;
+    }
     while (*p) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -766,9 +769,13 @@ static int check_subsystem_set(const struct options *o)
         if (!set) {
             r = -ENOMEM;
         }
+        len = 0;
         for (size_t i = 0; set && i < n; i++) {
-            strcat(set, lines[i]);
-            strcat(set, "\n");
+            size_t l = strlen(lines[i]);
+
+            memcpy(set + len, lines[i], l);
+            set[len + l] = '\n';
+            len += l + 1;
         }
     }
     if (r == 0) {

@@ -46,8 +46,8 @@
 #include "store-internal.h"
 
 #define ETCD_MAX_EP      16
-#define ETCD_INLINE_MAX  (900u * 1024u) /* JSON bytes in one request */
-#define ETCD_CHUNK       (900u * 1024u)
+#define ETCD_INLINE_MAX  ((size_t)900 * 1024) /* JSON bytes in one request */
+#define ETCD_CHUNK       ((size_t)900 * 1024)
 #define ETCD_TIMEOUT_MS  4000L
 #define ETCD_CONNECT_MS  700L
 #define ETCD_RANGE_LIMIT 32
@@ -107,8 +107,8 @@ static char *b64_enc(const void *data, size_t len)
         }
         *o++ = b64c[(v >> 18) & 63];
         *o++ = b64c[(v >> 12) & 63];
-        *o++ = i + 1 < len ? b64c[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < len ? b64c[v & 63] : '=';
+        *o++ = (char)(i + 1 < len ? b64c[(v >> 6) & 63] : '=');
+        *o++ = (char)(i + 2 < len ? b64c[v & 63] : '=');
     }
     *o = '\0';
     return out;
@@ -1258,7 +1258,6 @@ static void *watcher_main(void *arg)
     struct cfs_store *s = arg;
     struct store_etcd *e = s->etcd;
     struct watch_ctx w = {.e = e};
-    size_t k = atomic_load(&e->cur);
 
     pthread_setname_np(pthread_self(), "cfs-etcd-watch");
     for (;;) {
@@ -1291,7 +1290,6 @@ static void *watcher_main(void *arg)
                 pthread_cond_timedwait(&e->cond, &e->lock, &ts);
             }
             pthread_mutex_unlock(&e->lock);
-            k++;
             continue;
         }
         w.next_rev = rev + 1;
@@ -1339,7 +1337,6 @@ static void *watcher_main(void *arg)
         curl_slist_free_all(hdrs);
         hdrs = NULL;
         free(text);
-        (void)k;
     }
     free(w.b.p);
     return NULL;
