@@ -26,3 +26,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # the browser of the e2e suite (tests/e2e), installed the same way
 "$(dirname "$0")/browser-deps.sh"
+# etcd, for the cluster suite (tests/cluster)
+"$(dirname "$0")/etcd-deps.sh"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The whole test suite: installs what is missing, then builds and tests
 #   build-ci        plain build, -Werror: every suite (install, container,
-#                   clients and soak included: meson install into a DESTDIR,
-#                   the Docker image built and run, the generated clients,
-#                   soak for its short default, 20 s), plus valgrind on unit
+#                   clients, soak and cluster included: meson install into a
+#                   DESTDIR, the Docker image built and run, the generated
+#                   clients, soak for its short default, 20 s, 3 etcd members
+#                   and 3 nodes), plus valgrind on unit
 #   build-asan      ASan + UBSan: every suite but install, container, clients
 #                   (packaging and the contract, not memory: once is enough)
 #                   and soak (the sanitizers' memory makes RSS grow by design)

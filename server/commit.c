@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdatomic.h>
 
 #include <configfs/store.h>
@@ -23,6 +25,19 @@
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
 {
+    struct cfs_store_cluster_info cl;
+
+    if (req->srv->opts.store &&
+        cfs_store_cluster(req->srv->opts.store, &cl) == 0 && cl.error[0]) {
+        /* cluster mode: say which etcd member failed, and how */
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         err,
+                         NULL,
+                         "the change could not be stored and was undone: %s",
+                         cl.error);
+        return;
+    }
     cfs_http_problem(req,
                      MHD_HTTP_SERVICE_UNAVAILABLE,
                      err,
@@ -116,6 +131,14 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     req->committing = false;
     cfs_http_events_discard(evs); /* failed, or nothing changed */
     req->evs = NULL;
+    if (r == -ESTALE) {
+        /* Refused before it was queued (another node's change is being
+         * applied): answered like a lost race, retried by the caller. */
+        req->committing = true;
+        req->commit_err = r;
+        atomic_store(&req->cstate, CS_READY);
+        return 0;
+    }
     if (r < 0) {
         cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, false);
         commit_failed(req, r);
@@ -173,10 +196,48 @@ bool cfs_http_commit_ready(const struct cfs_http_req *req)
     return req->committing && atomic_load(&req->cstate) == CS_READY;
 }
 
-void cfs_http_commit_finish(struct cfs_http_req *req)
+bool cfs_http_commit_finish(struct cfs_http_req *req)
 {
     req->committing = false;
+    if (req->commit_err == -ESTALE) {
+        /* Cluster mode: another node appended first and this change was
+         * undone. Catch up and run the request again, a bounded number of
+         * times, as if it had come after the other node's change. */
+        if (req->retries < CFS_HTTP_CAS_RETRIES &&
+            cfs_store_catch_up(req->srv->opts.store, 0, 2000) == 0) {
+            req->retries++;
+            if (req->retries > 4) {
+                /* Losing again and again: let the others through first
+                 * (random, growing: nodes that collide drift apart). */
+                (void)usleep(
+                    (useconds_t)(rand_r(&req->jitter) % (200u * req->retries)));
+            }
+            cfs_http_metrics_cas_retry();
+            if (req->resp) {
+                MHD_destroy_response(req->resp);
+                req->resp = NULL;
+            }
+            req->status = 0;
+            req->resp_len = 0;
+            for (size_t i = 0; i < req->n_decoded; i++) {
+                free(req->decoded[i]);
+                req->decoded[i] = NULL;
+            }
+            req->n_decoded = 0;
+            req->commit_err = 0;
+            return true;
+        }
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         -EAGAIN,
+                         NULL,
+                         "other nodes of the cluster changed the tree first "
+                         "%u times in a row; the change was undone, retry",
+                         (unsigned)req->retries + 1);
+        return false;
+    }
     if (req->commit_err) {
         commit_failed(req, req->commit_err);
     }
+    return false;
 }

@@ -23,8 +23,13 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn);
 bool cfs_http_commit_wait(struct cfs_http_req *req);
 /* The request is back from a commit that is done: answer it. */
 bool cfs_http_commit_ready(const struct cfs_http_req *req);
-/* The commit is over: a failed one replaces the answer with a 503. */
-void cfs_http_commit_finish(struct cfs_http_req *req);
+/* Runs a request again that lost a race on the cluster (bounded). */
+#define CFS_HTTP_CAS_RETRIES 32
+/* The commit is over: a failed one replaces the answer with a 503. In
+ * cluster mode a change undone because another node appended first
+ * returns true: the request is to be dispatched again (its answer was
+ * reset); after CFS_HTTP_CAS_RETRIES, a 503 with EAGAIN. */
+bool cfs_http_commit_finish(struct cfs_http_req *req);
 
 /* Let every suspended answer be resumed; from now on, workers wait for
  * their commits themselves instead of suspending. Before the daemon stops. */

@@ -114,6 +114,8 @@ struct cfs_http_req {
     bool committing; /* submitted; the answer waits */
     bool sync_done;  /* waiting while stopping: called back (under c_lock) */
     atomic_int cstate;
+    unsigned retries; /* cluster: runs again after losing a race */
+    unsigned jitter;  /* rand_r() state of its back-off */
     size_t n_decoded;
 };
 

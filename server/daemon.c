@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <configfs/limits.h>
+#include <configfs/store.h>
 
 #include "auth.h"
 #include "commit.h"
@@ -35,6 +36,28 @@
 #include "reply.h"
 #include "router.h"
 #include "throttle.h"
+
+/* How long ?min_revision= waits for this node to catch up. */
+#define MIN_REVISION_WAIT_MS 5000u
+
+static bool wait_min_revision(struct cfs_http_req *req);
+
+/* Cluster mode: when this node cannot follow the shared log (etcd
+ * unreachable or without quorum, the watch down), its answers may be
+ * stale, and say so. */
+static void mark_stale(struct cfs_http_req *req)
+{
+    struct cfs_store_cluster_info cl;
+
+    if (req->srv->opts.store &&
+        cfs_store_cluster(req->srv->opts.store, &cl) == 0 &&
+        (cl.error[0] || !cl.watching)) {
+        cfs_http_header(req,
+                        "X-Configfsd-Stale",
+                        "etcd unreachable or without "
+                        "quorum: may be stale");
+    }
+}
 
 static enum cfs_http_method method_of(const char *m)
 {
@@ -152,6 +175,7 @@ static enum MHD_Result access_handler(void *cls,
         req->srv = srv;
         req->conn = conn;
         req->start_us = cfs_http_now_us();
+        req->jitter = (unsigned)req->start_us ^ (unsigned)(uintptr_t)req;
         req->method = method_of(method);
         req->method_name = method;
         req->url = strdup(url);
@@ -203,7 +227,8 @@ static enum MHD_Result access_handler(void *cls,
                          NULL,
                          "the request body is over %zu bytes",
                          srv->opts.body_limit);
-    } else {
+    } else if (wait_min_revision(req)) {
+    dispatch:
         cfs_http_dispatch(req); /* other methods too: 405, the route's Allow */
     }
     if (req->committing) {
@@ -213,7 +238,9 @@ static enum MHD_Result access_handler(void *cls,
             return MHD_YES;
         }
     committed:
-        cfs_http_commit_finish(req);
+        if (cfs_http_commit_finish(req)) {
+            goto dispatch; /* lost a race on the cluster: run it again */
+        }
     }
     if (!req->resp) {
         cfs_http_problem(
@@ -221,10 +248,52 @@ static enum MHD_Result access_handler(void *cls,
     }
     /* Every body is what its Content-Type says, never sniffed into HTML. */
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
+    mark_stale(req);
     ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
     return ret;
+}
+
+/*
+ * ?min_revision=N: wait (bounded) until this node has applied revision N,
+ * so a client that wrote on one node reads its write on another.
+ * @return true to go on; false with a 504 answer.
+ */
+static bool wait_min_revision(struct cfs_http_req *req)
+{
+    const char *v = MHD_lookup_connection_value(
+        req->conn, MHD_GET_ARGUMENT_KIND, "min_revision");
+    char *end = NULL;
+    unsigned long long want;
+
+    if (!v) {
+        return true;
+    }
+    errno = 0;
+    want = strtoull(v, &end, 10);
+    if (errno || !end || *end || v[0] == '-' || !v[0]) {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         NULL,
+                         "min_revision must be a revision number");
+        return false;
+    }
+    if (cfs_store_catch_up(req->srv->opts.store, want, MIN_REVISION_WAIT_MS) <
+        0) {
+        cfs_http_problem(req,
+                         MHD_HTTP_GATEWAY_TIMEOUT,
+                         -ETIMEDOUT,
+                         NULL,
+                         "revision %llu was not applied on this node within "
+                         "%u ms (it is at %llu)",
+                         want,
+                         MIN_REVISION_WAIT_MS,
+                         (unsigned long long)cfs_revision());
+        return false;
+    }
+    return true;
 }
 
 static void request_completed(void *cls,
@@ -505,6 +574,13 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     srv->port = info ? info->port : 0;
     *ret_srv = srv;
     return 0;
+}
+
+void cfs_http_server_changes(struct cfs_http_server *srv,
+                             const struct cfs_change *ch,
+                             size_t n)
+{
+    cfs_http_events_publish(srv->events, cfs_http_events_prepare(ch, n));
 }
 
 uint16_t cfs_http_server_port(const struct cfs_http_server *srv)

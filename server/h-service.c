@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <configfs/schema.h>
+#include <configfs/store.h>
 
 #include "h-service.h"
 #include "json.h"
@@ -27,6 +28,7 @@ void cfs_http_handle_healthz(struct cfs_http_req *req)
 void cfs_http_handle_readyz(struct cfs_http_req *req)
 {
     json_t *problems = cfs_http_problems_json(req);
+    struct cfs_store_cluster_info cl;
     json_t *body;
 
     if (json_array_size(problems) > 0) {
@@ -43,6 +45,29 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
         return;
     }
     json_decref(problems);
+    if (cfs_http_opts(req)->store &&
+        cfs_store_cluster(cfs_http_opts(req)->store, &cl) == 0 &&
+        (!cl.watching || cl.applied < cl.head || cl.error[0])) {
+        json_t *extra = json_object();
+
+        json_object_set_new(
+            extra, "applied", json_integer((json_int_t)cl.applied));
+        json_object_set_new(extra, "head", json_integer((json_int_t)cl.head));
+        json_object_set_new(extra, "watching", json_boolean(cl.watching));
+        if (cl.error[0]) {
+            json_object_set_new(extra, "etcd", json_string(cl.error));
+        }
+        cfs_http_problem_json(
+            req,
+            MHD_HTTP_SERVICE_UNAVAILABLE,
+            cl.error[0] ? -ETIMEDOUT : -EAGAIN,
+            "Not Ready",
+            cl.error[0] ? "the etcd cluster cannot be reached or has no "
+                          "quorum; reads may be stale"
+                        : "this node has not caught up with the cluster",
+            extra);
+        return;
+    }
     body = json_object();
     json_object_set_new(body, "status", json_string("ready"));
     json_object_set_new(

@@ -82,6 +82,13 @@ int cfs_http_server_set_tokens(struct cfs_http_server *srv,
 /** The port it listens on (useful with port 0). */
 uint16_t cfs_http_server_port(const struct cfs_http_server *srv);
 
+/** Cluster mode: another node's change set @ch (@n records) was applied
+ *  to the tree; tell the event stream. Any thread. */
+struct cfs_change;
+void cfs_http_server_changes(struct cfs_http_server *srv,
+                             const struct cfs_change *ch,
+                             size_t n);
+
 /** Stop accepting, finish requests in flight, free. NULL-safe. */
 void cfs_http_server_free(struct cfs_http_server *srv);
 

@@ -20,6 +20,7 @@
 #include <configfs/limits.h>
 #include <configfs/schema.h>
 #include <configfs/store.h>
+#include <nettle/sha2.h>
 
 #include "http.h"
 #include "log.h"
@@ -31,6 +32,12 @@
 struct options {
     const char *listen;
     const char *db;
+    const char *store_url;
+    const char *etcd_cacert;
+    const char *etcd_cert;
+    const char *etcd_key;
+    const char *etcd_user;
+    const char *etcd_password_file;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -100,6 +107,23 @@ static const struct opt opts[] = {
         "address to serve on; default 127.0.0.1:8080"),
     OPT("db", "PATH", "CONFIGFSD_DB", OPT_STRING, db,
         "SQLite database; default " CFS_DEFAULT_DB),
+    OPT("store", "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]", "CONFIGFSD_STORE",
+        OPT_STRING, store_url,
+        "cluster mode: keep the tree in this etcd v3 cluster, shared with "
+        "every node given the same URL (docs/cluster.md); --db is then "
+        "not used; etcds:// for TLS"),
+    OPT("etcd-cacert", "FILE", "CONFIGFSD_ETCD_CACERT", OPT_STRING,
+        etcd_cacert, "cluster mode: CA certificate of the etcd members"),
+    OPT("etcd-cert", "FILE", "CONFIGFSD_ETCD_CERT", OPT_STRING, etcd_cert,
+        "cluster mode: this node's TLS client certificate for etcd"),
+    OPT("etcd-key", "FILE", "CONFIGFSD_ETCD_KEY", OPT_STRING, etcd_key,
+        "cluster mode: the key of --etcd-cert"),
+    OPT("etcd-user", "NAME", "CONFIGFSD_ETCD_USER", OPT_STRING, etcd_user,
+        "cluster mode: etcd user (etcd's authentication enabled)"),
+    OPT("etcd-password-file", "FILE", "CONFIGFSD_ETCD_PASSWORD_FILE",
+        OPT_STRING, etcd_password_file,
+        "cluster mode: file holding the password of --etcd-user (its "
+        "first line)"),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -544,28 +568,254 @@ static void teardown(void)
     free_pem(&tls_key);
 }
 
+/* The running server, for another node's changes to reach the event
+ * stream (set once it serves, cleared before it stops). */
+static pthread_mutex_t g_srv_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cfs_http_server *g_srv;
+
+/* Cluster mode: another node's change set was applied here. */
+static void remote_applied(void *ctx, const struct cfs_change *ch, size_t n)
+{
+    (void)ctx;
+    pthread_mutex_lock(&g_srv_lock);
+    if (g_srv) {
+        cfs_http_server_changes(g_srv, ch, n);
+    }
+    pthread_mutex_unlock(&g_srv_lock);
+}
+
 /* Open the database first: every subsystem registered after it gets its
  * stored state replayed as it appears. */
 static int open_store(const struct options *o)
 {
     struct cfs_store_options so;
+    char password[512] = "";
     int r;
 
     memset(&so, 0, sizeof(so));
     so.path = o->db;
+    if (o->store_url && o->store_url[0]) {
+        if (strncmp(o->store_url, "etcd://", 7) != 0 &&
+            strncmp(o->store_url, "etcds://", 8) != 0) {
+            cfs_log(CFS_LOG_ERROR,
+                    "start",
+                    "--store '%s': expected etcd[s]://HOST:PORT[,HOST:PORT"
+                    "...][/PREFIX]",
+                    o->store_url);
+            return 1;
+        }
+        so.etcd = o->store_url;
+        so.etcd_cacert = o->etcd_cacert;
+        so.etcd_cert = o->etcd_cert;
+        so.etcd_key = o->etcd_key;
+        so.etcd_user = o->etcd_user;
+        if (o->etcd_user && o->etcd_password_file) {
+            FILE *f = fopen(o->etcd_password_file, "r");
+
+            if (!f || !fgets(password, sizeof(password), f)) {
+                cfs_log(CFS_LOG_ERROR,
+                        "start",
+                        "Failed to read --etcd-password-file '%s': %s",
+                        o->etcd_password_file,
+                        f ? "it is empty" : strerror(errno));
+                if (f) {
+                    (void)fclose(f);
+                }
+                return 1;
+            }
+            (void)fclose(f);
+            password[strcspn(password, "\r\n")] = '\0';
+            so.etcd_password = password;
+        }
+        so.on_applied = remote_applied;
+    }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;
     so.history_limit = o->history_limit > 0 ? (uint64_t)o->history_limit : 0;
     r = cfs_store_open(&so, &store);
+    explicit_bzero(password, sizeof(password));
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
                 "start",
-                "Failed to open the database '%s': %s",
-                o->db,
+                "Failed to open the %s '%s': %s",
+                so.etcd ? "etcd cluster" : "database",
+                so.etcd ? so.etcd : o->db,
                 strerror(-r));
         return 1;
     }
     return 0;
+}
+
+/* One line of the subsystem set: "KIND NAME sha256:HEX" of a file. */
+static int
+set_line_file(char ***lines, size_t *n, const char *kind, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE], buf[8192];
+    char hex[2 * SHA256_DIGEST_SIZE + 1], **v;
+    const char *base = strrchr(path, '/');
+    size_t got;
+
+    if (!f) {
+        return -errno;
+    }
+    sha256_init(&ctx);
+    while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+        sha256_update(&ctx, got, buf);
+    }
+    (void)fclose(f);
+    sha256_digest(&ctx, sizeof(d), d);
+    for (size_t i = 0; i < sizeof(d); i++) {
+        (void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    }
+    v = realloc(*lines, (*n + 1) * sizeof(*v));
+    if (!v) {
+        return -ENOMEM;
+    }
+    *lines = v;
+    if (asprintf(&v[*n], "%s %s sha256:%s", kind, base ? base + 1 : path, hex) <
+        0) {
+        return -ENOMEM;
+    }
+    (*n)++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lines of @a missing from @b, comma-separated, appended to @out. */
+static void set_missing(const char *a, const char *b, char *out, size_t cap)
+{
+    const char *p = a;
+
+    if (!a || !b) {
+        return;
+    }
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+
+        for (const char *q = b; *q;) {
+            const char *qe = strchr(q, '\n');
+            size_t ql = qe ? (size_t)(qe - q) : strlen(q);
+
+            if (ql == len && memcmp(p, q, len) == 0) {
+                found = true;
+                break;
+            }
+            q += ql + (qe ? 1 : 0);
+        }
+        if (!found && len > 0) {
+            size_t used = strlen(out);
+
+            (void)snprintf(out + used,
+                           cap - used,
+                           "%s%.*s",
+                           used ? ", " : " ",
+                           (int)len,
+                           p);
+        }
+        p += len + (e ? 1 : 0);
+    }
+}
+
+/*
+ * Cluster mode: every node must run the same subsystems (a change set is
+ * applied through their callbacks on every node). The set -- registered
+ * subsystems, and the content hash of each schema file and module -- is
+ * recorded in etcd by the first node; a node whose set differs refuses to
+ * start, naming the difference. @return 0 or an exit code.
+ */
+static int check_subsystem_set(const struct options *o)
+{
+    char **lines = NULL, *set = NULL, *theirs = NULL;
+    struct cfs_entry *es = NULL;
+    size_t n = 0, ne = 0, len = 0;
+    int r = 0;
+
+    if (!o->store_url || !o->store_url[0]) {
+        return 0;
+    }
+    if (cfs_readdir("/", &es, &ne) == 0) {
+        for (size_t i = 0; i < ne && r == 0; i++) {
+            char **v = realloc(lines, (n + 1) * sizeof(*v));
+
+            if (!v) {
+                r = -ENOMEM;
+                break;
+            }
+            lines = v;
+            if (asprintf(&lines[n], "subsystem %s", es[i].name) < 0) {
+                r = -ENOMEM;
+                break;
+            }
+            n++;
+        }
+        cfs_entries_free(es, ne);
+    }
+    for (size_t i = 0; r == 0 && i < cfs_schema_set_count(schemas); i++) {
+        const char *file = cfs_schema_file(cfs_schema_set_get(schemas, i));
+
+        if (file) {
+            r = set_line_file(&lines, &n, "schema", file);
+        }
+    }
+    for (int i = 0; r == 0 && i < o->n_modules; i++) {
+        r = set_line_file(&lines, &n, "module", o->modules[i]);
+    }
+    if (r == 0) {
+        if (n > 0) {
+            qsort(lines, n, sizeof(*lines), cmp_str);
+        }
+        for (size_t i = 0; i < n; i++) {
+            len += strlen(lines[i]) + 1;
+        }
+        set = calloc(1, len + 1);
+        if (!set) {
+            r = -ENOMEM;
+        }
+        len = 0;
+        for (size_t i = 0; set && i < n; i++) {
+            size_t l = strlen(lines[i]);
+
+            memcpy(set + len, lines[i], l);
+            set[len + l] = '\n';
+            len += l + 1;
+        }
+    }
+    if (r == 0) {
+        r = cfs_store_cluster_subsystems(store, set, &theirs);
+    }
+    if (r == -EEXIST) {
+        char here[2048] = "", there[2048] = "";
+
+        set_missing(set, theirs, here, sizeof(here));
+        set_missing(theirs, set, there, sizeof(there));
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "this node's subsystems differ from the cluster's; only "
+                "here:%s; only in the cluster:%s (run the same schemas, "
+                "modules and samples on every node)",
+                here[0] ? here : " none",
+                there[0] ? there : " none");
+    } else if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to compare the subsystems with the cluster's: %s",
+                strerror(-r));
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free(lines);
+    free(set);
+    free(theirs);
+    return r < 0 ? 1 : 0;
 }
 
 /* Samples, declarative subsystems, modules. @return 0 or an exit code. */
@@ -745,6 +995,11 @@ int main(int argc, char **argv)
     if (r) {
         return r;
     }
+    r = check_subsystem_set(&o);
+    if (r) {
+        teardown();
+        return r;
+    }
     {
         struct cfs_store_problem *ps = NULL;
         size_t n = 0;
@@ -796,6 +1051,9 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = srv;
+    pthread_mutex_unlock(&g_srv_lock);
     notify_manager(srv);
 
     /* One signal at a time, in the order they came: a SIGTERM right after
@@ -815,6 +1073,9 @@ int main(int argc, char **argv)
     }
     cfs_log_notice("stop", "stopping");
     (void)cfs_notify("STOPPING=1");
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = NULL;
+    pthread_mutex_unlock(&g_srv_lock);
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     cfs_log_close();

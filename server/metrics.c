@@ -63,6 +63,12 @@ static struct histogram commit_latency;
 static atomic_uint_fast64_t commit_failures;
 static atomic_uint_fast64_t auth_failures;
 static atomic_uint_fast64_t auth_throttled;
+static atomic_uint_fast64_t cas_retries;
+
+void cfs_http_metrics_cas_retry(void)
+{
+    atomic_fetch_add_explicit(&cas_retries, 1, memory_order_relaxed);
+}
 
 static void observe(struct histogram *h, uint64_t us)
 {
@@ -166,6 +172,7 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
     FILE *f = open_memstream(&text, &len);
     json_t *problems;
     struct cfs_store_info info;
+    struct cfs_store_cluster_info cl;
 
     if (!f) {
         cfs_http_no_memory(req);
@@ -248,6 +255,60 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             (unsigned long long)info.txns,
             (unsigned long long)info.commits,
             (unsigned long long)info.pending);
+    }
+    if (cfs_http_opts(req)->store &&
+        cfs_store_cluster(cfs_http_opts(req)->store, &cl) == 0) {
+        (void)fprintf(
+            f,
+            "# HELP configfsd_cluster_applied_revision The last revision "
+            "of the shared log applied on this node.\n# TYPE "
+            "configfsd_cluster_applied_revision gauge\n"
+            "configfsd_cluster_applied_revision %llu\n"
+            "# HELP configfsd_cluster_watch_lag Revisions in the shared log "
+            "not yet applied on this node.\n# TYPE "
+            "configfsd_cluster_watch_lag gauge\n"
+            "configfsd_cluster_watch_lag %llu\n"
+            "# HELP configfsd_cluster_watching The watch on etcd is "
+            "connected.\n# TYPE configfsd_cluster_watching gauge\n"
+            "configfsd_cluster_watching %d\n"
+            "# HELP configfsd_cluster_cas_conflicts_total Appends that "
+            "lost the race to another node.\n# TYPE "
+            "configfsd_cluster_cas_conflicts_total counter\n"
+            "configfsd_cluster_cas_conflicts_total %llu\n"
+            "# HELP configfsd_cluster_cas_retries_total Requests run again "
+            "after losing a race.\n# TYPE "
+            "configfsd_cluster_cas_retries_total counter\n"
+            "configfsd_cluster_cas_retries_total %llu\n"
+            "# HELP configfsd_cluster_remote_changes_total Change sets of "
+            "other nodes applied here.\n# TYPE "
+            "configfsd_cluster_remote_changes_total counter\n"
+            "configfsd_cluster_remote_changes_total %llu\n"
+            "# HELP configfsd_cluster_replay_errors_total Operations of "
+            "other nodes refused here (a replay problem).\n# TYPE "
+            "configfsd_cluster_replay_errors_total counter\n"
+            "configfsd_cluster_replay_errors_total %llu\n"
+            "# HELP configfsd_etcd_requests_total Requests to etcd.\n"
+            "# TYPE configfsd_etcd_requests_total counter\n"
+            "configfsd_etcd_requests_total %llu\n"
+            "# HELP configfsd_etcd_failures_total Requests to etcd that "
+            "failed (unreachable, no quorum).\n# TYPE "
+            "configfsd_etcd_failures_total counter\n"
+            "configfsd_etcd_failures_total %llu\n"
+            "# HELP configfsd_etcd_round_trip_seconds_total Time spent in "
+            "requests to etcd (divide by the requests for the mean round "
+            "trip).\n# TYPE configfsd_etcd_round_trip_seconds_total "
+            "counter\nconfigfsd_etcd_round_trip_seconds_total %.6f\n",
+            (unsigned long long)cl.applied,
+            (unsigned long long)(cl.head > cl.applied ? cl.head - cl.applied
+                                                      : 0),
+            cl.watching ? 1 : 0,
+            (unsigned long long)cl.conflicts,
+            (unsigned long long)atomic_load(&cas_retries),
+            (unsigned long long)cl.remote,
+            (unsigned long long)cl.replay_errors,
+            (unsigned long long)cl.requests,
+            (unsigned long long)cl.failures,
+            (double)cl.rtt_us / 1e6);
     }
     (void)fprintf(f,
                   "# HELP configfsd_revision The last revision.\n# TYPE "

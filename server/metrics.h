@@ -16,6 +16,8 @@ void cfs_http_metrics_request(const char *route,
 void cfs_http_metrics_commit(uint64_t us, bool ok);
 /* Count a wrong token (@failed) or a request refused 429 for them. */
 void cfs_http_metrics_auth(bool failed);
+/* Cluster mode: a request runs again after losing a race. */
+void cfs_http_metrics_cas_retry(void);
 /* GET /metrics: Prometheus text. */
 void cfs_http_handle_metrics(struct cfs_http_req *req);
 

@@ -111,7 +111,9 @@ static int write_sets(struct cfs_store *s,
     int r;
 
     pthread_mutex_lock(&s->w_lock);
-    r = store_write_sets(s, sets, n);
+    /* cluster mode: appended to etcd's log, then kept in the local copy */
+    r = s->etcd && n > 0 ? store_etcd_commit(s, sets, n)
+                         : store_write_sets(s, sets, n);
     *ret_revision = s->revision;
     *ret_floor = s->floor;
     pthread_mutex_unlock(&s->w_lock);
@@ -347,6 +349,16 @@ static int submit(struct cfs_store *s,
         pthread_cond_destroy(&req->cond);
         cfs_free(t);
         return r;
+    }
+    if (s->remote_waiting) {
+        /* Another node's change set waits to be applied: this one was
+         * built on a tree that is behind and would lose the race anyway.
+         * Still holding the mutation lock, it is the newest: undo it. */
+        pthread_mutex_unlock(&s->q_lock);
+        pthread_cond_destroy(&req->cond);
+        cfs_free(t);
+        cfs_txn_abort(txn);
+        return -ESTALE;
     }
     req->state = REQ_QUEUED;
     q_append(&s->q_head, &s->q_tail, req);

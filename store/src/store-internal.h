@@ -136,6 +136,14 @@ struct cfs_store {
     char **replayed; /* subsystems replayed and still registered */
     size_t n_replayed, cap_replayed;
     bool observing;
+
+    /* The cluster backend (etcd.c); NULL for SQLite alone. */
+    struct store_etcd *etcd;
+    bool remote_waiting; /* under q_lock: another node's batch waits to be
+                            applied; local submissions fail (-ESTALE) */
+    char *cache_dir;     /* the node-local cache of a cluster node */
+    void (*on_applied)(void *ctx, const struct cfs_change *changes, size_t n);
+    void *on_applied_ctx;
 };
 
 /* ---- db.c -------------------------------------------------------------- */
@@ -195,6 +203,25 @@ void store_drain(struct cfs_store *store);
 /* End the commit thread of asynchronous submissions once every one of
  * them was called back. @pre no lock. */
 void store_stop_async(struct cfs_store *store);
+
+/* ---- etcd.c ------------------------------------------------------------ */
+
+/** Connect to the cluster named by @url and load its log into the (empty)
+ *  cache. @return 0, -EINVAL for a bad URL, etcd errnos. */
+int store_etcd_open(struct cfs_store *store,
+                    const struct cfs_store_options *opts);
+/** Start following the log (after replay). */
+int store_etcd_start(struct cfs_store *store);
+/** Stop following (no thread of the backend runs after it). */
+void store_etcd_stop(struct cfs_store *store);
+void store_etcd_close(struct cfs_store *store);
+/** The commit of a batch: append to the shared log (CAS on its head), then
+ *  write the cache. @pre w_lock. @return 0, -ESTALE (another node appended
+ *  first), -ETIMEDOUT / -ECONNREFUSED / -EIO (etcd unreachable or without
+ *  quorum), -ENOMEM. */
+int store_etcd_commit(struct cfs_store *store,
+                      const struct cfs_store_changeset *sets,
+                      size_t n) CFS_STORE_NO_TSA;
 
 /* ---- load.c ------------------------------------------------------------ */
 

@@ -5,7 +5,11 @@
  * forward, the tree's revision counter restored, then replay.
  */
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store-internal.h"
 
@@ -61,13 +65,55 @@ static int check_integrity(sqlite3 *db)
     return r;
 }
 
+/* A cluster node's cache: a private directory of its own, made fresh. */
+static int make_cache(struct cfs_store *s)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = NULL, *file = NULL;
+
+    if (asprintf(&dir,
+                 "%s/configfsd-cache-XXXXXX",
+                 tmp && tmp[0] ? tmp : "/tmp") < 0) {
+        return -ENOMEM;
+    }
+    if (!mkdtemp(dir)) {
+        int r = -errno;
+
+        free(dir);
+        return r;
+    }
+    s->cache_dir = dir;
+    cfs_free(s->path);
+    s->path = NULL;
+    if (asprintf(&file, "%s/cache.db", dir) < 0) {
+        return -ENOMEM;
+    }
+    s->path = cfs_strdup(file);
+    free(file);
+    if (!s->path) {
+        return -ENOMEM;
+    }
+    s->sync = CFS_STORE_SYNC_NORMAL; /* etcd is what makes it durable */
+    return 0;
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 int cfs_store_open(const struct cfs_store_options *opts,
                    struct cfs_store **ret_store)
 {
     struct cfs_store *s = NULL;
     int r;
 
-    if (!opts || !opts->path || !opts->path[0] || !ret_store ||
+    if (!opts || ((!opts->path || !opts->path[0]) && !opts->etcd) ||
+        !ret_store ||
         (opts->sync != CFS_STORE_SYNC_FULL &&
          opts->sync != CFS_STORE_SYNC_NORMAL)) {
         return -EINVAL;
@@ -87,10 +133,18 @@ int cfs_store_open(const struct cfs_store_options *opts,
     s->busy_timeout_ms =
         opts->busy_timeout_ms ? opts->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
     s->max_batch = opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
-    s->path = cfs_strdup(opts->path);
+    s->path = cfs_strdup(opts->path ? opts->path : "");
     if (!s->path) {
         r = -ENOMEM;
         goto fail;
+    }
+    if (opts->etcd) {
+        r = make_cache(s);
+        if (r < 0) {
+            goto fail;
+        }
+        s->on_applied = opts->on_applied;
+        s->on_applied_ctx = opts->on_applied_ctx;
     }
     if (opts->vfs) {
         s->vfs = cfs_strdup(opts->vfs);
@@ -116,6 +170,9 @@ int cfs_store_open(const struct cfs_store_options *opts,
     if (r == 0) {
         r = store_db_open(s, &s->rdb);
     }
+    if (r == 0 && opts->etcd) {
+        r = store_etcd_open(s, opts);
+    }
     if (r < 0) {
         goto fail;
     }
@@ -125,6 +182,12 @@ int cfs_store_open(const struct cfs_store_options *opts,
 
     if (!opts->no_replay) {
         r = store_replay_open(s);
+        if (r < 0) {
+            goto fail;
+        }
+    }
+    if (s->etcd) {
+        r = store_etcd_start(s);
         if (r < 0) {
             goto fail;
         }
@@ -141,6 +204,7 @@ void cfs_store_close(struct cfs_store *s)
     if (!s) {
         return;
     }
+    store_etcd_stop(s); /* nothing applied from other nodes after this */
     store_stop_async(s);
     store_replay_close(s);
     store_finalize_write(s);
@@ -156,6 +220,11 @@ void cfs_store_close(struct cfs_store *s)
     pthread_mutex_destroy(&s->q_lock);
     pthread_mutex_destroy(&s->r_lock);
     pthread_mutex_destroy(&s->w_lock);
+    store_etcd_close(s);
+    if (s->cache_dir) {
+        (void)nftw(s->cache_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+        free(s->cache_dir);
+    }
     cfs_free(s->vfs);
     cfs_free(s->path);
     cfs_free(s);

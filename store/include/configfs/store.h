@@ -59,6 +59,26 @@ struct cfs_store_options {
                                  no observer (tools, export, tests) */
     bool integrity_check;     /* PRAGMA integrity_check at open (-EUCLEAN
                                  if it fails); costs a full read */
+    /* Cluster mode: "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]" (etcds://
+     * for TLS). The etcd
+     * cluster holds the one log every node shares; @path is then ignored
+     * and the node keeps its cache in a private temporary directory
+     * (docs/cluster.md). NULL: SQLite alone. */
+    const char *etcd;
+    /* Cluster mode over TLS ("etcds://..."): the CA that signed the
+     * members' certificates, and this node's client certificate and key
+     * (as etcdctl's --cacert, --cert, --key); each may be NULL. */
+    const char *etcd_cacert;
+    const char *etcd_cert;
+    const char *etcd_key;
+    /* etcd authentication (etcdctl's --user); NULL: none. */
+    const char *etcd_user;
+    const char *etcd_password;
+    /* Cluster mode: called, in the store's applier thread and with no lock
+     * held, with each change set another node made once it is applied
+     * here (for the event stream). May be NULL. */
+    void (*on_applied)(void *ctx, const struct cfs_change *changes, size_t n);
+    void *on_applied_ctx;
 };
 
 /**
@@ -283,6 +303,49 @@ CFS_EXPORT int cfs_store_history(struct cfs_store *store,
                                  size_t *ret_n);
 CFS_EXPORT void cfs_store_history_free(struct cfs_store_history_entry *entries,
                                        size_t n);
+
+/* ---- cluster mode ------------------------------------------------------ */
+
+/**
+ * Wait until this node has applied @revision and everything the shared log
+ * held when the wait began (read-your-writes on another node; a request
+ * that lost a race catching up before it runs again).
+ * @return 0; -ETIMEDOUT after @timeout_ms. Without a cluster: 0 if the tree
+ * is at @revision, else -ETIMEDOUT at once.
+ */
+CFS_EXPORT int cfs_store_catch_up(struct cfs_store *store,
+                                  uint64_t revision,
+                                  unsigned timeout_ms);
+
+struct cfs_store_cluster_info {
+    uint64_t applied;       /* last revision applied on this node */
+    uint64_t head;          /* last revision known to be in the shared log */
+    bool watching;          /* the watch on etcd is connected */
+    uint64_t requests;      /* etcd requests made */
+    uint64_t failures;      /* of which failed (unreachable, no quorum) */
+    uint64_t rtt_us;        /* sum of their round trips */
+    uint64_t conflicts;     /* appends that lost the race (CAS failed) */
+    uint64_t remote;        /* change sets of other nodes applied */
+    uint64_t replay_errors; /* of their operations refused here */
+    size_t endpoints;
+    char error[256]; /* the last etcd failure; "" once a request worked */
+};
+
+/** @return 0; -ENOTSUP when the store is not in cluster mode. */
+CFS_EXPORT int cfs_store_cluster(struct cfs_store *store,
+                                 struct cfs_store_cluster_info *ret_info);
+
+/**
+ * Cluster mode: compare this node's set of subsystems (@set: text, one
+ * line per subsystem, schema or module with its content hash, as the
+ * caller builds it) with the set recorded in etcd; the first node records
+ * it. @return 0 when equal or recorded now; -EEXIST when different, with
+ * *ret_cluster_set the recorded set (free()); -ENOTSUP without a cluster;
+ * etcd errnos.
+ */
+CFS_EXPORT int cfs_store_cluster_subsystems(struct cfs_store *store,
+                                            const char *set,
+                                            char **ret_cluster_set);
 
 /* ---- export and diff --------------------------------------------------- */
 

@@ -1,0 +1,1663 @@
+// SPDX-License-Identifier: MIT
+/*
+ * etcd.c - the cluster backend: etcd v3 (its JSON gateway, over libcurl)
+ * holds the one ordered log of change sets every node shares; each node
+ * keeps the whole tree in memory and a node-local SQLite cache of the same
+ * state (for history, export and replay), both fed from that log.
+ *
+ * Keys under PREFIX:
+ *   PREFIX/head               the last configfsd revision appended
+ *   PREFIX/log/%020llu        one batch of change sets, keyed by its first
+ *                             revision: {"v":1,"first":F,"last":L,"sets":[..]}
+ *                             or, too big for one request,
+ *                             {"v":1,"first":F,"last":L,"chunks":K,"id":ID}
+ *   PREFIX/chunk/ID/%06u      the K parts of a big batch, written first
+ *
+ * Appending a batch is one etcd txn: compare head's value with the
+ * revision before the batch's first (absent for the first batch), then put
+ * the log key and the new head. Whoever appends first wins; the loser's
+ * txn fails as a whole (-ESTALE here), its change sets are undone in its
+ * tree by the group commit's failure path, and it catches up from the log.
+ * A big batch's chunks are plain puts made before that txn: until the txn
+ * names them nobody reads them, so the batch still becomes visible at once
+ * and entirely, or (if the txn fails) never; the losing node deletes them.
+ *
+ * Following: a watch on the head key (a long-lived POST /v3/watch) only
+ * tells the applier thread how far the log goes; the applier reads the
+ * log from its own last revision (a range, so nothing is missed across a
+ * reconnection or an etcd compaction) and applies each batch in a replay
+ * transaction stamped with the batch's revisions, after every local commit
+ * in flight has settled (they fail: the head moved).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "store-internal.h"
+
+#define ETCD_MAX_EP      16
+#define ETCD_INLINE_MAX  ((size_t)900 * 1024) /* JSON bytes in one request */
+#define ETCD_CHUNK       ((size_t)900 * 1024)
+#define ETCD_TIMEOUT_MS  4000L
+#define ETCD_CONNECT_MS  700L
+#define ETCD_RANGE_LIMIT 32
+#define ETCD_CURL_POOL   8
+
+struct store_etcd {
+    char *ep[ETCD_MAX_EP]; /* "http://host:port" */
+    size_t n_ep;
+    atomic_size_t cur;         /* the endpoint that answered last */
+    char *prefix;              /* no trailing '/' */
+    char *cacert, *cert, *key; /* TLS files (etcds://), or NULL */
+    char *user, *password;     /* etcd authentication, or NULL */
+    char *auth_header;         /* "Authorization: TOKEN", under lock */
+    char *k_head, *k_log, *k_log_end;
+
+    pthread_mutex_t lock; /* what follows */
+    pthread_cond_t cond;
+    uint64_t applied;  /* last revision in the tree and the cache */
+    uint64_t log_head; /* last revision known to be in etcd */
+    bool stop, watching, loaded;
+    bool applying;   /* the applier holds back local commits (catch_up()
+                        waits for it to be done) */
+    bool appending;  /* this node's CAS is in flight: the head the watch
+                        reports may be its own */
+    char error[256]; /* the last etcd failure, "" when the last call worked */
+    CURL *pool[ETCD_CURL_POOL];
+    size_t n_pool;
+
+    pthread_t applier, watcher;
+    bool threads;
+
+    atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
+        n_replay_errors;
+};
+
+/* ---- base64 ------------------------------------------------------------ */
+
+static const char b64c[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *b64_enc(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    char *out = malloc(4 * ((len + 2) / 3) + 1), *o = out;
+
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+
+        if (i + 1 < len) {
+            v |= (unsigned)p[i + 1] << 8;
+        }
+        if (i + 2 < len) {
+            v |= p[i + 2];
+        }
+        *o++ = b64c[(v >> 18) & 63];
+        *o++ = b64c[(v >> 12) & 63];
+        *o++ = (char)(i + 1 < len ? b64c[(v >> 6) & 63] : '=');
+        *o++ = (char)(i + 2 < len ? b64c[v & 63] : '=');
+    }
+    *o = '\0';
+    return out;
+}
+
+static int b64_val(char c)
+{
+    const char *p = c ? strchr(b64c, c) : NULL;
+
+    return p ? (int)(p - b64c) : -1;
+}
+
+/* Decode into a new buffer with a NUL after it. NULL on bad input. */
+static char *b64_dec(const char *s, size_t *ret_len)
+{
+    size_t len = strlen(s);
+    char *out = malloc(len / 4 * 3 + 1);
+    size_t n = 0;
+    unsigned v = 0;
+    int bits = 0;
+
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        int d;
+
+        if (s[i] == '=') {
+            break;
+        }
+        d = b64_val(s[i]);
+        if (d < 0) {
+            free(out);
+            return NULL;
+        }
+        v = (v << 6) | (unsigned)d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n++] = (char)((v >> bits) & 0xff);
+        }
+    }
+    out[n] = '\0';
+    *ret_len = n;
+    return out;
+}
+
+static json_t *jb64(const void *p, size_t len)
+{
+    char *e = b64_enc(p, len);
+    json_t *j = e ? json_string(e) : NULL;
+
+    free(e);
+    return j;
+}
+
+static json_t *jb64s(const char *s)
+{
+    return jb64(s, strlen(s));
+}
+
+/* ---- HTTP -------------------------------------------------------------- */
+
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+static size_t buf_write(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct buf *b = ud;
+    size_t n = size * nmemb;
+
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *p = realloc(b->p, cap);
+
+        if (!p) {
+            return 0;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, data, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return n;
+}
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* TLS as etcdctl's --cacert, --cert, --key (etcds:// endpoints). */
+static void set_tls(const struct store_etcd *e, CURL *c)
+{
+    if (e->cacert) {
+        curl_easy_setopt(c, CURLOPT_CAINFO, e->cacert);
+    }
+    if (e->cert) {
+        curl_easy_setopt(c, CURLOPT_SSLCERT, e->cert);
+    }
+    if (e->key) {
+        curl_easy_setopt(c, CURLOPT_SSLKEY, e->key);
+    }
+}
+
+static CURL *curl_take(struct store_etcd *e)
+{
+    CURL *c = NULL;
+
+    pthread_mutex_lock(&e->lock);
+    if (e->n_pool > 0) {
+        c = e->pool[--e->n_pool];
+    }
+    pthread_mutex_unlock(&e->lock);
+    return c ? c : curl_easy_init();
+}
+
+static void curl_give(struct store_etcd *e, CURL *c)
+{
+    pthread_mutex_lock(&e->lock);
+    if (e->n_pool < ETCD_CURL_POOL) {
+        e->pool[e->n_pool++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (c) {
+        curl_easy_cleanup(c);
+    }
+}
+
+static void set_error(struct store_etcd *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void set_error(struct store_etcd *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    pthread_mutex_lock(&e->lock);
+    va_start(ap, fmt);
+    (void)vsnprintf(e->error, sizeof(e->error), fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&e->lock);
+}
+
+static int etcd_post_raw(struct store_etcd *e,
+                         const char *api,
+                         json_t *body,
+                         json_t **ret);
+
+/* Get a token for the user (etcd's simple tokens expire: called again
+ * when a request is refused for its token). */
+static int etcd_authenticate(struct store_etcd *e)
+{
+    json_t *body = json_object(), *ans = NULL;
+    const char *tok;
+    char *h = NULL;
+    int r;
+
+    json_object_set_new(body, "name", json_string(e->user));
+    json_object_set_new(body, "password", json_string(e->password));
+    r = etcd_post_raw(e, "/v3/auth/authenticate", body, &ans);
+    json_decref(body);
+    tok = json_string_value(json_object_get(ans, "token"));
+    if (r == 0 && (!tok || asprintf(&h, "Authorization: %s", tok) < 0)) {
+        h = NULL;
+        r = -EACCES;
+    }
+    json_decref(ans);
+    if (r == 0) {
+        pthread_mutex_lock(&e->lock);
+        free(e->auth_header);
+        e->auth_header = h;
+        pthread_mutex_unlock(&e->lock);
+    }
+    return r;
+}
+
+/* The Authorization header list of a request (NULL without a user). */
+static struct curl_slist *auth_headers(struct store_etcd *e)
+{
+    struct curl_slist *l = NULL;
+
+    pthread_mutex_lock(&e->lock);
+    if (e->auth_header) {
+        l = curl_slist_append(NULL, e->auth_header);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return l;
+}
+
+/* With a user: a request refused for its token (expired, or etcd lost
+ * it) authenticates again and is made once more. */
+static int
+etcd_post(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
+{
+    int r = etcd_post_raw(e, api, body, ret);
+
+    if (r == -EACCES && e->user && etcd_authenticate(e) == 0) {
+        r = etcd_post_raw(e, api, body, ret);
+    }
+    return r;
+}
+
+/*
+ * POST @body to @api on the endpoint that answered last, then on the
+ * others in turn. @return 0 with *ret the parsed answer, or -ETIMEDOUT /
+ * -ECONNREFUSED / -EIO when no endpoint gave a 200; the reason is kept for
+ * cfs_store_cluster().
+ */
+static int
+etcd_post_raw(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    struct curl_slist *hdrs = auth_headers(e);
+    CURL *c = curl_take(e);
+    size_t start = atomic_load(&e->cur);
+    int r = -EIO;
+
+    *ret = NULL;
+    if (!text || !c) {
+        curl_slist_free_all(hdrs);
+        free(text);
+        if (c) {
+            curl_give(e, c);
+        }
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < e->n_ep; i++) {
+        size_t k = (start + i) % e->n_ep;
+        char url[512];
+        struct buf b = {0};
+        long code = 0;
+        uint64_t t0 = mono_us();
+        CURLcode cc;
+
+        (void)snprintf(url, sizeof(url), "%s%s", e->ep[k], api);
+        curl_easy_reset(c);
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ETCD_TIMEOUT_MS);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        if (hdrs) {
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        }
+        set_tls(e, c);
+        cc = curl_easy_perform(c);
+        atomic_fetch_add(&e->n_requests, 1);
+        atomic_fetch_add(&e->rtt_us, mono_us() - t0);
+        if (cc == CURLE_OK) {
+            curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        }
+        if (cc == CURLE_OK && code == 200) {
+            json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
+
+            free(b.p);
+            if (!j) {
+                r = -EIO;
+                set_error(e, "etcd %s answered with bad JSON", e->ep[k]);
+                continue;
+            }
+            atomic_store(&e->cur, k);
+            pthread_mutex_lock(&e->lock);
+            e->error[0] = '\0';
+            pthread_mutex_unlock(&e->lock);
+            *ret = j;
+            free(text);
+            curl_slist_free_all(hdrs);
+            curl_give(e, c);
+            return 0;
+        }
+        atomic_fetch_add(&e->n_failures, 1);
+        if (cc != CURLE_OK) {
+            switch (cc) {
+            case CURLE_OPERATION_TIMEDOUT:
+                r = -ETIMEDOUT;
+                break;
+            case CURLE_SSL_CONNECT_ERROR:
+            case CURLE_SSL_CERTPROBLEM:
+            case CURLE_SSL_CIPHER:
+            case CURLE_PEER_FAILED_VERIFICATION:
+            case CURLE_SSL_CACERT_BADFILE:
+            case CURLE_RECV_ERROR:
+            case CURLE_SEND_ERROR:
+                r = -EACCES; /* TLS refused: certificates or CA */
+                break;
+            default:
+                r = -ECONNREFUSED;
+                break;
+            }
+            set_error(e, "etcd %s: %s", e->ep[k], curl_easy_strerror(cc));
+        } else {
+            json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
+            const char *msg = json_string_value(json_object_get(j, "error"));
+
+            /* no quorum, no leader, timed out; or refused credentials */
+            r = code == 401 || (msg && strstr(msg, "auth")) ? -EACCES
+                                                            : -ETIMEDOUT;
+            set_error(e,
+                      "etcd %s: HTTP %ld: %s",
+                      e->ep[k],
+                      code,
+                      msg ? msg : "no reason given");
+            json_decref(j);
+        }
+        free(b.p);
+    }
+    free(text);
+    curl_slist_free_all(hdrs);
+    curl_give(e, c);
+    return r;
+}
+
+/* A kv's base64 field decoded, or NULL. */
+static char *kv_field(json_t *kv, const char *name, size_t *ret_len)
+{
+    const char *v = json_string_value(json_object_get(kv, name));
+    size_t n = 0;
+    char *d = v ? b64_dec(v, &n) : NULL;
+
+    if (ret_len) {
+        *ret_len = n;
+    }
+    return d;
+}
+
+static uint64_t jnum(json_t *j)
+{
+    if (json_is_integer(j)) {
+        return (uint64_t)json_integer_value(j);
+    }
+    if (json_is_string(j)) {
+        return strtoull(json_string_value(j), NULL, 10);
+    }
+    return 0;
+}
+
+/* ---- encoding change sets ---------------------------------------------- */
+
+static json_t *enc_change(const struct cfs_change *c)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "o", json_integer(c->op));
+    json_object_set_new(o, "p", json_string(c->path));
+    if (c->arg) {
+        json_object_set_new(o, "a", jb64(c->arg, c->arg_len));
+    }
+    if (c->has_old && c->old) {
+        json_object_set_new(o, "h", jb64(c->old, c->old_len));
+    }
+    if (c->binary) {
+        json_object_set_new(o, "b", json_true());
+    }
+    if (c->write_only) {
+        json_object_set_new(o, "w", json_true());
+    }
+    return o;
+}
+
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static uint64_t set_rev(const struct cfs_store_changeset *set)
+{
+    return set->n ? set->changes[0].revision : 0;
+}
+
+static json_t *enc_sets(const struct cfs_store_changeset *sets, size_t n)
+{
+    json_t *arr = json_array();
+    int64_t t = wall_us();
+
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object(), *cs = json_array();
+
+        json_object_set_new(
+            o, "r", json_integer((json_int_t)set_rev(&sets[i])));
+        if (sets[i].principal) {
+            json_object_set_new(o, "u", json_string(sets[i].principal));
+        }
+        json_object_set_new(o, "t", json_integer(t));
+        for (size_t j = 0; j < sets[i].n; j++) {
+            json_array_append_new(cs, enc_change(&sets[i].changes[j]));
+        }
+        json_object_set_new(o, "c", cs);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* Change sets read back from the log: everything owned here. */
+struct dec_batch {
+    struct cfs_store_changeset *sets;
+    size_t n;
+    uint64_t first, last;
+};
+
+static void dec_free(struct dec_batch *d)
+{
+    for (size_t i = 0; d->sets && i < d->n; i++) {
+        struct cfs_change *cs = (struct cfs_change *)d->sets[i].changes;
+
+        for (size_t j = 0; j < d->sets[i].n; j++) {
+            free(cs[j].path);
+            free(cs[j].arg);
+            free(cs[j].old);
+        }
+        free(cs);
+        free((char *)d->sets[i].principal);
+    }
+    free(d->sets);
+    memset(d, 0, sizeof(*d));
+}
+
+static int dec_sets(json_t *arr, struct dec_batch *d)
+{
+    size_t n = json_array_size(arr);
+
+    d->sets = calloc(n ? n : 1, sizeof(*d->sets));
+    if (!d->sets) {
+        return -ENOMEM;
+    }
+    d->n = n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i), *cs = json_object_get(o, "c");
+        uint64_t rev = jnum(json_object_get(o, "r"));
+        const char *u = json_string_value(json_object_get(o, "u"));
+        size_t m = json_array_size(cs);
+        struct cfs_change *ch = calloc(m ? m : 1, sizeof(*ch));
+
+        if (!ch) {
+            return -ENOMEM;
+        }
+        d->sets[i].changes = ch;
+        d->sets[i].n = m;
+        d->sets[i].principal = u ? strdup(u) : NULL;
+        for (size_t j = 0; j < m; j++) {
+            json_t *c = json_array_get(cs, j);
+            const char *p = json_string_value(json_object_get(c, "p"));
+            const char *a = json_string_value(json_object_get(c, "a"));
+            const char *h = json_string_value(json_object_get(c, "h"));
+
+            ch[j].op = (enum cfs_op)json_integer_value(json_object_get(c, "o"));
+            ch[j].revision = rev;
+            ch[j].path = strdup(p ? p : "/");
+            if (a) {
+                ch[j].arg = b64_dec(a, &ch[j].arg_len);
+            }
+            if (h) {
+                ch[j].old = b64_dec(h, &ch[j].old_len);
+                ch[j].has_old = true;
+            }
+            ch[j].binary = json_is_true(json_object_get(c, "b"));
+            ch[j].write_only = json_is_true(json_object_get(c, "w"));
+            if (!ch[j].path || (a && !ch[j].arg) || (h && !ch[j].old)) {
+                return -EUCLEAN;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static char *log_key(const struct store_etcd *e, uint64_t rev)
+{
+    char *k = NULL;
+
+    if (asprintf(&k, "%s%020" PRIu64, e->k_log, rev) < 0) {
+        return NULL;
+    }
+    return k;
+}
+
+/* ---- appending --------------------------------------------------------- */
+
+static json_t *op_put(const char *key, const char *val, size_t len)
+{
+    json_t *p = json_object(), *o = json_object();
+
+    json_object_set_new(p, "key", jb64s(key));
+    json_object_set_new(p, "value", jb64(val, len));
+    json_object_set_new(o, "request_put", p);
+    return o;
+}
+
+static int
+put_plain(struct store_etcd *e, const char *key, const char *val, size_t len)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int r;
+
+    json_object_set_new(body, "key", jb64s(key));
+    json_object_set_new(body, "value", jb64(val, len));
+    r = etcd_post(e, "/v3/kv/put", body, &ans);
+    json_decref(body);
+    json_decref(ans);
+    return r;
+}
+
+static void delete_prefix(struct store_etcd *e, const char *prefix)
+{
+    json_t *body = json_object(), *ans = NULL;
+    size_t n = strlen(prefix);
+    char *end = strdup(prefix);
+
+    if (end && n > 0) {
+        end[n - 1]++;
+        json_object_set_new(body, "key", jb64s(prefix));
+        json_object_set_new(body, "range_end", jb64s(end));
+        (void)etcd_post(e, "/v3/kv/deleterange", body, &ans);
+    }
+    free(end);
+    json_decref(body);
+    json_decref(ans);
+}
+
+static void note_head(struct store_etcd *e, uint64_t head)
+{
+    pthread_mutex_lock(&e->lock);
+    if (head > e->log_head) {
+        e->log_head = head;
+        pthread_cond_broadcast(&e->cond);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+/*
+ * Append @sets (revisions consecutive, in order) to the log with one CAS on
+ * the head. @return 0; -ESTALE if another node appended first (the head
+ * now known is noted for the applier); -ETIMEDOUT/-ECONNREFUSED/-EIO when
+ * etcd could not be reached or has no quorum; -ENOMEM.
+ */
+static int etcd_append(struct store_etcd *e,
+                       const struct cfs_store_changeset *sets,
+                       size_t n)
+{
+    uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
+    uint64_t base = first - 1;
+    json_t *val = json_object(), *body = NULL, *ans = NULL, *cmp, *succ, *fail;
+    char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
+    char basestr[24], laststr[24];
+    int r = 0;
+
+    json_object_set_new(val, "v", json_integer(1));
+    json_object_set_new(val, "first", json_integer((json_int_t)first));
+    json_object_set_new(val, "last", json_integer((json_int_t)last));
+    json_object_set_new(val, "sets", enc_sets(sets, n));
+    text = json_dumps(val, JSON_COMPACT);
+    if (!text || !lk) {
+        r = -ENOMEM;
+        goto out;
+    }
+    if (strlen(text) > ETCD_INLINE_MAX) {
+        /* Too big for one request: the parts first, under a fresh id,
+         * then the log entry that names them. */
+        unsigned char rnd[8];
+        char id[17];
+        size_t len = strlen(text), k = 0;
+
+        if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+            r = -EIO;
+            goto out;
+        }
+        for (size_t i = 0; i < sizeof(rnd); i++) {
+            (void)snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+        }
+        (void)snprintf(
+            chunk_prefix, sizeof(chunk_prefix), "%s/chunk/%s/", e->prefix, id);
+        for (size_t off = 0; off < len && r == 0; off += ETCD_CHUNK, k++) {
+            char key[640];
+            size_t part = len - off < ETCD_CHUNK ? len - off : ETCD_CHUNK;
+
+            (void)snprintf(key, sizeof(key), "%s%06zu", chunk_prefix, k);
+            r = put_plain(e, key, text + off, part);
+        }
+        if (r < 0) {
+            goto out;
+        }
+        json_decref(val);
+        val = json_object();
+        json_object_set_new(val, "v", json_integer(1));
+        json_object_set_new(val, "first", json_integer((json_int_t)first));
+        json_object_set_new(val, "last", json_integer((json_int_t)last));
+        json_object_set_new(val, "chunks", json_integer((json_int_t)k));
+        json_object_set_new(val, "id", json_string(id));
+        free(text);
+        text = json_dumps(val, JSON_COMPACT);
+        if (!text) {
+            r = -ENOMEM;
+            goto out;
+        }
+    }
+
+    (void)snprintf(basestr, sizeof(basestr), "%" PRIu64, base);
+    (void)snprintf(laststr, sizeof(laststr), "%" PRIu64, last);
+    body = json_object();
+    cmp = json_object();
+    json_object_set_new(cmp, "key", jb64s(e->k_head));
+    if (base == 0) {
+        json_object_set_new(cmp, "target", json_string("VERSION"));
+        json_object_set_new(cmp, "version", json_string("0"));
+    } else {
+        json_object_set_new(cmp, "target", json_string("VALUE"));
+        json_object_set_new(cmp, "value", jb64s(basestr));
+    }
+    json_object_set_new(cmp, "result", json_string("EQUAL"));
+    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    succ = json_array();
+    json_array_append_new(succ, op_put(lk, text, strlen(text)));
+    json_array_append_new(succ, op_put(e->k_head, laststr, strlen(laststr)));
+    json_object_set_new(body, "success", succ);
+    fail = json_object();
+    json_object_set_new(fail, "key", jb64s(e->k_head));
+    json_object_set_new(
+        body, "failure", json_pack("[{so}]", "request_range", fail));
+    r = etcd_post(e, "/v3/kv/txn", body, &ans);
+    if (r == 0 && !json_is_true(json_object_get(ans, "succeeded"))) {
+        json_t *resp = json_array_get(json_object_get(ans, "responses"), 0);
+        json_t *kvs =
+            json_object_get(json_object_get(resp, "response_range"), "kvs");
+        char *hv = kv_field(json_array_get(kvs, 0), "value", NULL);
+
+        note_head(e, hv ? strtoull(hv, NULL, 10) : 0);
+        free(hv);
+        atomic_fetch_add(&e->n_conflicts, 1);
+        r = -ESTALE;
+    }
+    if (r < 0 && chunk_prefix[0]) {
+        delete_prefix(e, chunk_prefix);
+    }
+out:
+    json_decref(ans);
+    json_decref(body);
+    json_decref(val);
+    free(text);
+    free(lk);
+    return r;
+}
+
+/* ---- reading the log --------------------------------------------------- */
+
+/* One log entry's value, chunks fetched, as change sets. */
+static int
+read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
+{
+    json_t *j = json_loadb(v, len, 0, NULL);
+    int r = 0;
+
+    memset(d, 0, sizeof(*d));
+    if (!j) {
+        return -EUCLEAN;
+    }
+    d->first = jnum(json_object_get(j, "first"));
+    d->last = jnum(json_object_get(j, "last"));
+    if (json_object_get(j, "chunks")) {
+        const char *id = json_string_value(json_object_get(j, "id"));
+        size_t k = (size_t)jnum(json_object_get(j, "chunks"));
+        struct buf all = {0};
+
+        for (size_t i = 0; i < k && r == 0 && id; i++) {
+            char key[640];
+            json_t *body = json_object(), *ans = NULL;
+
+            (void)snprintf(
+                key, sizeof(key), "%s/chunk/%s/%06zu", e->prefix, id, i);
+            json_object_set_new(body, "key", jb64s(key));
+            r = etcd_post(e, "/v3/kv/range", body, &ans);
+            json_decref(body);
+            if (r == 0) {
+                size_t pl = 0;
+                char *part =
+                    kv_field(json_array_get(json_object_get(ans, "kvs"), 0),
+                             "value",
+                             &pl);
+
+                if (!part || buf_write(part, 1, pl, &all) != pl) {
+                    r = -EUCLEAN;
+                }
+                free(part);
+            }
+            json_decref(ans);
+        }
+        json_decref(j);
+        j = r == 0 && all.p ? json_loadb(all.p, all.n, 0, NULL) : NULL;
+        free(all.p);
+        if (!j) {
+            return r < 0 ? r : -EUCLEAN;
+        }
+    }
+    r = dec_sets(json_object_get(j, "sets"), d);
+    json_decref(j);
+    if (r < 0) {
+        dec_free(d);
+    }
+    return r;
+}
+
+typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
+
+/*
+ * Read the log from revision @from on, in order, and hand each batch to
+ * @fn. @ret_etcd_rev: etcd's revision of the first read (to watch from).
+ * @return 0 or an etcd errno.
+ */
+static int
+read_log(struct cfs_store *s, uint64_t from, batch_fn fn, int64_t *ret_etcd_rev)
+{
+    struct store_etcd *e = s->etcd;
+    char *key = log_key(e, from);
+    int r = 0;
+
+    if (!key) {
+        return -ENOMEM;
+    }
+    for (;;) {
+        json_t *body = json_object(), *ans = NULL, *kvs;
+        size_t n;
+        bool more;
+
+        json_object_set_new(body, "key", jb64s(key));
+        json_object_set_new(body, "range_end", jb64s(e->k_log_end));
+        json_object_set_new(body, "limit", json_integer(ETCD_RANGE_LIMIT));
+        r = etcd_post(e, "/v3/kv/range", body, &ans);
+        json_decref(body);
+        if (r < 0) {
+            break;
+        }
+        if (ret_etcd_rev && *ret_etcd_rev == 0) {
+            *ret_etcd_rev = (int64_t)jnum(
+                json_object_get(json_object_get(ans, "header"), "revision"));
+        }
+        kvs = json_object_get(ans, "kvs");
+        n = json_array_size(kvs);
+        more = json_is_true(json_object_get(ans, "more"));
+        for (size_t i = 0; i < n && r == 0; i++) {
+            size_t vl = 0;
+            char *v = kv_field(json_array_get(kvs, i), "value", &vl);
+            struct dec_batch d;
+
+            r = v ? read_entry(e, v, vl, &d) : -EUCLEAN;
+            free(v);
+            if (r == 0) {
+                uint64_t next = d.last + 1;
+
+                r = fn(s, &d);
+                dec_free(&d);
+                free(key);
+                key = log_key(e, next);
+                if (!key) {
+                    r = -ENOMEM;
+                }
+            }
+        }
+        json_decref(ans);
+        if (r < 0 || !more || n == 0) {
+            break;
+        }
+    }
+    free(key);
+    return r;
+}
+
+/* ---- applying ----------------------------------------------------------- */
+
+/* Start-up: into the cache only; replay builds the tree from it. */
+static int load_batch(struct cfs_store *s, struct dec_batch *d)
+{
+    int r;
+
+    pthread_mutex_lock(&s->w_lock);
+    r = store_write_sets(s, d->sets, d->n);
+    pthread_mutex_unlock(&s->w_lock);
+    if (r == 0) {
+        pthread_mutex_lock(&s->etcd->lock);
+        s->etcd->applied = d->last;
+        pthread_mutex_unlock(&s->etcd->lock);
+    }
+    return r;
+}
+
+static enum cfs_store_step_op step_of(enum cfs_op op)
+{
+    switch (op) {
+    case CFS_OP_MKDIR:
+        return CFS_STORE_STEP_MKDIR;
+    case CFS_OP_STORE:
+        return CFS_STORE_STEP_STORE;
+    case CFS_OP_SYMLINK:
+        return CFS_STORE_STEP_SYMLINK;
+    case CFS_OP_RENAME:
+        return CFS_STORE_STEP_COMMIT;
+    default:
+        return CFS_STORE_STEP_DIR;
+    }
+}
+
+/* The subsystem @path is in is registered (else its data waits in the
+ * cache for its replay at registration). */
+static bool subsystem_registered(const char *path)
+{
+    char name[CFS_NAME_MAX + 2];
+    struct cfs_entry en;
+    size_t i = 0;
+
+    while (*path == '/') {
+        path++;
+    }
+    name[i++] = '/';
+    while (*path && *path != '/' && i < sizeof(name) - 1) {
+        name[i++] = *path++;
+    }
+    name[i] = '\0';
+    if (cfs_stat(name, &en) < 0) {
+        return false;
+    }
+    cfs_entry_done(&en);
+    return true;
+}
+
+static void touch_parent(struct cfs_txn *txn, const char *path)
+{
+    char *p = strdup(path);
+    char *slash = p ? strrchr(p, '/') : NULL;
+
+    if (slash) {
+        *slash = '\0';
+        (void)cfs_replay_touch(txn, p[0] ? p : "/");
+    }
+    free(p);
+}
+
+static int apply_one(struct cfs_txn *txn, const struct cfs_change *c)
+{
+    int r;
+
+    switch (c->op) {
+    case CFS_OP_MKDIR:
+        return cfs_mkdir(txn, c->path);
+    case CFS_OP_RMDIR:
+        r = cfs_rmdir(txn, c->path);
+        touch_parent(txn, c->path);
+        return r;
+    case CFS_OP_STORE:
+        return cfs_store(txn, c->path, c->arg ? c->arg : "", c->arg_len);
+    case CFS_OP_SYMLINK:
+        return cfs_symlink(txn, c->path, c->arg ? c->arg : "/");
+    case CFS_OP_UNLINK:
+        r = cfs_unlink(txn, c->path);
+        touch_parent(txn, c->path);
+        return r;
+    case CFS_OP_RENAME:
+        r = cfs_rename(txn, c->path, c->arg ? c->arg : "/");
+        touch_parent(txn, c->path);
+        if (c->arg) {
+            touch_parent(txn, c->arg);
+        }
+        return r;
+    }
+    return -EINVAL;
+}
+
+/*
+ * Another node's batch: wait until no local commit is in flight (they are
+ * failing: the head moved), then, holding the tree, run its operations
+ * through the subsystems' callbacks stamped with their revisions, write
+ * them to the cache and move the revision counter on.
+ */
+static int remote_batch(struct cfs_store *s, struct dec_batch *d)
+{
+    struct store_etcd *e = s->etcd;
+    struct cfs_txn *txn = NULL;
+    uint64_t applied;
+    int r;
+
+    pthread_mutex_lock(&e->lock);
+    applied = e->applied;
+    if (d->last <= applied) {
+        pthread_mutex_unlock(&e->lock);
+        return 0; /* ours, applied when it was appended */
+    }
+    e->applying = true;
+    pthread_mutex_unlock(&e->lock);
+
+    pthread_mutex_lock(&s->q_lock);
+    s->remote_waiting = true;
+    while (s->q_head || s->leader || s->f_head) {
+        pthread_cond_wait(&s->q_cond, &s->q_lock);
+    }
+    pthread_mutex_unlock(&s->q_lock);
+
+    r = cfs_txn_begin_replay(&txn);
+    if (r < 0) {
+        goto out;
+    }
+    pthread_mutex_lock(&e->lock);
+    applied = e->applied;
+    pthread_mutex_unlock(&e->lock);
+    if (d->last <= applied) {
+        cfs_txn_commit(txn); /* ours, or seen already */
+        goto out;
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        for (size_t j = 0; j < d->sets[i].n; j++) {
+            const struct cfs_change *c = &d->sets[i].changes[j];
+            int rr;
+
+            cfs_txn_set_stamp(txn, c->revision);
+            rr = apply_one(txn, c);
+            if (rr < 0 && subsystem_registered(c->path)) {
+                /* Accepted by the node that made it, refused here: a
+                 * replay problem, reported, never skipped silently. */
+                atomic_fetch_add(&e->n_replay_errors, 1);
+                store_problem_add(s, c->path, step_of(c->op), rr);
+            }
+        }
+    }
+    pthread_mutex_lock(&s->w_lock);
+    r = store_write_sets(s, d->sets, d->n);
+    pthread_mutex_unlock(&s->w_lock);
+    if (r < 0) {
+        store_problem_add(s, "/", CFS_STORE_STEP_UNDO, r);
+    }
+    cfs_revision_set(d->last);
+    cfs_txn_commit(txn);
+    pthread_mutex_lock(&s->q_lock);
+    s->info_revision = d->last;
+    s->n_txns += d->n;
+    pthread_mutex_unlock(&s->q_lock);
+    atomic_fetch_add(&e->n_remote, d->n);
+    pthread_mutex_lock(&e->lock);
+    e->applied = d->last;
+    if (d->last > e->log_head) {
+        e->log_head = d->last;
+    }
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    if (s->on_applied) {
+        for (size_t i = 0; i < d->n; i++) {
+            s->on_applied(s->on_applied_ctx, d->sets[i].changes, d->sets[i].n);
+        }
+    }
+    r = 0;
+out:
+    pthread_mutex_lock(&s->q_lock);
+    s->remote_waiting = false;
+    pthread_mutex_unlock(&s->q_lock);
+    pthread_mutex_lock(&e->lock);
+    e->applying = false;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return r;
+}
+
+static int read_head(struct store_etcd *e, int64_t *ret_etcd_rev);
+
+static void *applier_main(void *arg)
+{
+    struct cfs_store *s = arg;
+    struct store_etcd *e = s->etcd;
+
+    pthread_setname_np(pthread_self(), "cfs-etcd-apply");
+    pthread_mutex_lock(&e->lock);
+    while (!e->stop) {
+        uint64_t from;
+        int r;
+
+        if (e->appending && e->applied < e->log_head) {
+            /* The watch may have seen this node's own append before its
+             * answer came: wait for it rather than read the log and hold
+             * local commits back for nothing. */
+            pthread_cond_wait(&e->cond, &e->lock);
+            continue;
+        }
+        if (e->applied >= e->log_head) {
+            struct timespec ts;
+
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) == ETIMEDOUT &&
+                !e->stop) {
+                /* Idle for a second: a linearizable read of the head, so
+                 * that a node whose watch went quiet because etcd lost its
+                 * quorum notices it (its answers then say they may be
+                 * stale), and so that nothing the watch missed stays
+                 * unapplied. */
+                pthread_mutex_unlock(&e->lock);
+                (void)read_head(e, NULL);
+                pthread_mutex_lock(&e->lock);
+            }
+            continue;
+        }
+        from = e->applied + 1;
+        pthread_mutex_unlock(&e->lock);
+        r = read_log(s, from, remote_batch, NULL);
+        pthread_mutex_lock(&e->lock);
+        if (r < 0 && !e->stop) {
+            struct timespec ts;
+
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- the watch ---------------------------------------------------------- */
+
+struct watch_ctx {
+    struct store_etcd *e;
+    struct buf b;
+    int64_t next_rev; /* etcd revision to watch from after a reconnection */
+    bool compacted, canceled;
+};
+
+static void watch_line(struct watch_ctx *w, const char *line, size_t len)
+{
+    json_t *j = json_loadb(line, len, 0, NULL);
+    json_t *res = json_object_get(j, "result"), *evs;
+    int64_t hrev;
+
+    if (!res) {
+        json_decref(j);
+        return;
+    }
+    if (jnum(json_object_get(res, "compact_revision")) > 0) {
+        w->compacted = true;
+    }
+    if (json_is_true(json_object_get(res, "canceled"))) {
+        w->canceled = true; /* compacted past us, or refused: ask again */
+    }
+    hrev = (int64_t)jnum(
+        json_object_get(json_object_get(res, "header"), "revision"));
+    if (hrev + 1 > w->next_rev) {
+        w->next_rev = hrev + 1;
+    }
+    evs = json_object_get(res, "events");
+    for (size_t i = 0; i < json_array_size(evs); i++) {
+        json_t *kv = json_object_get(json_array_get(evs, i), "kv");
+        char *v = kv_field(kv, "value", NULL);
+
+        if (v) {
+            note_head(w->e, strtoull(v, NULL, 10));
+        }
+        free(v);
+    }
+    json_decref(j);
+}
+
+static size_t watch_write(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct watch_ctx *w = ud;
+    size_t n = size * nmemb;
+    char *nl;
+
+    if (buf_write(data, size, nmemb, &w->b) != n) {
+        return 0;
+    }
+    pthread_mutex_lock(&w->e->lock);
+    w->e->watching = true;
+    pthread_mutex_unlock(&w->e->lock);
+    while ((nl = memchr(w->b.p, '\n', w->b.n)) != NULL) {
+        size_t len = (size_t)(nl - w->b.p);
+
+        watch_line(w, w->b.p, len);
+        memmove(w->b.p, nl + 1, w->b.n - len - 1);
+        w->b.n -= len + 1;
+    }
+    if (w->canceled) {
+        return 0; /* ends the transfer */
+    }
+    /* The gateway may end an object without a newline: try it whole. */
+    if (w->b.n > 0 && w->b.p[w->b.n - 1] == '}') {
+        json_t *j = json_loadb(w->b.p, w->b.n, 0, NULL);
+
+        if (j) {
+            json_decref(j);
+            watch_line(w, w->b.p, w->b.n);
+            w->b.n = 0;
+        }
+    }
+    return n;
+}
+
+static int
+watch_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+    struct store_etcd *e = ud;
+    bool stop;
+
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    pthread_mutex_lock(&e->lock);
+    stop = e->stop;
+    pthread_mutex_unlock(&e->lock);
+    return stop ? 1 : 0;
+}
+
+/* Ask etcd for the head once: the applier's target when no watch runs. */
+static int read_head(struct store_etcd *e, int64_t *ret_etcd_rev)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int r;
+
+    json_object_set_new(body, "key", jb64s(e->k_head));
+    r = etcd_post(e, "/v3/kv/range", body, &ans);
+    json_decref(body);
+    if (r == 0) {
+        char *hv = kv_field(
+            json_array_get(json_object_get(ans, "kvs"), 0), "value", NULL);
+
+        note_head(e, hv ? strtoull(hv, NULL, 10) : 0);
+        free(hv);
+        if (ret_etcd_rev) {
+            *ret_etcd_rev = (int64_t)jnum(
+                json_object_get(json_object_get(ans, "header"), "revision"));
+        }
+    }
+    json_decref(ans);
+    return r;
+}
+
+static void *watcher_main(void *arg)
+{
+    struct cfs_store *s = arg;
+    struct store_etcd *e = s->etcd;
+    struct watch_ctx w = {.e = e};
+
+    pthread_setname_np(pthread_self(), "cfs-etcd-watch");
+    for (;;) {
+        CURL *c;
+        struct curl_slist *hdrs = NULL;
+        json_t *body, *cr;
+        char *text, url[512];
+        int64_t rev = 0;
+        bool stop;
+
+        pthread_mutex_lock(&e->lock);
+        stop = e->stop;
+        e->watching = false;
+        pthread_mutex_unlock(&e->lock);
+        if (stop) {
+            break;
+        }
+        /* Where the log is now, then every change after that. */
+        if (read_head(e, &rev) < 0) {
+            struct timespec ts;
+
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 300 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_mutex_lock(&e->lock);
+            if (!e->stop) {
+                pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+            }
+            pthread_mutex_unlock(&e->lock);
+            continue;
+        }
+        w.next_rev = rev + 1;
+        w.compacted = false;
+        w.canceled = false;
+        body = json_object();
+        cr = json_object();
+        json_object_set_new(cr, "key", jb64s(e->k_head));
+        json_object_set_new(cr, "start_revision", json_integer(w.next_rev));
+        json_object_set_new(body, "create_request", cr);
+        text = json_dumps(body, JSON_COMPACT);
+        json_decref(body);
+        c = curl_easy_init();
+        if (!text || !c) {
+            free(text);
+            if (c) {
+                curl_easy_cleanup(c);
+            }
+            break;
+        }
+        (void)snprintf(
+            url, sizeof(url), "%s/v3/watch", e->ep[atomic_load(&e->cur)]);
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, watch_write);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &w);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, watch_progress);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, e);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        hdrs = auth_headers(e);
+        if (hdrs) {
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        }
+        set_tls(e, c);
+        /* A member that lost its quorum keeps the stream open and silent:
+         * stop listening to it after a while and ask again. */
+        curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 10L);
+        curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+        w.b.n = 0;
+        (void)curl_easy_perform(c);
+        curl_easy_cleanup(c);
+        curl_slist_free_all(hdrs);
+        hdrs = NULL;
+        free(text);
+    }
+    free(w.b.p);
+    return NULL;
+}
+
+/* ---- open, close, the commit hook --------------------------------------- */
+
+/* "etcd://h:p[,h:p...][/prefix]" */
+static int parse_url(struct store_etcd *e, const char *url)
+{
+    const char *p, *slash;
+    char *hosts;
+
+    const char *scheme = "http";
+
+    if (strncmp(url, "etcds://", 8) == 0) {
+        scheme = "https";
+        p = url + 8;
+    } else if (strncmp(url, "etcd://", 7) == 0) {
+        p = url + 7;
+    } else {
+        return -EINVAL;
+    }
+    slash = strchr(p, '/');
+    hosts = slash ? strndup(p, (size_t)(slash - p)) : strdup(p);
+    if (!hosts) {
+        return -ENOMEM;
+    }
+    for (char *save = NULL, *h = strtok_r(hosts, ",", &save); h;
+         h = strtok_r(NULL, ",", &save)) {
+        if (e->n_ep == ETCD_MAX_EP || !h[0]) {
+            free(hosts);
+            return -EINVAL;
+        }
+        if (asprintf(&e->ep[e->n_ep], "%s://%s", scheme, h) < 0) {
+            free(hosts);
+            return -ENOMEM;
+        }
+        e->n_ep++;
+    }
+    free(hosts);
+    if (e->n_ep == 0) {
+        return -EINVAL;
+    }
+    if (slash && slash[1]) {
+        size_t n = strlen(slash);
+
+        while (n > 1 && slash[n - 1] == '/') {
+            n--;
+        }
+        e->prefix = strndup(slash, n);
+    } else {
+        e->prefix = strdup("/configfsd");
+    }
+    if (!e->prefix || asprintf(&e->k_head, "%s/head", e->prefix) < 0 ||
+        asprintf(&e->k_log, "%s/log/", e->prefix) < 0 ||
+        asprintf(&e->k_log_end, "%s/log0", e->prefix) < 0) {
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
+{
+    const char *url = opts->etcd;
+    struct store_etcd *e;
+    int r;
+
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    e = calloc(1, sizeof(*e));
+    if (!e) {
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->cond, NULL);
+    s->etcd = e;
+    r = parse_url(e, url);
+    if (r < 0) {
+        return r;
+    }
+    if ((opts->etcd_cacert && !(e->cacert = strdup(opts->etcd_cacert))) ||
+        (opts->etcd_cert && !(e->cert = strdup(opts->etcd_cert))) ||
+        (opts->etcd_key && !(e->key = strdup(opts->etcd_key))) ||
+        (opts->etcd_user && !(e->user = strdup(opts->etcd_user))) ||
+        (opts->etcd_user &&
+         !(e->password =
+               strdup(opts->etcd_password ? opts->etcd_password : "")))) {
+        return -ENOMEM;
+    }
+    if (e->user) {
+        r = etcd_authenticate(e);
+        if (r < 0) {
+            return r;
+        }
+    }
+    /* Everything in the log, into the (fresh) cache. */
+    r = read_log(s, 1, load_batch, NULL);
+    if (r < 0) {
+        return r;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->log_head = e->applied;
+    e->loaded = true;
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
+int store_etcd_start(struct cfs_store *s)
+{
+    struct store_etcd *e = s->etcd;
+    int r = -pthread_create(&e->applier, NULL, applier_main, s);
+
+    if (r < 0) {
+        return r;
+    }
+    r = -pthread_create(&e->watcher, NULL, watcher_main, s);
+    if (r < 0) {
+        pthread_mutex_lock(&e->lock);
+        e->stop = true;
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+        pthread_join(e->applier, NULL);
+        return r;
+    }
+    e->threads = true;
+    return 0;
+}
+
+void store_etcd_stop(struct cfs_store *s)
+{
+    struct store_etcd *e = s->etcd;
+
+    if (!e || !e->threads) {
+        return;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->stop = true;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->watcher, NULL);
+    pthread_join(e->applier, NULL);
+    e->threads = false;
+}
+
+void store_etcd_close(struct cfs_store *s)
+{
+    struct store_etcd *e = s->etcd;
+
+    if (!e) {
+        return;
+    }
+    store_etcd_stop(s);
+    for (size_t i = 0; i < e->n_ep; i++) {
+        free(e->ep[i]);
+    }
+    for (size_t i = 0; i < e->n_pool; i++) {
+        curl_easy_cleanup(e->pool[i]);
+    }
+    free(e->prefix);
+    free(e->cacert);
+    free(e->cert);
+    free(e->key);
+    free(e->user);
+    if (e->password) {
+        explicit_bzero(e->password, strlen(e->password));
+        free(e->password);
+    }
+    free(e->auth_header);
+    free(e->k_head);
+    free(e->k_log);
+    free(e->k_log_end);
+    pthread_cond_destroy(&e->cond);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    s->etcd = NULL;
+    curl_global_cleanup();
+}
+
+int store_etcd_commit(struct cfs_store *s,
+                      const struct cfs_store_changeset *sets,
+                      size_t n)
+{
+    struct store_etcd *e = s->etcd;
+    int r;
+
+    if (n == 0) {
+        return 0;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->appending = true;
+    pthread_mutex_unlock(&e->lock);
+    r = etcd_append(e, sets, n);
+    if (r < 0) {
+        pthread_mutex_lock(&e->lock);
+        e->appending = false;
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+        return r;
+    }
+    /* In etcd: the cluster's truth. The cache follows. */
+    r = store_write_sets(s, sets, n);
+    if (r < 0) {
+        store_problem_add(s, "/", CFS_STORE_STEP_UNDO, r);
+    }
+    pthread_mutex_lock(&e->lock);
+    e->appending = false;
+    e->applied = set_rev(&sets[n - 1]);
+    if (e->applied > e->log_head) {
+        e->log_head = e->applied;
+    }
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
+int cfs_store_catch_up(struct cfs_store *s,
+                       uint64_t revision,
+                       unsigned timeout_ms)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    struct timespec ts;
+    uint64_t target;
+    int r = 0;
+
+    if (!e) {
+        return revision <= cfs_revision() ? 0 : -ETIMEDOUT;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&e->lock);
+    target = e->log_head > revision ? e->log_head : revision;
+    while ((e->applied < target || e->applying) && !e->stop && r == 0) {
+        r = -pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+    }
+    if (e->applied >= target && !e->applying) {
+        r = 0;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return r;
+}
+
+int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+
+    if (!ret) {
+        return -EINVAL;
+    }
+    memset(ret, 0, sizeof(*ret));
+    if (!e) {
+        return -ENOTSUP;
+    }
+    pthread_mutex_lock(&e->lock);
+    ret->applied = e->applied;
+    ret->head = e->log_head;
+    ret->watching = e->watching;
+    (void)snprintf(ret->error, sizeof(ret->error), "%s", e->error);
+    pthread_mutex_unlock(&e->lock);
+    ret->requests = atomic_load(&e->n_requests);
+    ret->failures = atomic_load(&e->n_failures);
+    ret->rtt_us = atomic_load(&e->rtt_us);
+    ret->conflicts = atomic_load(&e->n_conflicts);
+    ret->remote = atomic_load(&e->n_remote);
+    ret->replay_errors = atomic_load(&e->n_replay_errors);
+    ret->endpoints = e->n_ep;
+    return 0;
+}
+
+int cfs_store_cluster_subsystems(struct cfs_store *s,
+                                 const char *set,
+                                 char **ret_cluster_set)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    json_t *body, *ans = NULL, *cmp, *fail;
+    char *key = NULL;
+    int r;
+
+    *ret_cluster_set = NULL;
+    if (!e) {
+        return -ENOTSUP;
+    }
+    if (asprintf(&key, "%s/subsystems", e->prefix) < 0) {
+        return -ENOMEM;
+    }
+    /* The first node records the set; the others compare with it. */
+    body = json_object();
+    cmp = json_object();
+    json_object_set_new(cmp, "key", jb64s(key));
+    json_object_set_new(cmp, "target", json_string("VERSION"));
+    json_object_set_new(cmp, "version", json_string("0"));
+    json_object_set_new(cmp, "result", json_string("EQUAL"));
+    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        body, "success", json_pack("[o]", op_put(key, set, strlen(set))));
+    fail = json_object();
+    json_object_set_new(fail, "key", jb64s(key));
+    json_object_set_new(
+        body, "failure", json_pack("[{so}]", "request_range", fail));
+    r = etcd_post(e, "/v3/kv/txn", body, &ans);
+    json_decref(body);
+    free(key);
+    if (r == 0 && !json_is_true(json_object_get(ans, "succeeded"))) {
+        json_t *resp = json_array_get(json_object_get(ans, "responses"), 0);
+        json_t *kvs =
+            json_object_get(json_object_get(resp, "response_range"), "kvs");
+        char *v = kv_field(json_array_get(kvs, 0), "value", NULL);
+
+        if (!v) {
+            r = -EIO;
+        } else if (strcmp(v, set) != 0) {
+            *ret_cluster_set = v;
+            v = NULL;
+            r = -EEXIST;
+        }
+        free(v);
+    }
+    json_decref(ans);
+    return r;
+}

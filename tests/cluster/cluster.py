@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: MIT
+"""Start and stop a real etcd cluster and configfsd nodes on loopback ports.
+
+Every member and node listens on 127.0.0.1 on a port picked free; every
+wait is bounded and polls a condition (no bare sleeps); stop() ends every
+process it started, by its own pid, and removes the temporary directory.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(cond, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise TimeoutError("timed out after %ss waiting for %s" % (timeout, what))
+
+
+def http(method, url, body=None, headers=None, timeout=10):
+    """(status, headers, body bytes); never raises for an HTTP status."""
+    data = body
+    if isinstance(body, (dict, list)):
+        data = json.dumps(body).encode()
+        headers = dict(headers or {}, **{"Content-Type": "application/json"})
+    elif isinstance(body, str):
+        data = body.encode()
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def make_tls(tmp):
+    """A CA, a server certificate for 127.0.0.1 and a client certificate,
+    made with openssl in @tmp. Returns the file names."""
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=tmp, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=test-ca")
+    for who, ext in (("server", "subjectAltName=IP:127.0.0.1"),
+                     ("client", "extendedKeyUsage=clientAuth")):
+        run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", who + ".key",
+            "-out", who + ".csr", "-subj", "/CN=" + who)
+        with open(os.path.join(tmp, who + ".ext"), "w") as f:
+            f.write(ext + "\n")
+        run("x509", "-req", "-in", who + ".csr", "-CA", "ca.pem",
+            "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-extfile", who + ".ext", "-out", who + ".pem")
+    return {k: os.path.join(tmp, k) for k in
+            ("ca.pem", "server.pem", "server.key", "client.pem",
+             "client.key")}
+
+
+class Etcd:
+    def __init__(self, tmp, n=3, tls=None):
+        self.tls = tls
+        self.scheme = "https" if tls else "http"
+        self.tmp = tmp
+        self.names = ["m%d" % i for i in range(n)]
+        self.client = [free_port() for _ in range(n)]
+        self.peer = [free_port() for _ in range(n)]
+        self.procs = [None] * n
+        self.initial = ",".join("%s=http://127.0.0.1:%d" % (nm, p)
+                                for nm, p in zip(self.names, self.peer))
+
+    def endpoints(self):
+        return ",".join("127.0.0.1:%d" % p for p in self.client)
+
+    def start_member(self, i, state="new"):
+        d = os.path.join(self.tmp, self.names[i])
+        log = open(os.path.join(self.tmp, self.names[i] + ".log"), "ab")
+        c = "%s://127.0.0.1:%d" % (self.scheme, self.client[i])
+        p = "http://127.0.0.1:%d" % self.peer[i]
+        tls = []
+        if self.tls:
+            tls = ["--cert-file", self.tls["server.pem"],
+                   "--key-file", self.tls["server.key"],
+                   "--trusted-ca-file", self.tls["ca.pem"],
+                   "--client-cert-auth"]
+        self.procs[i] = subprocess.Popen(
+            ["etcd"] + tls + ["--name", self.names[i], "--data-dir", d,
+             "--listen-client-urls", c, "--advertise-client-urls", c,
+             "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
+             "--initial-cluster", self.initial,
+             "--initial-cluster-state", state,
+             "--initial-cluster-token", "configfsd-test",
+             "--heartbeat-interval", "50", "--election-timeout", "500"],
+            stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+    def healthy(self, i):
+        url = "%s://127.0.0.1:%d/health" % (self.scheme, self.client[i])
+        try:
+            if self.tls:
+                import ssl
+                ctx = ssl.create_default_context(cafile=self.tls["ca.pem"])
+                ctx.load_cert_chain(self.tls["client.pem"],
+                                    self.tls["client.key"])
+                with urllib.request.urlopen(url, timeout=2,
+                                            context=ctx) as r:
+                    return json.loads(r.read()).get("health") == "true"
+            st, _, b = http("GET", url, timeout=2)
+            return st == 200 and json.loads(b).get("health") == "true"
+        except (OSError, ValueError):
+            return False
+
+    def start(self):
+        for i in range(len(self.names)):
+            self.start_member(i)
+        for i in range(len(self.names)):
+            wait_for(lambda i=i: self.healthy(i), 30, "etcd member %d" % i)
+
+    def kill(self, i):
+        self.procs[i].send_signal(signal.SIGKILL)
+        self.procs[i].wait(10)
+        self.procs[i] = None
+
+    def restart(self, i):
+        self.start_member(i, state="existing")
+
+    def stop(self):
+        for p in self.procs:
+            if p:
+                p.send_signal(signal.SIGKILL)
+                p.wait(10)
+        self.procs = [None] * len(self.procs)
+
+
+class Node:
+    def __init__(self, binary, tmp, name, store, extra=()):
+        self.binary, self.tmp, self.name = binary, tmp, name
+        self.store, self.extra = store, list(extra)
+        self.proc, self.port = None, None
+        self.log = os.path.join(tmp, name + ".log")
+
+    def start(self, wait_ready=True):
+        env = dict(os.environ, TMPDIR=self.tmp)
+        logf = open(self.log, "ab")
+        start = logf.tell()
+        self.proc = subprocess.Popen(
+            [self.binary, "--listen", "127.0.0.1:0", "--store", self.store,
+             "--log-level", "warning"] + self.extra,
+            stderr=logf, stdout=subprocess.DEVNULL, env=env)
+        logf.close()
+
+        def port():
+            if self.proc.poll() is not None:
+                raise RuntimeError("%s exited: %s" % (self.name,
+                                                       self.read_log()))
+            with open(self.log) as f:
+                f.seek(start)
+                for line in f:
+                    if "listening on" in line and "(port " in line:
+                        return int(line.rsplit("(port ", 1)[1].split(")")[0])
+            return None
+        self.port = wait_for(port, 30, self.name + " to listen")
+        if wait_ready:
+            wait_for(self.ready, 30, self.name + " to be ready")
+
+    def read_log(self):
+        with open(self.log) as f:
+            return f.read()[-4000:]
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def req(self, method, path, body=None, headers=None, timeout=20):
+        return http(method, self.url(path), body, headers, timeout)
+
+    def ready(self):
+        try:
+            return self.req("GET", "/readyz", timeout=2)[0] == 200
+        except OSError:
+            return False
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc = None
+
+    def stop(self):
+        if self.proc:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.send_signal(signal.SIGKILL)
+                self.proc.wait(10)
+            self.proc = None
+
+
+class Cluster:
+    """3 etcd members and @nodes configfsd nodes."""
+
+    def __init__(self, binary, nodes=3, prefix="/t"):
+        self.tmp = tempfile.mkdtemp(prefix="configfsd-cluster-")
+        self.etcd = Etcd(self.tmp)
+        self.binary = binary
+        self.prefix = prefix
+        self.nodes = []
+        self.n = nodes
+
+    def store_url(self):
+        return "etcd://%s%s" % (self.etcd.endpoints(), self.prefix)
+
+    def start(self):
+        self.etcd.start()
+        for i in range(self.n):
+            node = Node(self.binary, self.tmp, "node%d" % i, self.store_url(),
+                        ["--body-limit", str(16 << 20)])
+            node.start()
+            self.nodes.append(node)
+        return self
+
+    def stop_and_read_logs(self):
+        """stop(), returning every configfsd log by its name."""
+        for n in self.nodes:
+            n.stop()
+        logs = {}
+        for f in os.listdir(self.tmp):
+            if f.endswith(".log") and not f.startswith("m"):
+                with open(os.path.join(self.tmp, f), errors="replace") as fh:
+                    logs[f[:-4]] = fh.read()
+        self.stop()
+        return logs
+
+    def stop(self):
+        for n in self.nodes:
+            n.stop()
+        self.etcd.stop()
+        if not os.environ.get("CFS_KEEP_TMP"):
+            shutil.rmtree(self.tmp, ignore_errors=True)

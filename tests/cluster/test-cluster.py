@@ -1,0 +1,507 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Suite cluster: 3 etcd members and 3 configfsd nodes on loopback ports
+(docs/cluster.md). TAP output. Usage: test-cluster.py CONFIGFSD
+Every wait is bounded and polls a condition; every load loop is bounded.
+"""
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import Cluster, http, wait_for  # noqa: E402
+
+API = "/api/v1/config"
+SUB = API + "/02-simple-children"
+COMMIT = API + "/04-committable-children"
+
+
+def revision_of(node):
+    st, _, b = node.req("GET", "/api/v1", timeout=5)
+    return json.loads(b)["revision"] if st == 200 else None
+
+
+def converge(nodes, timeout=20):
+    """All nodes at the same revision, the highest any of them reports."""
+    def same():
+        revs = [revision_of(n) for n in nodes]
+        return revs[0] is not None and len(set(revs)) == 1 and revs[0]
+    return wait_for(same, timeout, "nodes to converge")
+
+
+def exports(nodes):
+    out = []
+    for n in nodes:
+        st, _, b = n.req("GET", "/api/v1/export")
+        assert st == 200, (n.name, st, b)
+        out.append(b)
+    return out
+
+
+def assert_identical(nodes):
+    converge(nodes)
+    ex = exports(nodes)
+    for n, e in zip(nodes[1:], ex[1:]):
+        assert e == ex[0], "export of %s differs from %s:\n%s\n---\n%s" % (
+            n.name, nodes[0].name, e[:2000], ex[0][:2000])
+
+
+def mkdir(node, parent, name):
+    return node.req("POST", parent, {"name": name})
+
+
+def show(node, path):
+    st, _, b = node.req("GET", path)
+    return b.decode() if st == 200 else None
+
+
+# ---- the tests ----------------------------------------------------------
+
+
+def t_write_anywhere_seen_everywhere(c):
+    """A write on any node appears on the other two."""
+    for i, n in enumerate(c.nodes):
+        st, _, b = mkdir(n, SUB, "w%d" % i)
+        assert st == 201, (st, b)
+        st, _, b = n.req("PUT", "%s/w%d/storeme" % (SUB, i), "%d" % (100 + i))
+        assert st in (200, 204), (st, b)
+    for i in range(3):
+        for m in c.nodes:
+            wait_for(lambda m=m, i=i: (show(m, "%s/w%d/storeme" % (SUB, i))
+                                       or "").strip() == "%d" % (100 + i),
+                     10, "%s to see w%d" % (m.name, i))
+    # committable items: made on one node, committed on another
+    assert mkdir(c.nodes[0], COMMIT + "/pending", "c1")[0] == 201
+    c.nodes[1].req("GET", COMMIT + "/pending/c1?min_revision=%d"
+                   % revision_of(c.nodes[0]))
+    st, _, b = c.nodes[1].req("POST", "/api/v1/rename", {
+        "from": "/04-committable-children/pending/c1",
+        "to": "/04-committable-children/live/c1"})
+    assert st in (200, 201, 204), (st, b)
+    wait_for(lambda: c.nodes[2].req("GET", COMMIT + "/live/c1")[0] == 200,
+             10, "node2 to see the commit")
+    assert_identical(c.nodes)
+
+
+def t_read_your_writes(c):
+    """?min_revision=N on another node waits until N is applied there."""
+    a, b = c.nodes[0], c.nodes[2]
+    st, h, body = a.req("PUT", SUB + "/w0/storeme", "4242")
+    assert st in (200, 204), (st, body)
+    rev = int({k.lower(): v for k, v in h.items()}["etag"].strip('"'))
+    st, _, body = b.req("GET", SUB + "/w0/storeme?min_revision=%d" % rev)
+    assert st == 200 and body.decode().strip() == "4242", (st, body)
+    st, _, body = b.req("GET", SUB + "/w0/storeme?min_revision=%d"
+                        % (rev + 10 ** 9), timeout=30)
+    assert st == 504, (st, body)
+    assert json.loads(body)["errno"] in ("ETIMEDOUT", 110), body
+
+
+def t_race_mkdir(c):
+    """Two nodes make the same directory at once: one wins, the other gets
+    EEXIST as one node would; no node diverges."""
+    for k in range(5):
+        name = "race%d" % k
+        res = [None, None]
+
+        def go(i):
+            res[i] = mkdir(c.nodes[i], SUB, name)
+        ts = [threading.Thread(target=go, args=(i,)) for i in (0, 1)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(30)
+        codes = sorted(r[0] for r in res)
+        assert codes == [201, 409], (name, res)
+        loser = res[0] if res[0][0] == 409 else res[1]
+        assert json.loads(loser[2])["errno"] in ("EEXIST", 17), loser
+    assert_identical(c.nodes)
+
+
+def t_race_if_match(c):
+    """Two nodes write one attribute with the same If-Match: one wins, the
+    other gets 412 as one node would."""
+    path = SUB + "/w1/storeme"
+    for k in range(5):
+        converge(c.nodes)
+        st, h, _ = c.nodes[0].req("GET", path)
+        etag = {k.lower(): v for k, v in h.items()}["etag"]
+        res = [None, None]
+
+        def go(i):
+            res[i] = c.nodes[i + 1].req("PUT", path, "%d%d" % (k + 1, i),
+                                        {"If-Match": etag})
+        ts = [threading.Thread(target=go, args=(i,)) for i in (0, 1)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(30)
+        codes = sorted(r[0] for r in res)
+        assert codes in ([200, 412], [204, 412]), (k, res)
+        winner = 0 if res[0][0] != 412 else 1
+        converge(c.nodes)
+        for n in c.nodes:
+            assert show(n, path).strip() == "%d%d" % (k + 1, winner), n.name
+    assert_identical(c.nodes)
+
+
+def lost_race(st, b):
+    """503 EAGAIN: the request lost the race to other nodes more times than
+    the bound (docs/cluster.md); nothing was acknowledged, nothing kept."""
+    return st == 503 and json.loads(b).get("errno") == "EAGAIN"
+
+
+def write_load(c, nodes, tag, stop, acked, errors, limit=400):
+    """Bounded mixed load: mkdir + store on every node in @nodes."""
+    def worker(n, wid):
+        for j in range(limit):
+            if stop.is_set():
+                return
+            name = "%s-%d-%d" % (tag, wid, j)
+            try:
+                st, _, b = mkdir(n, SUB, name)
+                if lost_race(st, b):
+                    continue
+                if st == 201:
+                    acked.append(("dir", name))
+                    st, _, b = n.req("PUT", "%s/%s/storeme" % (SUB, name),
+                                     "%d" % j)
+                    if st in (200, 204):
+                        acked.append(("val", name, "%d" % j))
+                    elif not lost_race(st, b):
+                        errors.append((n.name, st, b))
+                else:
+                    errors.append((n.name, st, b))
+            except OSError:
+                pass  # the node was killed under us: not acknowledged
+    ts = [threading.Thread(target=worker, args=(n, i))
+          for i, n in enumerate(nodes)]
+    for t in ts:
+        t.start()
+    return ts
+
+
+def check_acked(nodes, acked):
+    for n in nodes:
+        st, _, b = n.req("GET", SUB + "?depth=2")
+        assert st == 200, (n.name, st)
+        for a in acked:
+            if a[0] == "dir":
+                assert n.req("GET", "%s/%s" % (SUB, a[1]))[0] == 200, (
+                    n.name, "lost acknowledged mkdir", a)
+            else:
+                v = show(n, "%s/%s/storeme" % (SUB, a[1]))
+                assert v is not None and v.strip() == a[2], (
+                    n.name, "lost acknowledged store", a, v)
+
+
+def t_kill_node_under_load(c):
+    """SIGKILL of a configfsd node during writes on all nodes (3 rounds):
+    every acknowledged write is on the survivors and the restarted node."""
+    for rnd in range(3):
+        stop = threading.Event()
+        acked, errors = [], []
+        ts = write_load(c, c.nodes, "k%d" % rnd, stop, acked, errors)
+        victim = c.nodes[rnd % 3]
+        wait_for(lambda: len(acked) >= 20, 60, "some acknowledged writes")
+        victim.kill()
+        n0 = len(acked)
+        wait_for(lambda: len(acked) >= n0 + 10, 60, "writes on survivors")
+        stop.set()
+        for t in ts:
+            t.join(60)
+        assert not errors, errors[:5]
+        victim.start()
+        converge(c.nodes)
+        check_acked(c.nodes, acked)
+        assert_identical(c.nodes)
+
+
+def t_etcd_member_loss(c):
+    """One etcd member down: writes go on. Two down: writes 503 with a
+    clear problem, reads served; back: writes resume."""
+    a = c.nodes[0]
+    c.etcd.kill(2)
+    for k in range(5):
+        st, _, b = a.req("PUT", SUB + "/w0/storeme", "7%d" % k)
+        assert st in (200, 204), (st, b)
+    c.etcd.kill(1)
+    st, _, b = a.req("PUT", SUB + "/w0/storeme", "8", timeout=60)
+    assert st == 503, (st, b)
+    p = json.loads(b)
+    assert "etcd" in p["detail"] and "undone" in p["detail"], p
+    st, _, b = a.req("GET", SUB + "/w0/storeme")
+    assert st == 200 and b.decode().strip() == "74", (st, b)
+    for n in c.nodes:  # served, and saying they may be stale
+        def stale(n=n):
+            st, h, b = n.req("GET", SUB + "/w0/storeme")
+            assert st == 200, (n.name, st, b)
+            return "x-configfsd-stale" in {k.lower() for k in h}
+        wait_for(stale, 30, n.name + " to say it may be stale")
+    st, _, b = a.req("GET", "/readyz")
+    assert st == 503 and b"etcd" in b, (st, b)
+    c.etcd.restart(1)
+    c.etcd.restart(2)
+    for i in (1, 2):
+        wait_for(lambda i=i: c.etcd.healthy(i), 30, "etcd member back")
+
+    def write_ok():
+        return a.req("PUT", SUB + "/w0/storeme", "9")[0] in (200, 204)
+    wait_for(write_ok, 60, "writes to resume")
+    for n in c.nodes:
+        wait_for(n.ready, 30, n.name + " ready again")
+    assert_identical(c.nodes)
+    for n in c.nodes:
+        assert show(n, SUB + "/w0/storeme").strip() == "9"
+
+
+def sse_ids(node, last_id, until, out, timeout=30):
+    """Follow the event stream of @node from @last_id, appending each event
+    id to @out, until @until is seen; returns quietly if the node dies."""
+    import urllib.request
+    req = urllib.request.Request(node.url("/api/v1/events"),
+                                 headers={"Last-Event-ID": str(last_id)})
+    end = time.monotonic() + timeout
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            while time.monotonic() < end:
+                line = r.readline()
+                if not line:
+                    return
+                if line.startswith(b"id: "):
+                    out.append(int(line[4:]))
+                    if out[-1] >= until:
+                        return
+    except OSError:
+        return
+
+
+def t_sse_resume_across_nodes(c):
+    """An event stream moved from a killed node to another with
+    Last-Event-ID sees every revision once, in order."""
+    r0 = converge(c.nodes)
+    ids = []
+    t = threading.Thread(target=sse_ids,
+                         args=(c.nodes[0], r0, 10 ** 12, ids, 60))
+    t.start()
+    for k in range(10):
+        n = c.nodes[1 + k % 2]
+        st, _, b = n.req("PUT", SUB + "/w1/storeme", "%d" % (500 + k))
+        assert st in (200, 204), (st, b)
+    wait_for(lambda: len(ids) >= 5, 30, "events on node0")
+    c.nodes[0].kill()
+    t.join(30)
+    seen = list(ids)
+    last = seen[-1]
+    for k in range(10):
+        n = c.nodes[1 + k % 2]
+        st, _, b = n.req("PUT", SUB + "/w2/storeme", "%d" % (600 + k))
+        assert st in (200, 204), (st, b)
+    final = revision_of(c.nodes[2])
+    more = []
+    sse_ids(c.nodes[1], last, final, more, 30)
+    got = seen + more
+    assert got == list(range(r0 + 1, final + 1)), (r0, final, seen, more)
+    c.nodes[0].start()
+    assert_identical(c.nodes)
+
+
+def t_big_import(c):
+    """An import larger than one etcd request (chunks, then one CAS) is
+    applied on every node at once and entirely."""
+    import base64
+    import copy
+    st, _, b = c.nodes[0].req("GET", "/api/v1/export")
+    doc = json.loads(b)
+    sub = [n for n in doc["root"]["children"]
+           if n["name"] == "02-simple-children"][0]
+    model = [n for n in sub["children"] if n["name"] == "w0"][0]
+    for i in range(4000):
+        ch = copy.deepcopy(model)
+        ch["name"] = "big-%04d-%s" % (i, "x" * 200)
+        ch["path"] = "/02-simple-children/" + ch["name"]
+        for v in ch.get("values", []):
+            if v["name"] == "storeme":
+                v["value"] = str(i)
+        sub["children"].append(ch)
+    st, _, b = c.nodes[1].req("POST", "/api/v1/import", doc, timeout=120)
+    assert st == 200, (st, b[:500])
+    rev = json.loads(b).get("revision")
+    for n in c.nodes:
+        st, _, b = n.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
+                         % (SUB, "x" * 200, rev or 0), timeout=60)
+        assert st == 200 and b.decode().strip() == "3999", (n.name, st, b)
+    # it did go through chunks: they are in etcd, named by the log entry
+    ep = "http://127.0.0.1:%d/v3/kv/range" % c.etcd.client[0]
+    k = (c.prefix + "/chunk/").encode()
+    st, _, b = http("POST", ep, {
+        "key": base64.b64encode(k).decode(),
+        "range_end": base64.b64encode(k[:-1] + b"0").decode(),
+        "keys_only": True})
+    assert st == 200 and int(json.loads(b).get("count", 0)) >= 2, b[:300]
+    assert_identical(c.nodes)
+
+
+def t_subsystem_set(c):
+    """A node whose subsystems differ from the cluster's refuses to join,
+    naming the difference."""
+    from cluster import Node
+    n = Node(c.binary, c.tmp, "odd", c.store_url(), ["--no-samples"])
+    try:
+        n.start()
+        raise AssertionError("a node without the samples joined")
+    except RuntimeError:
+        pass
+    log = n.read_log()
+    assert "differ from the cluster" in log, log
+    assert "only in the cluster: " in log and "subsystem 02-simple-children" \
+        in log, log
+
+
+def t_tls(c):
+    """etcds:// with a CA and a client certificate: a node on a TLS etcd
+    that demands client certificates works; one without them refuses to
+    start, saying why."""
+    from cluster import Etcd, Node, make_tls
+    d = os.path.join(c.tmp, "tls")
+    os.mkdir(d)
+    tls = make_tls(d)
+    e = Etcd(d, n=1, tls=tls)
+    try:
+        e.start()
+        url = "etcds://127.0.0.1:%d/tls" % e.client[0]
+        good = Node(c.binary, d, "tls-node", url,
+                    ["--etcd-cacert", tls["ca.pem"],
+                     "--etcd-cert", tls["client.pem"],
+                     "--etcd-key", tls["client.key"]])
+        good.start()
+        try:
+            assert mkdir(good, SUB, "t1")[0] == 201
+            good.req("PUT", SUB + "/t1/storeme", "31")
+            good.stop()
+            good.start()  # rebuilt from etcd over TLS
+            assert show(good, SUB + "/t1/storeme").strip() == "31"
+        finally:
+            good.stop()
+        bad = Node(c.binary, d, "tls-bad", url,
+                   ["--etcd-cacert", tls["ca.pem"]])
+        try:
+            bad.start()
+            raise AssertionError("joined without a client certificate")
+        except RuntimeError:
+            pass
+        assert "Failed to open the etcd cluster" in bad.read_log() and \
+            "Permission denied" in bad.read_log(), bad.read_log()
+    finally:
+        e.stop()
+
+
+def t_auth(c):
+    """etcd with authentication: a node with --etcd-user and the right
+    password file works; a wrong password refuses to start."""
+    from cluster import Etcd, Node
+    d = os.path.join(c.tmp, "auth")
+    os.mkdir(d)
+    e = Etcd(d, n=1)
+    try:
+        e.start()
+        api = "http://127.0.0.1:%d/v3/auth/" % e.client[0]
+        for call, body in (("user/add", {"name": "root", "password": "pw0"}),
+                           ("role/add", {"name": "root"}),
+                           ("user/grant", {"user": "root", "role": "root"}),
+                           ("enable", {})):
+            st, _, b = http("POST", api + call, body)
+            assert st == 200 or call == "role/add", (call, st, b)
+        for name, pw in (("good", "pw0"), ("bad", "nope")):
+            with open(os.path.join(d, name + ".pw"), "w") as f:
+                f.write(pw + "\n")
+        url = "etcd://127.0.0.1:%d/auth" % e.client[0]
+        good = Node(c.binary, d, "auth-node", url,
+                    ["--etcd-user", "root", "--etcd-password-file",
+                     os.path.join(d, "good.pw")])
+        good.start()
+        try:
+            assert mkdir(good, SUB, "a1")[0] == 201
+            good.stop()
+            good.start()  # rebuilt from etcd, authenticated
+            assert good.req("GET", SUB + "/a1")[0] == 200
+        finally:
+            good.stop()
+        bad = Node(c.binary, d, "auth-bad", url,
+                   ["--etcd-user", "root", "--etcd-password-file",
+                    os.path.join(d, "bad.pw")])
+        try:
+            bad.start()
+            raise AssertionError("joined with a wrong password")
+        except RuntimeError:
+            pass
+        assert "Permission denied" in bad.read_log(), bad.read_log()
+    finally:
+        e.stop()
+
+
+TESTS = [
+    t_write_anywhere_seen_everywhere,
+    t_read_your_writes,
+    t_race_mkdir,
+    t_big_import,
+    t_race_if_match,
+    t_kill_node_under_load,
+    t_sse_resume_across_nodes,
+    t_subsystem_set,
+    t_tls,
+    t_auth,
+    t_etcd_member_loss,
+]
+
+
+def main():
+    binary = sys.argv[1]
+    if not shutil.which("etcd"):
+        print("1..0 # SKIP etcd is not installed (scripts/etcd-deps.sh)")
+        return 0
+    print("1..%d" % (len(TESTS) + 1))
+    c = Cluster(binary)
+    failed = 0
+    try:
+        c.start()
+        for i, t in enumerate(TESTS, 1):
+            try:
+                t(c)
+                print("ok %d - %s" % (i, t.__doc__.split("\n")[0]))
+            except Exception as e:  # report and go on
+                failed += 1
+                print("not ok %d - %s" % (i, t.__name__))
+                for line in repr(e).splitlines():
+                    print("# " + line)
+                for n in c.nodes:
+                    if n.proc:
+                        for line in n.read_log().splitlines()[-5:]:
+                            print("#   %s: %s" % (n.name, line))
+            sys.stdout.flush()
+    finally:
+        logs = c.stop_and_read_logs()
+    # Sanitizer builds: every node, killed or stopped, left a clean log.
+    bad = [(name, text[text.find(mark):][:1500])
+           for name, text in logs.items()
+           for mark in ("runtime error:", "ERROR: AddressSanitizer",
+                        "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer")
+           if mark in text]
+    if bad:
+        failed += 1
+        print("not ok %d - no sanitizer report in any node's log"
+              % (len(TESTS) + 1))
+        for name, excerpt in bad:
+            for line in excerpt.splitlines():
+                print("# %s: %s" % (name, line))
+    else:
+        print("ok %d - no sanitizer report in any node's log"
+              % (len(TESTS) + 1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
