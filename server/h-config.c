@@ -618,8 +618,12 @@ put_value(struct cfs_http_req *req, const char *path, json_t *body, int wrong)
                                             &len,
                                             &why);
 
+    if (!bytes && !why) {
+        cfs_http_no_memory(req);
+        return;
+    }
     if (!bytes) {
-        cfs_http_bad_request(req, "%s", why ? why : "out of memory");
+        cfs_http_bad_request(req, "%s", why);
         return;
     }
     put_store(req, path, bytes, len, wrong);
