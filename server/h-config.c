@@ -379,7 +379,9 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
         char *apath = cfs_http_join(child, key);
 
-        r = bytes && apath ? cfs_store(txn, apath, bytes, len) : -EINVAL;
+        r = bytes && apath ? cfs_store(txn, apath, bytes, len)
+            : why          ? -EINVAL
+                           : -ENOMEM;
         free(bytes);
         if (r < 0) {
             if (why) {
