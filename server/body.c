@@ -105,14 +105,14 @@ char *cfs_http_json_value_bytes(json_t *v,
             *ret_err = "\"encoding\" must be \"base64\" with a string value";
             return NULL;
         }
-        if (cfs_base64_decode(
-                json_string_value(v), json_string_length(v), &out, ret_len) ==
-            -EINVAL) {
+        int r = cfs_base64_decode(
+            json_string_value(v), json_string_length(v), &out, ret_len);
+
+        if (r == -EINVAL) {
             *ret_err = "the value is not strict base64 (RFC 4648: the "
                        "standard alphabet, padded, no whitespace)";
-            return NULL;
         }
-        return out; /* NULL without memory, *ret_err not set */
+        return r < 0 ? NULL : out; /* no memory: *ret_err not set */
     }
     if (json_is_string(v)) {
         *ret_len = json_string_length(v);

@@ -265,8 +265,9 @@ static bool op_run(struct cfs_http_req *req,
         bytes = cfs_http_json_value_bytes(b->value, b->encoding, &len, &why);
         if (!bytes) {
             batch_problem(req,
-                          MHD_HTTP_BAD_REQUEST,
-                          -EINVAL,
+                          why ? MHD_HTTP_BAD_REQUEST
+                              : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                          why ? -EINVAL : -ENOMEM,
                           i,
                           why ? why : "out of memory");
             return false;

@@ -389,7 +389,9 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
         char *apath = cfs_http_join(child, key);
 
-        r = bytes && apath ? cfs_store(txn, apath, bytes, len) : -EINVAL;
+        r = bytes && apath ? cfs_store(txn, apath, bytes, len)
+            : why          ? -EINVAL
+                           : -ENOMEM;
         free(bytes);
         if (r < 0) {
             if (why) {
@@ -629,8 +631,12 @@ put_value(struct cfs_http_req *req, const char *path, json_t *body, int wrong)
                                             &len,
                                             &why);
 
+    if (!bytes && !why) {
+        cfs_http_no_memory(req);
+        return;
+    }
     if (!bytes) {
-        cfs_http_bad_request(req, "%s", why ? why : "out of memory");
+        cfs_http_bad_request(req, "%s", why);
         return;
     }
     put_store(req, path, bytes, len, wrong);

@@ -56,10 +56,11 @@ char *cfs_http_pct_decode(const char *s, size_t len, size_t *ret_len)
     return out;
 }
 
-/* True when @s (of @n bytes) starts with "%2F" or "%2f". */
-static bool pct_slash(const char *s, size_t n)
+/* True when the string @s starts with "%2F" or "%2f" (each test stops at
+ * its terminating NUL, so nothing past it is read). */
+static bool pct_slash(const char *s)
 {
-    return n >= 3 && s[0] == '%' && s[1] == '2' && (s[2] == 'F' || s[2] == 'f');
+    return s[0] == '%' && s[1] == '2' && (s[2] == 'F' || s[2] == 'f');
 }
 
 unsigned int cfs_http_path_depth(const char *raw)
@@ -68,9 +69,7 @@ unsigned int cfs_http_path_depth(const char *raw)
     bool in_name = false;
 
     for (const char *p = raw; *p;) {
-        size_t n = strlen(p);
-
-        if (*p == '/' || pct_slash(p, n)) {
+        if (*p == '/' || pct_slash(p)) {
             in_name = false;
             p += *p == '/' ? 1 : 3;
             continue;

@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "openapi.h"
 #include "reply.h"
+#include "request.h"
 #include "router.h"
 #include "static.h"
 
@@ -154,6 +155,69 @@ enum cfs_http_role cfs_http_route_role(const struct cfs_http_route *rt,
     return need;
 }
 
+/* A query value decodes (cfs_http_query()): each '%' begins two hex
+ * digits, and none of them is a NUL, which would cut the value short. */
+static bool query_value_ok(const char *v)
+{
+    for (const char *p = v; p && *p; p++) {
+        if (*p != '%') {
+            continue;
+        }
+        if (cfs_http_hexval(p[1]) < 0 || cfs_http_hexval(p[2]) < 0 ||
+            (p[1] == '0' && p[2] == '0')) {
+            return false;
+        }
+        p += 2;
+    }
+    return true;
+}
+
+static enum MHD_Result
+query_check(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
+{
+    const char **bad = cls;
+
+    (void)kind;
+    if (query_value_ok(v)) {
+        return MHD_YES;
+    }
+    *bad = key;
+    return MHD_NO;
+}
+
+/* A route's handler reads its query values through cfs_http_query(),
+ * which cannot tell a value that does not decode from one that is absent:
+ * refuse those here, before any handler takes "dry_run=1%" for no dry
+ * run. Only the routes that read a query, so that the probes, the metrics
+ * and the contract keep the answers the contract gives them.
+ * @return false when answered (400). */
+static bool query_decodes(struct cfs_http_req *req)
+{
+    static const char *const reads_query[] = {
+        "config", "events", "export", "import", "history"};
+    const char *bad = NULL;
+    size_t i = 0;
+
+    while (i < sizeof(reads_query) / sizeof(reads_query[0]) &&
+           strcmp(req->route, reads_query[i]) != 0) {
+        i++;
+    }
+    if (i == sizeof(reads_query) / sizeof(reads_query[0])) {
+        return true;
+    }
+    (void)MHD_get_connection_values(
+        req->conn, MHD_GET_ARGUMENT_KIND, query_check, (void *)&bad);
+    if (!bad) {
+        return true;
+    }
+    cfs_http_bad_request(req,
+                         "the query value of \"%.64s\" is not "
+                         "percent-encoded text (a '%%' without two hex "
+                         "digits, or %%00)",
+                         bad);
+    return false;
+}
+
 void cfs_http_dispatch(struct cfs_http_req *req)
 {
     const struct cfs_http_route *rt = req->rt;
@@ -164,7 +228,7 @@ void cfs_http_dispatch(struct cfs_http_req *req)
         req->route = rt->label;
         if (!(rt->methods & CFS_M(req->method))) {
             cfs_http_not_allowed(req, rt->methods, NULL);
-        } else {
+        } else if (query_decodes(req)) {
             rt->handle(req);
         }
     } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {

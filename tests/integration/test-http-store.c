@@ -188,6 +188,66 @@ static void test_store_export_import_round_trip(void **state)
     free(doc);
 }
 
+/* A query value that does not decode (a bad percent escape, or a NUL) is
+ * refused with 400, not read as if it were absent: "dry_run=1%" must not
+ * run the import for real, nor "limit=5%00" list a whole group. */
+static void test_store_import_bad_query_changes_nothing(void **state)
+{
+    static const char *const json_hdr[] = {"Content-Type: application/json",
+                                           NULL};
+    static const char *const bad[] = {
+        "/api/v1/import?mode=replace&dry_run=1%",
+        "/api/v1/import?mode=replace&dry_run=%zz",
+        "/api/v1/import?mode=replace&dry_run=1%00",
+        "/api/v1/import?mode=replace%&dry_run=1",
+    };
+    struct http_resp ex, r;
+    char *doc;
+
+    (void)state;
+    http(&ex, "GET", "/api/v1/export", NULL, 0, NULL);
+    assert_int_equal(ex.status, 200);
+    doc = json_dumps(ex.json, JSON_COMPACT);
+    http_resp_done(&ex);
+    http_json(&r,
+              "POST",
+              "/api/v1/config/02-simple-children",
+              "{\"name\":\"after-export\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        http(&r, "POST", bad[i], doc, strlen(doc), json_hdr);
+        expect_problem(&r, 400, "EINVAL");
+        http_resp_done(&r);
+        http(&r,
+             "GET",
+             "/api/v1/config/02-simple-children/after-export",
+             NULL,
+             0,
+             NULL);
+        assert_int_equal(r.status, 200); /* not replaced away */
+        http_resp_done(&r);
+    }
+    http(&r,
+         "GET",
+         "/api/v1/config/02-simple-children?limit=1%00",
+         NULL,
+         0,
+         NULL);
+    expect_problem(&r, 400, "EINVAL");
+    http_resp_done(&r);
+    http(&r,
+         "DELETE",
+         "/api/v1/config/02-simple-children/after-export",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 204);
+    http_resp_done(&r);
+    free(doc);
+}
+
 /* An import with If-Match plans and applies only against the revision it
  * names (the ETag of the export it came from): a stale one is 412, dry run
  * or not, and changes nothing. */
@@ -476,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_store_history_newest_first),
         cmocka_unit_test(test_store_export_import_round_trip),
         cmocka_unit_test(test_store_import_if_match),
+        cmocka_unit_test(test_store_import_bad_query_changes_nothing),
         cmocka_unit_test(test_store_import_refused_changes_nothing),
         cmocka_unit_test(test_store_stop_under_writes_keeps_acknowledged),
     };
