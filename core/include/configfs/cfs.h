@@ -311,6 +311,14 @@ CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
 CFS_EXPORT int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n);
 CFS_EXPORT void cfs_paths_free(char **paths, size_t n);
 
+/**
+ * How many configfs_depend_item() references hold the item at @path
+ * against rmdir (EBUSY, RM5). Only a count: the API does not say who
+ * took them, so neither can this.
+ * @return 0, -ENOENT, -ENOTDIR. *ret_count is set on success.
+ */
+CFS_EXPORT int cfs_dependents(const char *path, unsigned long *ret_count);
+
 /** Directories and links in the tree now (for monitoring). */
 CFS_EXPORT uint64_t cfs_tree_nodes(void);
 
