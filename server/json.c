@@ -275,6 +275,8 @@ static int node_json(struct jw *w,
             jw_str(w, cp);
             JW_LIT(w, ",\"default_group\":");
             jw_bool(w, e->default_group);
+            JW_LIT(w, ",\"has_children\":");
+            jw_bool(w, e->has_children);
             JW_LIT(w, "}");
         }
         first = false;

@@ -9,6 +9,7 @@
  * name_pattern, name_examples), the pattern enforced by mkdir.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +422,53 @@ static void test_blockers_depend_item(void **state)
     configfs_unregister_subsystem(&held_subsys);
 }
 
+/* Whether the listing at @url says its child @name has children; the
+ * member must be there, a boolean. */
+static bool child_has_children(const char *url, const char *name)
+{
+    struct http_resp r;
+    json_t *c;
+    size_t i;
+    int found = -1;
+
+    http(&r, "GET", url, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    json_array_foreach(json_object_get(r.json, "children"), i, c) {
+        if (strcmp(jstr(c, "name"), name) == 0) {
+            json_t *b = json_object_get(c, "has_children");
+
+            assert_true(json_is_boolean(b));
+            found = json_is_true(b);
+        }
+    }
+    http_resp_done(&r);
+    assert_int_not_equal(found, -1);
+    return found == 1;
+}
+
+/* A listing says of each child whether it holds anything (has_children),
+ * so a tree offers to expand only what can be: default groups count, an
+ * empty group does not, a made child turns it true, its rmdir back. */
+static void test_children_has_children(void **state)
+{
+    (void)state;
+    assert_false(child_has_children("/api/v1/config/", "01-childless"));
+    assert_true(
+        child_has_children("/api/v1/config/", "04-committable-children"));
+    mkdir_in("/api/v1/config/03-group-children", "hc");
+    assert_false(child_has_children(
+        "/api/v1/config/03-group-children?values=0&limit=50", "hc"));
+    mkdir_in("/api/v1/config/03-group-children/hc", "a");
+    assert_true(child_has_children(
+        "/api/v1/config/03-group-children?values=0&limit=50", "hc"));
+    assert_true(
+        child_has_children("/api/v1/config/03-group-children?values=0", "hc"));
+    delete_path("/api/v1/config/03-group-children/hc/a", 204);
+    assert_false(child_has_children(
+        "/api/v1/config/03-group-children?values=0&name_contains=hc", "hc"));
+    delete_path("/api/v1/config/03-group-children/hc", 204);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_blockers_and_used_by),
         cmocka_unit_test(test_schema_hints),
         cmocka_unit_test(test_blockers_depend_item),
+        cmocka_unit_test(test_children_has_children),
     };
 
     return cmocka_run_group_tests_name(

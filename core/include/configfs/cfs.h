@@ -263,6 +263,8 @@ struct cfs_entry {
     char *target;       /* links: absolute target path */
     const char *type_name; /* dirs: ct_name or NULL; borrowed from the type,
                               which lives while its subsystem is registered */
+    bool has_children;     /* dirs: holds a folder or a link (default groups
+                              count), read under the same lock as the rest */
 };
 
 CFS_EXPORT void cfs_entry_done(struct cfs_entry *entry);
