@@ -279,14 +279,12 @@ static bool op_run(struct cfs_http_req *req,
         return true;
     }
     {
-        json_t *blockers = cfs_http_blockers(r, b->path, req->scope);
         json_t *extra = json_object();
         char held[512] = "";
         char gone[320] = "";
 
-        if (blockers) {
-            cfs_http_blockers_text(blockers, r, held, sizeof(held));
-            json_object_set_new(extra, "blockers", blockers);
+        if (extra) {
+            cfs_http_refusal(r, b->path, req->scope, extra, held, sizeof(held));
         }
         if (b->op == CFS_OP_SYMLINK && r == -ENOENT) {
             cfs_http_missing_target(b->path, b->arg, gone, sizeof(gone));

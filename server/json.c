@@ -298,6 +298,8 @@ static int node_json(struct jw *w,
             jw_str(w, cp);
             JW_LIT(w, ",\"default_group\":");
             jw_bool(w, e->default_group);
+            JW_LIT(w, ",\"has_children\":");
+            jw_bool(w, e->has_children);
             JW_LIT(w, "}");
         }
         first = false;
@@ -597,6 +599,38 @@ void cfs_http_blockers_text(const json_t *blockers,
     } else {
         (void)snprintf(buf + len, size - len, ")");
     }
+}
+
+void cfs_http_refusal(int err,
+                      const char *path,
+                      const struct cfs_http_scope *scope,
+                      json_t *extra,
+                      char *buf,
+                      size_t size)
+{
+    json_t *blockers = cfs_http_blockers(err, path, scope);
+    unsigned long deps = 0;
+    size_t len;
+
+    *buf = '\0';
+    if (blockers) {
+        cfs_http_blockers_text(blockers, err, buf, size);
+        json_object_set_new(extra, "blockers", blockers);
+    }
+    if (err != -EBUSY || cfs_dependents(path, &deps) < 0 || deps == 0) {
+        return;
+    }
+    json_object_set_new(extra, "dependents", json_integer((json_int_t)deps));
+    len = strlen(buf);
+    if (len && buf[len - 1] == ')') {
+        len--; /* "(linked from /a; held by ...)" */
+    }
+    (void)snprintf(buf + len,
+                   size - len,
+                   "%sheld by %lu depend_item reference%s)",
+                   len ? "; " : " (",
+                   deps,
+                   deps == 1 ? "" : "s");
 }
 
 void cfs_http_missing_target(const char *path,

@@ -73,6 +73,19 @@ void cfs_http_blockers_text(const json_t *blockers,
                             int err,
                             char *buf,
                             size_t size);
+/* Everything a refused rmdir of @path (errno @err) can say about what
+ * holds it: "blockers" (the paths above) and, for -EBUSY, "dependents"
+ * (the count of configfs_depend_item() references: the API keeps no
+ * record of who took them) are set in @extra; @buf gets the text for the
+ * detail (" (linked from /a; held by 1 depend_item reference)"), or "".
+ * Paths outside @scope are left out (the count is kept: it names
+ * nothing). */
+void cfs_http_refusal(int err,
+                      const char *path,
+                      const struct cfs_http_scope *scope,
+                      json_t *extra,
+                      char *buf,
+                      size_t size);
 /* Why a symlink at @path to @target found nothing (ENOENT), for a
  * problem's detail: " (the target T does not exist)" or " (the folder
  * D does not exist)"; empty when both are there. */

@@ -345,15 +345,16 @@ void cfs_http_op_problem(struct cfs_http_req *req,
                          const char *path)
 {
     const char *why = cfs_schema_last_detail(); /* a schema rule, if any */
-    json_t *blockers = cfs_http_blockers(err, path, req->scope);
-    json_t *extra = NULL;
+    json_t *extra = json_object();
     char detail[1024];
     char held[768] = "";
 
-    if (blockers) {
-        cfs_http_blockers_text(blockers, err, held, sizeof(held));
-        extra = json_object();
-        json_object_set_new(extra, "blockers", blockers);
+    if (extra) {
+        cfs_http_refusal(err, path, req->scope, extra, held, sizeof(held));
+        if (json_object_size(extra) == 0) {
+            json_decref(extra);
+            extra = NULL;
+        }
     }
     (void)snprintf(detail,
                    sizeof(detail),

@@ -617,6 +617,12 @@ static int fill_dir(struct cfs_dirent *d, struct cfs_entry *e)
     e->revision = d->revision;
     e->type_name =
         d->item && d->item->ci_type ? d->item->ci_type->ct_name : NULL;
+    for (const struct cfs_dirent *c = d->first; c; c = c->next) {
+        if (cfs__dirent_ready(c)) {
+            e->has_children = true; /* one is enough: O(1) when non-empty */
+            break;
+        }
+    }
     return 0;
 }
 

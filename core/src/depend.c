@@ -64,3 +64,20 @@ void configfs_undepend_item(struct config_item *target)
     }
     cfs__tree_unlock();
 }
+
+int cfs_dependents(const char *path, unsigned long *ret_count)
+{
+    struct cfs_resolved res;
+    int r;
+
+    cfs__tree_rdlock();
+    r = cfs__resolve(path, &res);
+    if (r == 0 && res.kind != CFS_R_DIR) {
+        r = -ENOTDIR;
+    }
+    if (r == 0) {
+        *ret_count = res.dir->dependents;
+    }
+    cfs__tree_unlock();
+    return r;
+}

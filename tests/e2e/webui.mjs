@@ -199,12 +199,31 @@ async function setAttr(page, name, value) {
   await page.click('#staged button.apply');
 }
 
+/** The text of the error toasts on the page (anchored or in the corner). */
 async function alertText(page) {
-  return page.$eval('#messages', (e) => e.textContent);
+  return page.$$eval('.msg.error', (l) => l.map((e) => e.textContent).join(' | '));
 }
 
 async function clearMessages(page) {
-  await page.$eval('#messages', (e) => e.replaceChildren());
+  await page.$$eval('.msg', (l) => l.forEach((e) => e.remove()));
+}
+
+/** Where a toast sits against the control it belongs to: it must be right
+ * under @anchorSel, inside the viewport, and out of the flow (absolute). */
+async function toastPlacement(page, toastSel, anchorSel) {
+  const t = page.locator(toastSel).first();
+  const toast = await t.boundingBox();
+  const anchor = await page.locator(anchorSel).first().boundingBox();
+  const view = await page.locator('#panel-scroll').boundingBox();
+  const under = toast.y - (anchor.y + anchor.height);
+  const over = anchor.y - (toast.y + toast.height);
+  return {
+    // right under the control, or right over it when there is no room below
+    below: (under >= -1 && under < 24) || (over >= -1 && over < 24),
+    near: Math.abs(toast.x - anchor.x) < 400,
+    absolute: (await t.evaluate((e) => getComputedStyle(e).position)) === 'absolute',
+    inView: toast.x >= 0 && toast.x + toast.width <= page.viewportSize().width + 1 && toast.y >= view.y - 1 && toast.y + toast.height <= view.y + view.height + 1,
+  };
 }
 
 // ---- axe, screenshots, measurements -------------------------------------------------
@@ -252,6 +271,9 @@ scenario('the tree lists the subsystems; the landing page explains it and offers
   ok(JSON.stringify(names) === JSON.stringify(info.subsystems), `tree shows ${names}, server has ${info.subsystems}`);
   const kinds = await page.$$eval('#tree > [role="treeitem"]', (lis) => lis.map((li) => li.dataset.kind));
   ok(kinds.every((k) => k === 'subsystem'), `top-level kinds ${kinds}`);
+  // the listing says which children hold anything: no arrow on an empty one
+  ok(!(await page.$eval(row('/01-childless'), (e) => e.hasAttribute('aria-expanded'))), 'an empty subsystem offers no expand');
+  ok(await page.$eval(row('/04-committable-children'), (e) => e.getAttribute('aria-expanded')) === 'false', 'one with default groups does');
   const csp = (await fetch(base)).headers.get('content-security-policy');
   ok(csp && csp.includes("script-src 'self'"), `the page is served with the CSP (${csp})`);
   ok((await page.textContent('#panel-title')) === 'The configuration tree', 'the landing page has a title');
@@ -319,7 +341,12 @@ scenario('staged edits: two values shown as a diff, applied as one batch (one re
   ok(await api.value('/fakenbd/pending/disk1/target') === '10.0.0.9', 'target applied too');
   ok(await api.revision() === before + 1, 'both values are one revision');
   await page.waitForSelector('#staged', { state: 'hidden' });
-  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('Applied 2 changes'));
+  await page.waitForFunction(() => [...document.querySelectorAll('.msg.ok')].some((m) => m.textContent.includes('Applied 2 changes')));
+  const okBy = await page.$eval('#panel .msg.ok', (m) => m.previousElementSibling && m.previousElementSibling.dataset.attr);
+  ok(['device', 'target'].includes(okBy), `"Applied" follows an applied value's row (${okBy})`);
+  const okAt = await toastPlacement(page, '#panel .msg.ok', `#panel form[data-attr="${okBy}"]`);
+  ok(okAt.below && okAt.absolute && okAt.inView, `"Applied" sits by the last value applied, over the page (${JSON.stringify(okAt)})`);
+  await page.waitForFunction(() => document.querySelector('#sr-status').textContent.includes('Applied 2 changes'));
   // refused by the client's check of the schema (the same rule the server has)
   await setAttr(page, 'target', '300.1.1.1');
   await page.waitForSelector('#panel form[data-attr="target"] .field-error:not([hidden])');
@@ -334,18 +361,25 @@ scenario('staged edits: two values shown as a diff, applied as one batch (one re
   await api.mkdir('/02-simple-children', 'kid');
   await openPath(page, '/02-simple-children/kid');
   ok((await page.textContent('#panel')).includes('No schema for this subsystem'), 'plain inputs without a schema');
+  const layoutBefore = await page.$eval('#panel .attr-list', (e) => e.getBoundingClientRect().top);
   await setAttr(page, 'storeme', 'abc');
-  await page.waitForSelector('#messages .msg');
+  await page.waitForSelector('#staged .msg.error');
   const alert = await alertText(page);
   ok(/Unprocessable Content \(422 EINVAL\)/.test(alert) && alert.includes('storeme'), `the alert shows title, status, errno, detail (${alert})`);
-  ok(await page.$eval('#messages', (e) => e.getAttribute('role')) === 'alert', 'the message area is role=alert');
+  const errAt = await toastPlacement(page, '#staged .msg.error', '#staged button.apply');
+  ok(errAt.below && errAt.near && errAt.absolute && errAt.inView, `the error sits by the Apply button, in sight (${JSON.stringify(errAt)})`);
+  ok(await page.$eval('#panel .attr-list', (e) => e.getBoundingClientRect().top) === layoutBefore, 'the message pushed nothing down');
+  ok(!(await page.$('.msg.ok')), 'no success line stays under the new error');
+  await page.waitForFunction(() => document.querySelector('#sr-alert').textContent.includes('storeme'));
+  ok(await page.$eval('#sr-alert', (e) => e.getAttribute('role')) === 'alert', 'screen readers hear it from a role=alert region');
+  await axeCheck(page, 'error toast under Apply');
   const ferr = await page.$eval('#panel form[data-attr="storeme"] .field-error', (e) => (e.hidden ? '' : e.textContent));
   ok(ferr.includes('storeme'), `the refusal is shown at the field (${ferr})`);
   ok((await api.value('/02-simple-children/kid/storeme')) === '0', 'storeme unchanged on the server');
+  await page.click('.msg.error button.dismiss');
+  ok(!(await page.$('.msg.error')), 'a message can be dismissed');
   await setAttr(page, 'storeme', '42');
   await until(async () => (await api.value('/02-simple-children/kid/storeme')) === '42', 'storeme 42');
-  await page.click('#messages .msg button.dismiss');
-  ok(!(await page.$('#messages .msg')), 'a message can be dismissed');
 });
 
 scenario('leaving with staged edits asks first: Cancel keeps them, Discard leaves', async () => {
@@ -500,7 +534,7 @@ scenario('lio target: the picker offers the storage objects; a wrong target show
   await page.waitForSelector('#panel [role="option"][data-path="/target/core/fileio_0/disk1"]');
   await target.fill('/target/core/fileio_0');
   await page.click('#panel .symlink-form button[type=submit]');
-  await page.waitForSelector('#messages .msg');
+  await page.waitForSelector('#panel .symlink-form .msg.error');
   const alert = await alertText(page);
   ok(alert.includes('may point only at') && alert.includes('422'), `the alert names the rule (${alert})`);
   ok((await page.textContent('#panel .symlink-form .field-error')).includes('may point only at'), 'and so does the field');
@@ -537,14 +571,14 @@ scenario('two browsers edit the same item: the second Apply is a conflict at the
     await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/theirs', 'the other browser\'s value');
     await page.waitForSelector('#panel form[data-attr="device"] .field-note:not([hidden])');
     await page.click('#staged button.apply');
-    await page.waitForSelector('#messages .msg[data-status="412"]');
+    await page.waitForSelector('#staged .msg.error[data-status="412"]');
     const alert = await alertText(page);
     ok(alert.includes('Conflict') && alert.includes('ESTALE'), `the alert says conflict (${alert})`);
     const ferr = await page.textContent('#panel form[data-attr="device"] .field-error');
     ok(ferr.includes('changed by someone else'), `the field says so (${ferr})`);
     ok(await page.$eval(attrInput('device'), (e) => e.value) === '/dev/mine', 'what you typed is kept');
     ok(await api.value('/fakenbd/pending/disk1/device') === '/dev/theirs', 'the other writer\'s value stands');
-    await page.click('#messages button:text-is("Reload the values")');
+    await page.click('.msg.error button:text-is("Reload the values")');
     await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
     await setAttr(page, 'device', '/dev/mine');
     await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/mine', 'the retried store');
@@ -631,18 +665,58 @@ scenario('used by and blockers: a linked function lists its link; deleting it is
   ok(JSON.stringify(used) === JSON.stringify([L]), `Used by lists the link (${used})`);
   await page.click('#panel button:text-is("Delete…")');
   await page.click('#confirm-ok');
-  await page.waitForSelector('#messages .msg[data-errno="EBUSY"] .blockers button');
-  const detail = await page.textContent('#messages .msg .msg-detail');
+  await page.waitForSelector('#panel .msg.error[data-errno="EBUSY"] .blockers button');
+  const delAt = await toastPlacement(page, '#panel .msg.error', '#panel button:text-is("Delete…")');
+  ok(delAt.below && delAt.near && delAt.absolute && delAt.inView, `the refusal sits under the Delete… button (${JSON.stringify(delAt)})`);
+  const detail = await page.textContent('#panel .msg.error .msg-detail');
   ok(detail.includes(`linked from ${L}`), `the refusal names the link (${detail})`);
   await shot(page, 'blockers');
   await axeCheck(page, 'refusal with blockers');
   ok(await api.status(F) === 200, 'nothing was deleted');
-  await page.click(`#messages .blockers button:text-is("${L}")`);
+  await page.click(`.msg.error .blockers button:text-is("${L}")`);
   await panelAt(page, L);
   await clearMessages(page);
   // a group with children: the plan removes them, no refusal
   await openPath(page, '/usb_gadget/g1/configs/c.1');
   ok((await page.textContent('#panel .used-by')).includes('No link points here'), 'a config is used by nothing');
+});
+
+scenario('depend_item: a refused delete says how many references hold the item, next to Delete…', async () => {
+  // No shipped subsystem pins items with configfs_depend_item() (the
+  // server's side is tests/integration/test-http-browse.c); here the
+  // server's answer for such an item is replayed to see what the user gets.
+  page.allowed = new Set([409]);
+  await clearMessages(page);
+  const F = '/usb_gadget/g1/configs/c.1';
+  await openPath(page, F);
+  const problem = {
+    type: 'about:blank', title: 'Conflict', status: 409, errno: 'EBUSY',
+    detail: `rmdir ${F}: Device or resource busy (held by 2 depend_item references)`,
+    instance: `/api/v1/config${F}`, dependents: 2,
+  };
+  const handler = (route) => (route.request().method() === 'DELETE' || route.request().method() === 'POST'
+    ? route.fulfill({ status: 409, contentType: 'application/problem+json', body: JSON.stringify(problem) })
+    : route.fallback());
+  await page.route('**/api/v1/config/usb_gadget/g1/configs/c.1', handler);
+  await page.route('**/api/v1/batch', handler);
+  try {
+    await page.click('#panel button:text-is("Delete…")');
+    await page.click('#confirm-ok');
+    await page.waitForSelector('#panel .msg.error[data-errno="EBUSY"] .msg-depends');
+    const dep = await page.textContent('#panel .msg.error .msg-depends');
+    ok(dep.includes('Held by 2 depend_item references'), `the refusal gives the count (${dep})`);
+    const at = await toastPlacement(page, '#panel .msg.error', '#panel button:text-is("Delete…")');
+    ok(at.below && at.near && at.absolute && at.inView, `under the Delete… button (${JSON.stringify(at)})`);
+    await page.waitForFunction(() => document.querySelector('#sr-alert').textContent.includes('depend_item'));
+    await axeCheck(page, 'refusal held by depend_item');
+    ok(await api.status(F) === 200, 'nothing was deleted');
+    await page.click('#panel .msg.error button.dismiss');
+    ok(!(await page.$('.msg.error')), 'dismissed');
+    ok(await page.evaluate(() => document.activeElement.textContent) === 'Delete…', 'focus goes back to Delete…');
+  } finally {
+    await page.unroute('**/api/v1/config/usb_gadget/g1/configs/c.1', handler);
+    await page.unroute('**/api/v1/batch', handler);
+  }
 });
 
 scenario('import: the server\'s dry-run plan is shown as a diff, then applied as one change', async () => {

@@ -8,9 +8,14 @@
  * requests and for batches; and the schema's hints for forms (x-display,
  * name_pattern, name_examples), the pattern enforced by mkdir.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <configfs/cfs.h>
+#include <configfs/configfs.h>
 
 #include "harness.h"
 
@@ -309,12 +314,169 @@ static void test_schema_hints(void **state)
     http_resp_done(&r);
 }
 
+/* A subsystem whose items another part of the program pins with
+ * configfs_depend_item(), as a target module pins a backstore: "held"
+ * records the last item made. */
+static struct config_item *held;
+
+static void held_release(struct config_item *item)
+{
+    free(item);
+}
+
+static struct configfs_item_operations held_item_ops = {
+    .release = held_release,
+};
+
+static const struct config_item_type held_item_type = {
+    .ct_name = "held",
+    .ct_item_ops = &held_item_ops,
+};
+
+static struct config_item *held_make_item(struct config_group *group,
+                                          const char *name)
+{
+    struct config_item *item = calloc(1, sizeof(*item));
+
+    (void)group;
+    if (!item) {
+        return ERR_PTR(-ENOMEM);
+    }
+    config_item_init_type_name(item, name, &held_item_type);
+    held = item;
+    return item;
+}
+
+static struct configfs_group_operations held_group_ops = {
+    .make_item = held_make_item,
+};
+
+static const struct config_item_type held_subsys_type = {
+    .ct_name = "held-subsys",
+    .ct_group_ops = &held_group_ops,
+};
+
+static struct configfs_subsystem held_subsys = {
+    .su_group = {.cg_item = {.ci_namebuf = "held",
+                             .ci_type = &held_subsys_type}},
+};
+
+/* An item pinned by configfs_depend_item() is EBUSY with no link to name:
+ * the problem says how many references hold it ("dependents", in detail
+ * too), in a batch with op_index;
+ * after configfs_undepend_item() the delete goes through. */
+static void test_blockers_depend_item(void **state)
+{
+    struct http_resp r;
+
+    (void)state;
+    config_group_init(&held_subsys.su_group);
+    assert_int_equal(configfs_register_subsystem(&held_subsys), 0);
+    mkdir_in("/api/v1/config/held", "disk0");
+    assert_non_null(held);
+    http(&r, "GET", "/api/v1/config/held/disk0", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    mkdir_in("/api/v1/config/held", "disk1");
+    {
+        struct config_item *disk1 = held;
+
+        assert_int_equal(configfs_depend_item(&held_subsys, disk1), 0);
+        assert_int_equal(configfs_depend_item(&held_subsys, disk1), 0);
+
+        http(&r, "DELETE", "/api/v1/config/held/disk1", NULL, 0, NULL);
+        expect_problem(&r, 409, "EBUSY");
+        assert_null(json_object_get(r.json, "blockers"));
+        assert_int_equal(
+            json_integer_value(json_object_get(r.json, "dependents")), 2);
+        assert_non_null(strstr(jstr(r.json, "detail"),
+                               "(held by 2 depend_item references)"));
+        http_resp_done(&r);
+
+        /* a batch says the same, with the failed op */
+        http_json(&r,
+                  "POST",
+                  "/api/v1/batch",
+                  "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/held/x\"},"
+                  "{\"op\":\"rmdir\",\"path\":\"/held/disk1\"}]}");
+        expect_problem(&r, 409, "EBUSY");
+        assert_int_equal(
+            json_integer_value(json_object_get(r.json, "op_index")), 1);
+        assert_int_equal(
+            json_integer_value(json_object_get(r.json, "dependents")), 2);
+        http_resp_done(&r);
+
+        configfs_undepend_item(disk1);
+        http(&r, "DELETE", "/api/v1/config/held/disk1", NULL, 0, NULL);
+        expect_problem(&r, 409, "EBUSY");
+        assert_int_equal(
+            json_integer_value(json_object_get(r.json, "dependents")), 1);
+        http_resp_done(&r);
+        configfs_undepend_item(disk1);
+    }
+    http(&r, "GET", "/api/v1/config/held/x", NULL, 0, NULL);
+    assert_int_equal(r.status, 404); /* the batch changed nothing */
+    http_resp_done(&r);
+    delete_path("/api/v1/config/held/disk1", 204);
+    delete_path("/api/v1/config/held/disk0", 204);
+    configfs_unregister_subsystem(&held_subsys);
+}
+
+/* Whether the listing at @url says its child @name has children; the
+ * member must be there, a boolean. */
+static bool child_has_children(const char *url, const char *name)
+{
+    struct http_resp r;
+    json_t *c;
+    size_t i;
+    int found = -1;
+
+    http(&r, "GET", url, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    json_array_foreach(json_object_get(r.json, "children"), i, c) {
+        if (strcmp(jstr(c, "name"), name) == 0) {
+            json_t *b = json_object_get(c, "has_children");
+
+            assert_true(json_is_boolean(b));
+            found = json_is_true(b);
+        }
+    }
+    http_resp_done(&r);
+    assert_int_not_equal(found, -1);
+    return found == 1;
+}
+
+/* A listing says of each child whether it holds anything (has_children),
+ * so a tree offers to expand only what can be: default groups count, an
+ * empty group does not, a made child turns it true, its rmdir back. */
+static void test_children_has_children(void **state)
+{
+    (void)state;
+    assert_false(child_has_children("/api/v1/config/", "01-childless"));
+    assert_true(
+        child_has_children("/api/v1/config/", "04-committable-children"));
+    mkdir_in("/api/v1/config/03-group-children", "hc");
+    assert_false(child_has_children(
+        "/api/v1/config/03-group-children?values=0&limit=50", "hc"));
+    mkdir_in("/api/v1/config/03-group-children/hc", "a");
+    assert_true(child_has_children(
+        "/api/v1/config/03-group-children?values=0&limit=50", "hc"));
+    assert_true(
+        child_has_children("/api/v1/config/03-group-children?values=0", "hc"));
+    delete_path("/api/v1/config/03-group-children/hc/a", 204);
+    assert_false(child_has_children(
+        "/api/v1/config/03-group-children?values=0&name_contains=hc", "hc"));
+    delete_path("/api/v1/config/03-group-children/hc", 204);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_children_pages),
         cmocka_unit_test(test_blockers_and_used_by),
         cmocka_unit_test(test_schema_hints),
+        cmocka_unit_test(test_blockers_depend_item),
+        cmocka_unit_test(test_children_has_children),
     };
 
     return cmocka_run_group_tests_name(

@@ -263,6 +263,8 @@ struct cfs_entry {
     char *target;       /* links: absolute target path */
     const char *type_name; /* dirs: ct_name or NULL; borrowed from the type,
                               which lives while its subsystem is registered */
+    bool has_children;     /* dirs: holds a folder or a link (default groups
+                              count), read under the same lock as the rest */
 };
 
 CFS_EXPORT void cfs_entry_done(struct cfs_entry *entry);
@@ -310,6 +312,14 @@ CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
  */
 CFS_EXPORT int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n);
 CFS_EXPORT void cfs_paths_free(char **paths, size_t n);
+
+/**
+ * How many configfs_depend_item() references hold the item at @path
+ * against rmdir (EBUSY, RM5). Only a count: the API does not say who
+ * took them, so neither can this.
+ * @return 0, -ENOENT, -ENOTDIR. *ret_count is set on success.
+ */
+CFS_EXPORT int cfs_dependents(const char *path, unsigned long *ret_count);
 
 /** Directories and links in the tree now (for monitoring). */
 CFS_EXPORT uint64_t cfs_tree_nodes(void);

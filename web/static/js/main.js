@@ -14,60 +14,167 @@ import { planList, planSummary, oldValues } from './plan.js';
 
 const $ = (id) => document.getElementById(id);
 
-// ---- messages: toasts -------------------------------------------------------
+// ---- messages: toasts near the action -----------------------------------------
+//
+// A message is a toast anchored under the control that caused it (the
+// Delete…, Apply, Commit… button, a create form's button, the panel's
+// title for a change to the node as a whole):
+// absolutely positioned in that control's container, so it never pushes the
+// layout down; a new message at the same place replaces the old one, and an
+// error removes every success toast (a stale "Applied" never stays under a
+// new error). When there is no such control (a tree row, a live update)
+// the toast goes to the corner (#messages). Screen readers hear every message from two
+// live regions that are always in the page (#sr-alert for errors, #sr-status
+// for successes), since a live region inserted with its text is not
+// reliably announced.
 
 const messages = $('messages');
-const status = $('status');
+const srAlert = $('sr-alert');
+const srStatus = $('sr-status');
 const MAX_MESSAGES = 4;
-let statusTimer = null;
+const OK_MS = 6000;
+let lastActor = null;
 
-/** Show an error as a toast (role=alert): title, status, errno, detail,
- * and @opts.actions as buttons; @opts.body adds nodes (blockers as links). */
+// the control a message belongs to, when the caller does not say: the last
+// one clicked or submitted outside a dialog and outside the messages
+document.addEventListener('click', (e) => noteActor(e.target), true);
+document.addEventListener('submit', (e) => noteActor(e.submitter || e.target), true);
+function noteActor(t) {
+  const el = t instanceof Element ? t.closest('button, input, select, textarea, [role="treeitem"], form') : null;
+  if (el && !el.closest('dialog, .msg')) lastActor = el;
+}
+
+function anchorFor(opts) {
+  const given = opts.anchor;
+  if (given instanceof Element && given.isConnected && given.getClientRects().length) return given;
+  for (let a of [document.activeElement, lastActor]) {
+    if (!(a instanceof Element) || !a.isConnected || a === document.body || a.closest('dialog, .msg, .notices, [role="tree"]')) continue;
+    // a field's message goes under its form's button, a form's too
+    if (a.matches('input, select, textarea, form')) a = (a.form || a).querySelector('button[type="submit"], button.primary') || a.closest('label') || a;
+    if (a.isConnected && a.getClientRects().length && !a.matches('input, select, textarea')) return a;
+  }
+  return null;
+}
+
+function announce(region, text) {
+  // a change of text is what a live region announces: clear, then set
+  region.textContent = '';
+  requestAnimationFrame(() => {
+    region.textContent = text;
+  });
+}
+
+function dismiss(msg) {
+  clearTimeout(msg._timer);
+  const back = msg._anchor;
+  const hadFocus = msg.contains(document.activeElement);
+  msg.remove();
+  if (hadFocus && back && back.isConnected) back.focus();
+}
+
+/** Put @msg under @anchor (or in the corner without one). */
+function place(msg, anchor) {
+  if (anchor) {
+    // the control went out of sight (a field error above it grew the form):
+    // bring it back, as little as needed, so its message is seen there
+    const scroller = anchor.closest('.panel-scroll, .tree-scroll');
+    const v = scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+    const a = anchor.getBoundingClientRect();
+    if (a.top < v.top || a.bottom > v.bottom) anchor.scrollIntoView({ block: 'nearest' });
+  }
+  if (!anchor) {
+    msg.classList.remove('anchored');
+    messages.prepend(msg);
+    while (messages.children.length > MAX_MESSAGES) messages.lastElementChild.remove();
+    return;
+  }
+  // one message per control: the new one replaces the old
+  for (const old of document.querySelectorAll('.msg.anchored')) if (old._anchor === anchor) dismiss(old);
+  const host = anchor.parentElement;
+  host.classList.add('toast-host');
+  msg.classList.add('anchored');
+  msg._anchor = anchor;
+  msg.dataset.anchor = anchor.textContent.trim().slice(0, 40) || anchor.getAttribute('aria-label') || anchor.tagName.toLowerCase();
+  anchor.after(msg);
+  const room = host.clientWidth - msg.offsetWidth;
+  msg.style.left = `${Math.max(0, Math.min(anchor.offsetLeft, room))}px`;
+  msg.style.top = `${anchor.offsetTop + anchor.offsetHeight + 4}px`;
+  // under the control, or over it when that is out of sight (the staged
+  // bar sits at the bottom of the panel's scroll area)
+  const scroller = host.closest('.panel-scroll, .tree-scroll');
+  const view = scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
+  const r = msg.getBoundingClientRect();
+  const a = anchor.getBoundingClientRect();
+  if (r.bottom > Math.min(view.bottom, window.innerHeight) && a.top - r.height - 4 >= Math.max(view.top, 0)) {
+    msg.style.top = `${anchor.offsetTop - msg.offsetHeight - 4}px`;
+    msg.classList.add('above');
+  }
+}
+
+function clearOk() {
+  for (const m of document.querySelectorAll('.msg.ok')) dismiss(m);
+}
+
+/** Show an error as a toast under the control that caused it (or
+ * @opts.anchor): title, status, errno, detail, @opts.lead, what blocks a
+ * refused rmdir (links as jump links, depend_item references as a count),
+ * @opts.actions as buttons, @opts.body more nodes. */
 function showError(e, opts = {}) {
   if (e && e.name === 'AbortError') return;
   const d = describeError(e);
-  // a success line from before this error is stale now
-  status.textContent = '';
-  clearTimeout(statusTimer);
+  const anchor = anchorFor(opts);
+  clearOk(); // a success from before this error is stale now
   const actions = (opts.actions || []).map((a) =>
     h('button', { type: 'button', onclick: async (ev) => {
-      ev.currentTarget.closest('.msg').remove();
+      dismiss(ev.currentTarget.closest('.msg'));
       try {
         await a.run();
       } catch (x) {
-        showError(x);
+        showError(x, { anchor });
       }
     } }, a.label),
   );
+  const p = e instanceof ApiError ? e.problem : {};
   // what blocks a refused rmdir, as jump links (the problem's blockers)
-  const blockers = e instanceof ApiError && Array.isArray(e.problem.blockers) && e.problem.blockers.length
+  const blockers = Array.isArray(p.blockers) && p.blockers.length
     ? h('ul', { class: 'blockers', 'aria-label': e.errno === 'EBUSY' ? 'Held by these links' : 'It holds' },
-      e.problem.blockers.map((p) => h('li', {}, h('button', { type: 'button', class: 'linkish', title: p, onclick: () => navigate(p) }, p))))
+      p.blockers.map((b) => h('li', {}, h('button', { type: 'button', class: 'linkish', title: b, onclick: () => navigate(b) }, b))))
+    : null;
+  const deps = Number.isInteger(p.dependents) && p.dependents > 0
+    ? h('p', { class: 'msg-depends' }, `Held by ${p.dependents} depend_item reference${p.dependents === 1 ? '' : 's'}: another part of the server uses this item (configfs does not say which). It can be deleted once that user lets go of it.`)
     : null;
   const msg = h(
     'div',
-    { class: 'msg error', dataset: { status: String(d.status), errno: d.errno } },
+    { class: 'msg error', role: 'group', 'aria-label': 'Error', dataset: { status: String(d.status), errno: d.errno } },
     h('p', { class: 'msg-head' }, opts.lead ? h('strong', {}, opts.lead) : null, opts.lead ? ' ' : null, h('span', { class: 'msg-title' }, d.head)),
     d.detail ? h('p', { class: 'msg-detail' }, d.detail) : null,
     blockers ? h('p', { class: 'msg-blockers' }, e.errno === 'EBUSY' ? 'Linked from:' : 'It holds:') : null,
     blockers,
+    deps,
     opts.body || null,
-    h('div', { class: 'msg-actions' }, actions, h('button', { type: 'button', class: 'quiet dismiss', onclick: (ev) => ev.currentTarget.closest('.msg').remove() }, 'Dismiss')),
+    h('div', { class: 'msg-actions' }, actions, h('button', { type: 'button', class: 'quiet dismiss', onclick: (ev) => dismiss(ev.currentTarget.closest('.msg')) }, 'Dismiss')),
   );
-  messages.prepend(msg);
-  while (messages.children.length > MAX_MESSAGES) messages.lastElementChild.remove();
+  place(msg, anchor);
+  announce(srAlert, [opts.lead, d.head, d.detail, deps && deps.textContent].filter(Boolean).join(' '));
 }
 
-function showOk(text) {
-  status.textContent = text;
-  clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => {
-    status.textContent = '';
-  }, 6000);
+/** Show a success as a toast under the control that caused it (or
+ * @opts.anchor); it goes by itself after a few seconds. */
+function showOk(text, opts = {}) {
+  const anchor = anchorFor(opts);
+  clearOk();
+  const msg = h('div', { class: 'msg ok', role: 'group', 'aria-label': 'Done' },
+    h('p', { class: 'msg-text' }, text),
+    h('button', { type: 'button', class: 'quiet small dismiss', 'aria-label': 'Dismiss', onclick: (ev) => dismiss(ev.currentTarget.closest('.msg')) }, '×'));
+  place(msg, anchor);
+  msg._timer = setTimeout(() => {
+    if (!msg.contains(document.activeElement)) msg.remove();
+  }, OK_MS);
+  announce(srStatus, text);
 }
 
 function clearErrors() {
-  replaceChildren(messages);
+  for (const m of document.querySelectorAll('.msg.error')) dismiss(m);
 }
 
 const notify = { error: showError, ok: showOk, clear: clearErrors };

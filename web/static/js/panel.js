@@ -52,7 +52,7 @@ export function relativeTime(iso, now = Date.now()) {
 export class Panel {
   /**
    * @param {HTMLElement} el  the panel section
-   * @param {object} ctx  tree, notify {error(e, opts), ok(text), clear()},
+   * @param {object} ctx  tree, notify {error(e, opts), ok(text, opts), clear()},
    *   confirm(text, okLabel, opts) -> Promise<boolean>, navigate(path),
    *   subsystems() -> GET /api/v1's answer
    */
@@ -484,6 +484,7 @@ export class Panel {
           }
           this.ctx.notify.error(new ApiError(412, { title: 'Precondition Failed', status: 412, errno: 'ESTALE', detail: `${conflicts.map((r) => joinPath(path, r.name)).join(', ')} changed since this page loaded ${conflicts.length === 1 ? 'it' : 'them'}` }), {
             lead: 'Conflict: nothing was applied.',
+            anchor: this.stagedParts && this.stagedParts.apply,
             actions: [{ label: 'Reload the values', run: () => Promise.all(conflicts.map((r) => this.reloadAttr(r))) }],
           });
           conflicts[0].control.focus();
@@ -499,7 +500,7 @@ export class Panel {
           this.renderStaged();
           // the server may normalise a value (0x10 -> 16): show its form
           for (const row of rows) if (row.attr.readable) this.reloadAttr(row, { focus: false }).catch(() => {});
-          this.ctx.notify.ok(`Applied ${plural(rows.length, 'change')} to ${path} (revision ${r.data.revision}).`);
+          this.ctx.notify.ok(`Applied ${plural(rows.length, 'change')} to ${path} (revision ${r.data.revision}).`, { anchor: rows[rows.length - 1].control.closest('form') || this.el.querySelector('#attrs-h') });
           return;
         } catch (e) {
           if (e instanceof ApiError && e.status === 412) continue;
@@ -509,7 +510,7 @@ export class Panel {
             this.fieldError(bad, e.problem.detail);
             bad.control.focus();
           }
-          this.ctx.notify.error(e, { lead: bad ? `${bad.name} was refused; nothing was applied.` : 'Nothing was applied.' });
+          this.ctx.notify.error(e, { lead: bad ? `${bad.name} was refused; nothing was applied.` : 'Nothing was applied.', anchor: this.stagedParts && this.stagedParts.apply });
           return;
         }
       }
@@ -732,9 +733,9 @@ export class Panel {
           submit.disabled = true;
           try {
             await api.mkdir(node.path, name, attrs);
-            this.ctx.notify.ok(`Created ${joinPath(node.path, name)}.`);
             await this.ctx.tree.changed(node.path);
             await this.ctx.navigate(joinPath(node.path, name));
+            this.ctx.notify.ok(`Created ${joinPath(node.path, name)}.`, { anchor: this.titleEl() });
           } catch (err) {
             const i = err instanceof ApiError ? err.problem.op_index : undefined;
             const keys = Object.keys(attrs);
@@ -800,12 +801,12 @@ export class Panel {
           target.removeAttribute('aria-invalid');
           try {
             await api.symlink(joinPath(node.path, name), t);
-            this.ctx.notify.ok(`Linked ${joinPath(node.path, name)} → ${t}.`);
             target.value = '';
             lname.value = '';
             await this.ctx.tree.changed(node.path);
             await this.ctx.tree.reveal(joinPath(node.path, name), { focus: false, select: false });
             await this.structureChanged();
+            this.ctx.notify.ok(`Linked ${joinPath(node.path, name)} → ${t}.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
           } catch (x) {
             if (x instanceof ApiError && x.problem.detail) {
               err.hidden = false;
@@ -854,10 +855,10 @@ export class Panel {
     try {
       if (simple) await api.remove(node.path, this.etag);
       else await api.batch(batchOps(ops), rev);
-      this.ctx.notify.ok(simple ? `Deleted ${node.path}.` : `Deleted ${node.path} and ${plural(ops.length - 1, 'other step')}.`);
       this.discard();
       await this.ctx.tree.changed(parentPath(node.path));
       await this.ctx.navigate(parentPath(node.path), { ask: false });
+      this.ctx.notify.ok(simple ? `Deleted ${node.path}.` : `Deleted ${node.path} and ${plural(ops.length - 1, 'other step')}.`, { anchor: this.titleEl() });
     } catch (e) {
       const i = e instanceof ApiError ? e.problem.op_index : undefined;
       const step = i !== undefined && ops[i] ? ops[i] : null;
@@ -868,15 +869,20 @@ export class Panel {
     }
   }
 
+  /** The panel's heading: where a message about the node as a whole goes. */
+  titleEl() {
+    return this.el.querySelector('#panel-title');
+  }
+
   async unlink(path) {
     const ok = await this.ctx.confirm(`Remove the link ${path}? Its target stays.`, 'Remove link', { title: 'Remove link?' });
     if (!ok) return;
     try {
       await api.remove(path);
-      this.ctx.notify.ok(`Removed the link ${path}.`);
       await this.ctx.tree.changed(parentPath(path));
       if (this.path === path) await this.ctx.navigate(parentPath(path));
       else await this.structureChanged();
+      this.ctx.notify.ok(`Removed the link ${path}.`, { anchor: this.el.querySelector('#children-h') || this.titleEl() });
     } catch (e) {
       this.ctx.notify.error(e);
     }
@@ -892,10 +898,10 @@ export class Panel {
     if (!ok) return;
     try {
       await api.rename(from, to, this.etag);
-      this.ctx.notify.ok(`${commit ? 'Committed' : 'Uncommitted'} ${name}: now ${to}.`);
       await this.ctx.tree.changed(parentPath(from));
       await this.ctx.tree.changed(parentPath(to));
       await this.ctx.navigate(to);
+      this.ctx.notify.ok(`${commit ? 'Committed' : 'Uncommitted'} ${name}: now ${to}.`, { anchor: this.titleEl() });
     } catch (e) {
       if (e instanceof ApiError && e.problem.detail && this.commitReason) this.commitReason.textContent = e.problem.detail;
       this.ctx.notify.error(e, e instanceof ApiError && e.status === 412 ? { lead: `Conflict: ${from} changed since you loaded it.`, actions: [{ label: 'Reload', run: () => this.reload() }] } : {});

@@ -113,10 +113,12 @@ export class Tree {
   static infos(node, keepOrder = false) {
     const want = [];
     for (const c of node.children || []) {
-      // a summary (depth 0) does not say if a folder holds anything:
-      // offer to expand it, and the expand finds out
+      // a summary (depth 0) says has_children: an expand arrow only
+      // when there is something to expand (an older server does not say:
+      // offer to expand, and the expand finds out)
       const full = typeof c.children !== 'undefined';
-      want.push({ name: c.name, path: c.path, kind: c.kind, default_group: c.default_group, hasKids: full ? c.children.length + c.links.length > 0 : true });
+      const kids = full ? c.children.length + c.links.length > 0 : typeof c.has_children === 'boolean' ? c.has_children : true;
+      want.push({ name: c.name, path: c.path, kind: c.kind, default_group: c.default_group, hasKids: kids });
     }
     for (const l of node.links || []) {
       want.push({ name: l.name, path: joinPath(node.path, l.name), kind: 'link', target: l.target, hasKids: false });
