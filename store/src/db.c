@@ -57,8 +57,8 @@ int store_errno(int rc)
  *   not (a subsystem or default group that holds values or is a link
  *   target). Rowids grow with creation, so id order is creation order and
  *   parents come before children. path is the current absolute path.
- * - attr: the last value written to each attribute, clustered by directory
- *   so replay reads it in one pass; seq is the global write order.
+ * - attr: the last value written to each attribute, clustered by
+ *   directory; seq is the global write order, which replay follows.
  * - link: links by target identity (a node id), so a committed target keeps
  *   its links when it moves.
  * - journal: one row per change record, appended in revision order (the
