@@ -5,6 +5,7 @@
  * batch, import. The answer must be a status the API documents for a
  * client's mistake or a success, never a 500 nor silence.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         route->method, route->path, "application/json", data, size);
 
     if (status == 0 || status == 500) {
-        abort(); /* no answer, or one the server does not mean to give */
+        /* no answer, or one the server does not mean to give */
+        fprintf(stderr, "fuzz-body: %s answered %d\n", route->path, status);
+        abort();
     }
     return 0;
 }

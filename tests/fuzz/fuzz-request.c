@@ -4,6 +4,7 @@
  * parser, framing checks, authorization-free routing, every handler. The
  * input is sent as it is on a new connection, which is then half-closed.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fuzz.h"
@@ -19,6 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (fuzz_server_send(data, size) == 500) {
+        fprintf(stderr, "fuzz-request: answered 500\n");
         abort(); /* a 500 is a bug of ours, whatever the bytes */
     }
     return 0;
