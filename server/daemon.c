@@ -33,6 +33,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
+#include "request.h"
 #include "router.h"
 #include "throttle.h"
 
@@ -60,8 +61,47 @@ static enum cfs_http_method method_of(const char *m)
 
 struct framing {
     unsigned int hosts, lengths, encodings;
-    bool bad_name, bad_encoding;
+    bool bad_name, folded, bad_encoding;
 };
+
+/* A field name is an RFC 9110 token. */
+static bool is_token(const char *s)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+
+    if (!*s) {
+        return false;
+    }
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+              (c >= 'A' && c <= 'Z') || (c && strchr(extra, c)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* libmicrohttpd 0.9.75 appends a continuation line (obs-fold, RFC 9112
+ * 5.2) to the field's *name*: "Content-Length:\r\n 62" arrives as the
+ * field "Content-Length62" with an empty value, and the message has no
+ * length at all. A framing field's name with anything after it can only
+ * be that. */
+static bool folded_framing(const char *key)
+{
+    static const char *const names[] = {MHD_HTTP_HEADER_CONTENT_LENGTH,
+                                        MHD_HTTP_HEADER_TRANSFER_ENCODING};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        size_t n = strlen(names[i]);
+
+        if (strncasecmp(key, names[i], n) == 0 && key[n] != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
 
 static enum MHD_Result count_header(void *cls,
                                     enum MHD_ValueKind kind,
@@ -71,8 +111,12 @@ static enum MHD_Result count_header(void *cls,
     struct framing *f = cls;
 
     (void)kind;
-    if (key[strcspn(key, " \t")] != '\0') {
-        f->bad_name = true; /* "Transfer-Encoding : chunked" */
+    if (!is_token(key)) {
+        /* "Transfer-Encoding : chunked"; "X-A: 1\r\n Content-Length: 5",
+         * folded into the name "X-AContent-Length: 5" */
+        f->bad_name = true;
+    } else if (folded_framing(key)) {
+        f->folded = true;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
         f->hosts++;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
@@ -87,15 +131,21 @@ static enum MHD_Result count_header(void *cls,
 /* What libmicrohttpd lets through but RFC 9112 says a server must refuse,
  * because a proxy in front might frame the message differently (request
  * smuggling): several Host or Content-Length fields, Content-Length with
- * Transfer-Encoding, a coding other than chunked, whitespace in a field
- * name. @return the reason, or NULL when the request is well framed. */
+ * Transfer-Encoding, a coding other than chunked, a field name that is not
+ * a token, a framing field continued on the next line (obs-fold).
+ * @return the reason, or NULL when the request is well framed. */
 static const char *misframed(struct MHD_Connection *conn)
 {
-    struct framing f = {0, 0, 0, false, false};
+    struct framing f = {0, 0, 0, false, false, false};
 
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
     if (f.bad_name) {
-        return "a header field name holds whitespace";
+        return "a header field name holds a character no name may hold "
+               "(whitespace, a colon: a folded line)";
+    }
+    if (f.folded) {
+        return "a Content-Length or Transfer-Encoding field continued on "
+               "the next line (obs-fold)";
     }
     if (f.hosts > 1) {
         return "more than one Host field";
@@ -112,21 +162,83 @@ static const char *misframed(struct MHD_Connection *conn)
     return NULL;
 }
 
-/* Answer at once, before any body, and close: nothing after a misframed
- * request can be trusted to start a new one. */
-static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
-                                        const char *why)
+/* Queue the answer built in req->resp at once, on the request's headers,
+ * and close: no body is read (and no "100 Continue" sent) for it, and
+ * nothing after it can be trusted to start a new request. */
+static enum MHD_Result answer_now(struct cfs_http_req *req)
 {
     enum MHD_Result ret;
 
-    cfs_http_problem(
-        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
     cfs_http_header(req, MHD_HTTP_HEADER_CONNECTION, "close");
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
     ret = MHD_queue_response(req->conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
     return ret;
+}
+
+static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
+                                        const char *why)
+{
+    cfs_http_problem(
+        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
+    return answer_now(req);
+}
+
+/* Whether the request says a body follows: a Content-Length above 0 (in
+ * *ret_len; UINT64_MAX when it does not parse, which libmicrohttpd
+ * refuses itself) or chunks. */
+static bool declares_body(struct cfs_http_req *req, uint64_t *ret_len)
+{
+    const char *cl = cfs_http_header_in(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    char *end;
+
+    *ret_len = 0;
+    if (cl) {
+        errno = 0;
+        *ret_len = strtoull(cl, &end, 10);
+        if (errno || end == cl || *end || *cl < '0' || *cl > '9') {
+            *ret_len = UINT64_MAX;
+        }
+        return *ret_len > 0;
+    }
+    return cfs_http_header_in(req, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
+/* A query parameter (name or value) holding a malformed percent-escape:
+ * refused, never dropped (a filter that vanishes widens the answer). */
+static enum MHD_Result check_arg(void *cls,
+                                 enum MHD_ValueKind kind,
+                                 const char *key,
+                                 const char *value)
+{
+    bool *bad = cls;
+    char *d;
+
+    (void)kind;
+    for (int i = 0; i < 2; i++) {
+        const char *s = i ? value : key;
+
+        if (!s) {
+            continue;
+        }
+        d = cfs_http_pct_decode(s, strlen(s), NULL);
+        if (!d) {
+            *bad = true;
+            return MHD_NO;
+        }
+        free(d);
+    }
+    return MHD_YES;
+}
+
+static bool bad_query(struct cfs_http_req *req)
+{
+    bool bad = false;
+
+    MHD_get_connection_values(
+        req->conn, MHD_GET_ARGUMENT_KIND, check_arg, &bad);
+    return bad;
 }
 
 static enum MHD_Result access_handler(void *cls,
@@ -142,6 +254,7 @@ static enum MHD_Result access_handler(void *cls,
     struct cfs_http_req *req = *req_cls;
     enum MHD_Result ret;
     const char *why;
+    uint64_t declared;
 
     (void)version;
     if (!req) {
@@ -166,6 +279,23 @@ static enum MHD_Result access_handler(void *cls,
         }
         req->rt = cfs_http_route_find(req->url, &req->rest);
         cfs_http_authorize(req);
+        /* A body that will be refused is refused on the headers: before
+         * one byte of it is read, without "100 Continue". */
+        if (declares_body(req, &declared)) {
+            if (req->denied) {
+                cfs_http_auth_deny(req);
+                return answer_now(req);
+            }
+            if (declared != UINT64_MAX && declared > srv->opts.body_limit) {
+                cfs_http_problem(req,
+                                 MHD_HTTP_CONTENT_TOO_LARGE,
+                                 -EFBIG,
+                                 NULL,
+                                 "the request body is over %zu bytes",
+                                 srv->opts.body_limit);
+                return answer_now(req);
+            }
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -203,6 +333,9 @@ static enum MHD_Result access_handler(void *cls,
                          NULL,
                          "the request body is over %zu bytes",
                          srv->opts.body_limit);
+    } else if (bad_query(req)) {
+        cfs_http_bad_request(
+            req, "a query parameter holds a malformed percent-escape");
     } else {
         cfs_http_dispatch(req); /* other methods too: 405, the route's Allow */
     }
