@@ -9,6 +9,7 @@
  * and a subscriber that stops reading while the event ring overruns.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,10 @@
 
 static const char *const admin_hdr[] = {"Authorization: Bearer " ADMIN_TOKEN,
                                         NULL};
+
+static const char *const admin_json[] = {"Authorization: Bearer " ADMIN_TOKEN,
+                                         "Content-Type: application/json",
+                                         NULL};
 
 static char *dir;
 static struct cfs_http_tokens *tokens;
@@ -230,7 +235,7 @@ static void test_harden_obs_fold(void **state)
                      hidden);
         fd = raw_connect();
         raw_send(fd, req, (size_t)n);
-        print_message("shape %zu\n", i);
+        fprintf(stderr, "shape %zu\n", i);
         assert_int_equal(raw_status(fd, 8000), 400);
         assert_true(raw_closed_within(fd, 8000));
         close(fd);
@@ -268,7 +273,7 @@ static void test_harden_library_length_shapes(void **state)
         long status = exchange(req, (size_t)n);
         char *now;
 
-        print_message("Content-Length: %s -> %ld\n", lengths[i], status);
+        fprintf(stderr, "Content-Length: %s -> %ld\n", lengths[i], status);
         assert_true(status == 400 || status == 413);
         now = value_a();
         assert_string_equal(now, before);
@@ -293,7 +298,7 @@ static void expect_refused_before_body(const char *req, long want)
     raw_send(fd, req, strlen(req));
     n = raw_read_for(fd, buf, sizeof(buf), "\r\n\r\n", 8000, &eof);
     assert_true(n > 12);
-    print_message("%.40s\n", buf);
+    fprintf(stderr, "%.40s\n", buf);
     assert_int_equal(strncmp(buf, "HTTP/1.1 ", 9), 0);
     assert_int_equal(strtol(buf + 9, NULL, 10), want);
     /* closed, though not one byte of the body was sent */
@@ -377,7 +382,7 @@ static void test_harden_bad_query_escape(void **state)
     for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
         struct http_resp r;
 
-        print_message("%s\n", urls[i]);
+        fprintf(stderr, "%s\n", urls[i]);
         http(&r, "GET", urls[i], NULL, 0, admin_hdr);
         expect_problem(&r, 400, "EINVAL");
         http_resp_done(&r);
@@ -392,6 +397,191 @@ static void test_harden_bad_query_escape(void **state)
     }
 }
 
+/* ---- HEAD of the event stream ------------------------------------------ */
+
+static void test_harden_head_events(void **state)
+{
+    struct http_resp r;
+    char *ct;
+
+    (void)state;
+    http(&r, "HEAD", "/api/v1/events", NULL, 0, admin_hdr);
+    assert_int_equal(r.status, 200);
+    ct = http_header(&r, "Content-Type");
+    assert_non_null(ct);
+    assert_string_equal(ct, "text/event-stream");
+    free(ct);
+    assert_int_equal(r.len, 0);
+    http_resp_done(&r);
+    http(&r, "HEAD", "/api/v1/events?since=x", NULL, 0, admin_hdr);
+    assert_int_equal(r.status, 400);
+    http_resp_done(&r);
+}
+
+/* ---- a subscriber that stops reading ------------------------------------ */
+
+#define BATCHES   24
+#define PER_BATCH 500
+#define VALUE_LEN 1000
+
+/* The records seen per revision, from "revision":R,"index":I,"count":C. */
+struct seen {
+    json_int_t first, last;
+    int *records; /* per revision - first */
+    int *count;
+    bool reset;
+    bool done;
+};
+
+static void parse_events(struct seen *s, const char *buf)
+{
+    for (const char *p = buf; (p = strstr(p, "data: {\"revision\":")); p++) {
+        long long rev = 0, index = 0, count = 0;
+
+        if (sscanf(p,
+                   "data: {\"revision\":%lld,\"index\":%lld,\"count\":%lld",
+                   &rev,
+                   &index,
+                   &count) != 3) {
+            continue;
+        }
+        if (rev > s->first && rev <= s->last) {
+            s->records[rev - s->first - 1]++;
+            s->count[rev - s->first - 1] = (int)count;
+        }
+    }
+}
+
+/* Revisions written while the subscriber does not read overrun the ring;
+ * then it reads. It must get either every record of every revision, or an
+ * explicit "reset" event: never a silent gap, nor part of a revision. */
+static void test_harden_slow_reader(void **state)
+{
+    /* HTTP/1.0: the stream as it is, without chunk framing */
+    static const char *const sse_req =
+        "GET /api/v1/events HTTP/1.0\r\n" HOST AUTH_READER "\r\n";
+    char value[VALUE_LEN + 1];
+    size_t cap = (size_t)PER_BATCH * (VALUE_LEN + 96) + 64;
+    char *body = malloc(cap);
+    char *buf = malloc(1 << 20);
+    size_t have = 0;
+    struct seen s = {0};
+    int fd, small = 4096;
+    char last_id[64];
+    bool eof = false;
+
+    (void)state;
+    assert_non_null(body);
+    assert_non_null(buf);
+    memset(value, 'v', VALUE_LEN);
+    value[VALUE_LEN] = '\0';
+
+    fd = raw_connect();
+    assert_int_equal(
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+    raw_send(fd, sse_req, strlen(sse_req));
+    assert_true(raw_read_for(fd, buf, 4096, ": connected", 8000, &eof) > 0);
+    {
+        struct http_resp r;
+
+        http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
+        s.first = json_integer_value(json_object_get(r.json, "revision"));
+        http_resp_done(&r);
+    }
+    /* the subscriber reads nothing while this is written */
+    for (int b = 0; b < BATCHES; b++) {
+        size_t len = 0;
+        struct http_resp r;
+
+        len += (size_t)snprintf(body + len, cap - len, "{\"ops\":[");
+        for (int i = 0; i < PER_BATCH; i++) {
+            value[0] = (char)('a' + i % 26);
+            len +=
+                (size_t)snprintf(body + len,
+                                 cap - len,
+                                 "%s{\"op\":\"store\",\"path\":\"/bytes/%s\","
+                                 "\"value\":\"%s\"}",
+                                 i ? "," : "",
+                                 i % 2 ? "a" : "b",
+                                 value);
+        }
+        len += (size_t)snprintf(body + len, cap - len, "]}");
+        http(&r, "POST", "/api/v1/batch", body, len, admin_json);
+        assert_int_equal(r.status, 200);
+        http_resp_done(&r);
+    }
+    s.last = s.first + BATCHES;
+    s.records = calloc(BATCHES, sizeof(int));
+    s.count = calloc(BATCHES, sizeof(int));
+    assert_non_null(s.records);
+    assert_non_null(s.count);
+    (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s.last);
+    small = 1 << 20; /* reading again, at full speed */
+    assert_int_equal(
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+
+    /* now it reads, until the last revision's id or a reset (bounded) */
+    for (int rounds = 0; rounds < 4000 && !s.done; rounds++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        ssize_t n;
+        char *cut;
+
+        if (poll(&p, 1, 10000) <= 0) {
+            fprintf(stderr, "no data for 10 s\n");
+            break;
+        }
+        n = recv(fd, buf + have, (1 << 20) - 1 - have, 0);
+        if (n <= 0) {
+            fprintf(stderr, "closed (%zd)\n", n);
+            break;
+        }
+        have += (size_t)n;
+        buf[have] = '\0';
+        s.reset |= strstr(buf, "event: reset") != NULL;
+        s.done = s.reset || strstr(buf, last_id) != NULL;
+        /* parse whole frames, keep the unfinished tail */
+        cut = NULL;
+        for (char *q = buf; (q = strstr(q, "\n\n")); q++) {
+            cut = q + 2;
+        }
+        if (cut) {
+            char keep = *cut;
+
+            *cut = '\0';
+            parse_events(&s, buf);
+            *cut = keep;
+            memmove(buf, cut, have - (size_t)(cut - buf));
+            have -= (size_t)(cut - buf);
+            buf[have] = '\0';
+        }
+    }
+    close(fd);
+    if (!s.done) {
+        fprintf(stderr, "stream ended early; its tail: %.300s\n", buf);
+    }
+    assert_true(s.done);
+    if (!s.reset) {
+        for (int i = 0; i < BATCHES; i++) {
+            fprintf(stderr,
+                    "revision %lld: %d of %d records\n",
+                    (long long)(s.first + 1 + i),
+                    s.records[i],
+                    s.count[i]);
+            assert_int_equal(s.records[i], PER_BATCH);
+        }
+    } else {
+        /* a revision is never delivered in part before the reset */
+        for (int i = 0; i < BATCHES; i++) {
+            assert_true(s.records[i] == 0 || s.records[i] == PER_BATCH);
+        }
+    }
+    free(s.records);
+    free(s.count);
+    free(body);
+    free(buf);
+    expect_healthy();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +589,8 @@ int main(void)
         cmocka_unit_test(test_harden_library_length_shapes),
         cmocka_unit_test(test_harden_refused_before_body),
         cmocka_unit_test(test_harden_bad_query_escape),
+        cmocka_unit_test(test_harden_head_events),
+        cmocka_unit_test(test_harden_slow_reader),
     };
 
     return cmocka_run_group_tests_name("http-harden", tests, setup, teardown);
