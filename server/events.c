@@ -494,7 +494,8 @@ static void client_free(void *cls)
     free(c);
 }
 
-/* Revisions after @since that the ring no longer has, from the journal.
+/* Revisions after @since that the ring no longer has, from the journal
+ * (without the hub lock: it reads nothing of the hub but its store).
  * @return 0, or -ESTALE when they were pruned (the client must reset). */
 static int backlog(struct cfs_http_events *h,
                    struct sse_client *c,
@@ -565,7 +566,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     const char *path = cfs_http_query(req, "path");
     struct MHD_Response *resp;
     struct sse_client *c;
-    uint64_t since = 0;
+    uint64_t since = 0, last, first;
     bool resume = false;
     char *end;
 
@@ -606,24 +607,28 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     c->tokens = cfs_http_tokens_ref(req->tokens);
     c->principal = req->principal;
     c->scope = req->scope;
+    /* Where the ring stands now; the journal is read without the hub's
+     * lock (publishers and other streams go on meanwhile). What the ring
+     * drops in between is an overrun collect() reports as a reset. */
     pthread_mutex_lock(&h->lock);
-    c->cursor = resume ? since : h->last;
-    if (resume && since < h->last) {
-        uint64_t first = h->count ? h->ring[h->head].rev : h->last + 1;
-
-        if (since + 1 < first && backlog(h, c, since, first) < 0) {
-            /* what was asked for is gone: start over from now */
-            c->out_len = 0;
-            reset_event(c, h->last, since, "pruned");
-            c->cursor = h->last;
-        }
+    last = h->last;
+    first = h->count ? h->ring[h->head].rev : h->last + 1;
+    pthread_mutex_unlock(&h->lock);
+    c->cursor = resume ? since : last;
+    if (resume && since < last && since + 1 < first &&
+        backlog(h, c, since, first) < 0) {
+        /* what was asked for is gone: start over from now */
+        c->out_len = 0;
+        reset_event(c, last, since, "pruned");
+        c->cursor = last;
     }
-    if (resume && since > h->last) {
+    if (resume && since > last) {
         /* a revision this tree never had: another database */
-        reset_event(c, h->last, since, "future");
-        c->cursor = h->last;
+        reset_event(c, last, since, "future");
+        c->cursor = last;
     }
     (void)out_append(c, ": connected\n\n");
+    pthread_mutex_lock(&h->lock);
     c->next = h->clients;
     if (h->clients) {
         h->clients->prev = c;
