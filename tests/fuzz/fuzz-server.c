@@ -153,6 +153,8 @@ static bool readable(int fd, int ms)
 /* @half_close: end the stream after @data, as a client that has nothing
  * more to send; otherwise the request says Connection: close, and the
  * server ends the connection once it has answered. */
+const char *last_end = "";
+
 static int send_request(const void *data, size_t len, bool half_close)
 {
     const char *p = data;
@@ -182,10 +184,16 @@ static int send_request(const void *data, size_t len, bool half_close)
      * before an answer (a connection it keeps: what it did until then was
      * still fuzzed), or for 20 ms after one (it would keep the connection
      * for the next); a whole answer is waited for no longer. */
-    while (readable(fd, wait_ms(buf, have, half_close))) {
-        ssize_t n = recv(fd, buf + have, sizeof(buf) - 1 - have, 0);
+    for (;;) {
+        ssize_t n;
 
+        if (!readable(fd, wait_ms(buf, have, half_close))) {
+            last_end = "silence";
+            break;
+        }
+        n = recv(fd, buf + have, sizeof(buf) - 1 - have, 0);
         if (n <= 0) {
+            last_end = n < 0 ? strerror(errno) : "closed";
             break;
         }
         have += (size_t)n;

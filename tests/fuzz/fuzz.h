@@ -30,4 +30,8 @@ int fuzz_server_request(const char *method,
                         const void *body,
                         size_t len);
 
+/* How the last exchange ended: "closed" by the server, "silence" (no byte
+ * for the wait), or recv()'s error. */
+extern const char *last_end;
+
 #endif /* CFS_FUZZ_H */

@@ -32,7 +32,8 @@ ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
 corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<<"$last")
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 files=$(find "$work/corpus" -type f | wc -l)
-echo "fuzz $name: ${seconds}s runs=${runs:-?} cov=${cov:-?} ft=${ft:-?} corp=${corp:-?} corpus_files=$files status=$status"
+unanswered=$(grep -c 'no answer' "$log")
+echo "fuzz $name: ${seconds}s runs=${runs:-?} cov=${cov:-?} ft=${ft:-?} corp=${corp:-?} corpus_files=$files unanswered=$unanswered status=$status"
 if [ $status -ne 0 ]; then
   grep -v -E '^#[0-9]+' "$log" | tail -80
   echo "fuzz $name: finding(s) in $work/artifacts:" && ls -l "$work/artifacts"
