@@ -185,24 +185,35 @@ static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
     return answer_now(req);
 }
 
-/* Whether the request says a body follows: a Content-Length above 0 (in
- * *ret_len; UINT64_MAX when it does not parse, which libmicrohttpd
- * refuses itself) or chunks. */
-static bool declares_body(struct cfs_http_req *req, uint64_t *ret_len)
+/* Whether a body that will be refused is refused on the headers, before
+ * one byte of it is read and without "100 Continue": when the client
+ * waits for that answer (Expect: 100-continue), or the body is longer
+ * than twice the limit or of unknown length (chunks). A shorter one sent
+ * without waiting is read and dropped, so that the client, still sending,
+ * gets its 401/403/413 rather than a connection reset. *ret_len: the
+ * declared length, UINT64_MAX for chunks. @return false when no body is
+ * declared. */
+static bool refuse_on_headers(struct cfs_http_req *req, uint64_t *ret_len)
 {
     const char *cl = cfs_http_header_in(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    char *end;
+    const char *expect = cfs_http_header_in(req, MHD_HTTP_HEADER_EXPECT);
+    uint64_t limit = req->srv->opts.body_limit;
 
     *ret_len = 0;
     if (cl) {
         errno = 0;
-        *ret_len = strtoull(cl, &end, 10);
-        if (errno || end == cl || *end || *cl < '0' || *cl > '9') {
+        *ret_len = strtoull(cl, NULL, 10); /* libmicrohttpd checked it */
+        if (errno) {
             *ret_len = UINT64_MAX;
         }
-        return *ret_len > 0;
+    } else if (cfs_http_header_in(req, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        *ret_len = UINT64_MAX;
     }
-    return cfs_http_header_in(req, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+    if (*ret_len == 0) {
+        return false;
+    }
+    return (expect && strcasecmp(expect, "100-continue") == 0) ||
+           *ret_len > 2 * limit;
 }
 
 /* A query parameter (name or value) holding a malformed percent-escape:
@@ -279,9 +290,8 @@ static enum MHD_Result access_handler(void *cls,
         }
         req->rt = cfs_http_route_find(req->url, &req->rest);
         cfs_http_authorize(req);
-        /* A body that will be refused is refused on the headers: before
-         * one byte of it is read, without "100 Continue". */
-        if (declares_body(req, &declared)) {
+        /* A body that will be refused: see refuse_on_headers(). */
+        if (refuse_on_headers(req, &declared)) {
             if (req->denied) {
                 cfs_http_auth_deny(req);
                 return answer_now(req);
