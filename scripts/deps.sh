@@ -4,8 +4,10 @@
 # missing. Idempotent: a machine that has them all is not touched.
 set -euo pipefail
 
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (build-tsan,
+# build-fuzz of scripts/test.sh)
 pkgs=(
-  gcc clang meson ninja-build pkg-config python3
+  gcc clang libclang-rt-14-dev meson ninja-build pkg-config python3
   libmicrohttpd-dev libjansson-dev libsqlite3-dev
   libcmocka-dev libcurl4-openssl-dev
   valgrind clang-format

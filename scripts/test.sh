@@ -11,6 +11,9 @@
 #                   and soak (the sanitizers' memory makes RSS grow by design)
 #   build-tsan      clang ThreadSanitizer: the unit suite (stress included)
 #                   and the integration suite (the server's threads)
+#   build-fuzz      clang libFuzzer + ASan + UBSan: the fuzz suite, each
+#                   target for CFS_FUZZ_SECONDS (default 30; 12 targets, two
+#                   at a time: about 3 minutes)
 # and ends with one line "N passed, N failed" counted over every test case.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,9 @@ run_build build-ci --no-suite bench -- -Dwerror=true
 TESTLOG_SUFFIX=-valgrind run_build build-ci --suite unit --setup valgrind --no-suite stress -- -Dwerror=true
 run_build build-asan --no-suite bench --no-suite install --no-suite container --no-suite clients --no-suite soak -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
 CC=clang run_build build-tsan --suite unit --suite integration -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
+CC=clang run_build build-fuzz --suite fuzz -- -Dwerror=true -Dfuzz=true -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false
+# coverage (edges) and corpus size per target
+grep -h '^fuzz ' build-fuzz/meson-logs/testlog.txt 2>/dev/null
 
 python3 scripts/count-tests.py "$results"/*.json "$results/failed-builds" || status=1
 exit $status

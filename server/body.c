@@ -24,6 +24,34 @@ bool cfs_http_content_is_json(struct cfs_http_req *req)
            (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
+/* Whether every string of @j that holds a NUL byte is a value: a member
+ * "value" (PUT, batch, import) or a member of "attributes" (mkdir). Names,
+ * paths and targets are C strings everywhere behind the API. */
+static bool nul_only_in_values(json_t *j, bool is_value, bool is_attrs)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+
+    if (json_is_string(j)) {
+        return is_value ||
+               strlen(json_string_value(j)) == json_string_length(j);
+    }
+    json_object_foreach(j, key, v) {
+        if (!nul_only_in_values(v,
+                                is_attrs || strcmp(key, "value") == 0,
+                                strcmp(key, "attributes") == 0)) {
+            return false;
+        }
+    }
+    json_array_foreach(j, i, v) {
+        if (!nul_only_in_values(v, false, false)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Parse a JSON object body; on failure answer 400/415 and return NULL. */
 json_t *cfs_http_json_body(struct cfs_http_req *req)
 {
@@ -40,7 +68,7 @@ json_t *cfs_http_json_body(struct cfs_http_req *req)
     }
     body = json_loadb(req->body ? req->body : "",
                       req->body_len,
-                      JSON_REJECT_DUPLICATES,
+                      JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
                       &jerr);
     if (!body) {
         json_t *extra = json_object();
@@ -58,6 +86,11 @@ json_t *cfs_http_json_body(struct cfs_http_req *req)
     if (!json_is_object(body)) {
         json_decref(body);
         cfs_http_bad_request(req, "the body must be a JSON object");
+        return NULL;
+    }
+    if (!nul_only_in_values(body, false, false)) {
+        json_decref(body);
+        cfs_http_bad_request(req, "\\u0000 is allowed only in a value");
         return NULL;
     }
     return body;

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
+#include "request.h"
 #include "router.h"
 #include "throttle.h"
 
@@ -83,8 +84,47 @@ static enum cfs_http_method method_of(const char *m)
 
 struct framing {
     unsigned int hosts, lengths, encodings;
-    bool bad_name, bad_encoding;
+    bool bad_name, folded, bad_encoding;
 };
+
+/* A field name is an RFC 9110 token. */
+static bool is_token(const char *s)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+
+    if (!*s) {
+        return false;
+    }
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+              (c >= 'A' && c <= 'Z') || (c && strchr(extra, c)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* libmicrohttpd 0.9.75 appends a continuation line (obs-fold, RFC 9112
+ * 5.2) to the field's *name*: "Content-Length:\r\n 62" arrives as the
+ * field "Content-Length62" with an empty value, and the message has no
+ * length at all. A framing field's name with anything after it can only
+ * be that. */
+static bool folded_framing(const char *key)
+{
+    static const char *const names[] = {MHD_HTTP_HEADER_CONTENT_LENGTH,
+                                        MHD_HTTP_HEADER_TRANSFER_ENCODING};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        size_t n = strlen(names[i]);
+
+        if (strncasecmp(key, names[i], n) == 0 && key[n] != '\0') {
+            return true;
+        }
+    }
+    return false;
+}
 
 static enum MHD_Result count_header(void *cls,
                                     enum MHD_ValueKind kind,
@@ -94,8 +134,12 @@ static enum MHD_Result count_header(void *cls,
     struct framing *f = cls;
 
     (void)kind;
-    if (key[strcspn(key, " \t")] != '\0') {
-        f->bad_name = true; /* "Transfer-Encoding : chunked" */
+    if (!is_token(key)) {
+        /* "Transfer-Encoding : chunked"; "X-A: 1\r\n Content-Length: 5",
+         * folded into the name "X-AContent-Length: 5" */
+        f->bad_name = true;
+    } else if (folded_framing(key)) {
+        f->folded = true;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
         f->hosts++;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
@@ -110,15 +154,21 @@ static enum MHD_Result count_header(void *cls,
 /* What libmicrohttpd lets through but RFC 9112 says a server must refuse,
  * because a proxy in front might frame the message differently (request
  * smuggling): several Host or Content-Length fields, Content-Length with
- * Transfer-Encoding, a coding other than chunked, whitespace in a field
- * name. @return the reason, or NULL when the request is well framed. */
+ * Transfer-Encoding, a coding other than chunked, a field name that is not
+ * a token, a framing field continued on the next line (obs-fold).
+ * @return the reason, or NULL when the request is well framed. */
 static const char *misframed(struct MHD_Connection *conn)
 {
-    struct framing f = {0, 0, 0, false, false};
+    struct framing f = {0, 0, 0, false, false, false};
 
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
     if (f.bad_name) {
-        return "a header field name holds whitespace";
+        return "a header field name holds a character no name may hold "
+               "(whitespace, a colon: a folded line)";
+    }
+    if (f.folded) {
+        return "a Content-Length or Transfer-Encoding field continued on "
+               "the next line (obs-fold)";
     }
     if (f.hosts > 1) {
         return "more than one Host field";
@@ -135,21 +185,58 @@ static const char *misframed(struct MHD_Connection *conn)
     return NULL;
 }
 
-/* Answer at once, before any body, and close: nothing after a misframed
- * request can be trusted to start a new one. */
-static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
-                                        const char *why)
+/* Queue the answer built in req->resp at once, on the request's headers,
+ * and close: no body is read (and no "100 Continue" sent) for it, and
+ * nothing after it can be trusted to start a new request. */
+static enum MHD_Result answer_now(struct cfs_http_req *req)
 {
     enum MHD_Result ret;
 
-    cfs_http_problem(
-        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
     cfs_http_header(req, MHD_HTTP_HEADER_CONNECTION, "close");
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
     ret = MHD_queue_response(req->conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
     return ret;
+}
+
+static enum MHD_Result refuse_misframed(struct cfs_http_req *req,
+                                        const char *why)
+{
+    cfs_http_problem(
+        req, MHD_HTTP_BAD_REQUEST, -EINVAL, "Malformed request", "%s", why);
+    return answer_now(req);
+}
+
+/* Whether a body that will be refused is refused on the headers, before
+ * one byte of it is read and without "100 Continue": when the client
+ * waits for that answer (Expect: 100-continue), or the body is longer
+ * than twice the limit or of unknown length (chunks). A shorter one sent
+ * without waiting is read and dropped, so that the client, still sending,
+ * gets its 401/403/413 rather than a connection reset. *ret_len: the
+ * declared length, UINT64_MAX for chunks. @return false when no body is
+ * declared. */
+static bool refuse_on_headers(struct cfs_http_req *req, uint64_t *ret_len)
+{
+    const char *cl = cfs_http_header_in(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *expect = cfs_http_header_in(req, MHD_HTTP_HEADER_EXPECT);
+    uint64_t limit = req->srv->opts.body_limit;
+
+    *ret_len = 0;
+    if (cl) {
+        errno = 0;
+        *ret_len = strtoull(cl, NULL, 10); /* libmicrohttpd checked it */
+        if (errno) {
+            *ret_len = UINT64_MAX;
+        }
+    } else if (cfs_http_header_in(req, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        *ret_len = UINT64_MAX;
+    }
+    if (*ret_len == 0) {
+        return false;
+    }
+    return (expect && strcasecmp(expect, "100-continue") == 0) ||
+           *ret_len > 2 * limit;
 }
 
 static enum MHD_Result access_handler(void *cls,
@@ -165,6 +252,7 @@ static enum MHD_Result access_handler(void *cls,
     struct cfs_http_req *req = *req_cls;
     enum MHD_Result ret;
     const char *why;
+    uint64_t declared;
 
     (void)version;
     if (!req) {
@@ -190,6 +278,22 @@ static enum MHD_Result access_handler(void *cls,
         }
         req->rt = cfs_http_route_find(req->url, &req->rest);
         cfs_http_authorize(req);
+        /* A body that will be refused: see refuse_on_headers(). */
+        if (refuse_on_headers(req, &declared)) {
+            if (req->denied) {
+                cfs_http_auth_deny(req);
+                return answer_now(req);
+            }
+            if (declared != UINT64_MAX && declared > srv->opts.body_limit) {
+                cfs_http_problem(req,
+                                 MHD_HTTP_CONTENT_TOO_LARGE,
+                                 -EFBIG,
+                                 NULL,
+                                 "the request body is over %zu bytes",
+                                 srv->opts.body_limit);
+                return answer_now(req);
+            }
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {

@@ -34,6 +34,7 @@
 
 struct ev {
     uint64_t rev;
+    size_t index;      /* of the revision's records */
     char *frame;       /* "id: N\nevent: OP\ndata: {...}\n\n"; owns the paths */
     const char *path;  /* for the prefix filter, after the frame's NUL */
     const char *path2; /* after path: a rename's destination, a link's
@@ -55,7 +56,7 @@ struct sse_client {
     char *prefix;    /* NULL: everything */
     uint64_t cursor; /* last revision sent */
     char *out;       /* frames waiting to be copied out */
-    size_t out_len, out_pos;
+    size_t out_len, out_pos, out_cap;
     bool suspended;
     bool heartbeat;
 };
@@ -182,6 +183,7 @@ ev_make(struct ev *e, const struct cfs_change *c, size_t index, size_t count)
         return false;
     }
     e->rev = c->revision;
+    e->index = index;
     e->path = e->frame + flen + 1;
     e->path2 = path2 ? e->path + plen + 1 : NULL;
     return true;
@@ -212,16 +214,28 @@ wanted(const struct sse_client *c, const char *path, const char *path2)
            cfs_http_scope_covers(c->scope, path2);
 }
 
+/* Append @s to what @c has to send; the buffer grows by doubling, so a
+ * backlog of N frames costs O(N) copies, not O(N^2) (a realloc by exact
+ * size copies the whole buffer each time under ASan, and often without). */
 static int out_append(struct sse_client *c, const char *s)
 {
     size_t n = strlen(s);
-    char *o = realloc(c->out, c->out_len + n + 1);
 
-    if (!o) {
-        return -ENOMEM;
+    if (c->out_len + n + 1 > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        char *o;
+
+        while (cap < c->out_len + n + 1) {
+            cap *= 2;
+        }
+        o = realloc(c->out, cap);
+        if (!o) {
+            return -ENOMEM;
+        }
+        c->out = o;
+        c->out_cap = cap;
     }
-    memcpy(o + c->out_len, s, n + 1);
-    c->out = o;
+    memcpy(c->out + c->out_len, s, n + 1);
     c->out_len += n;
     return 0;
 }
@@ -352,9 +366,53 @@ void cfs_http_events_publish(struct cfs_http_events *h,
 
 /* ---- clients ----------------------------------------------------------- */
 
-/* Fill @c->out with events after its cursor. @pre h->lock. */
+/* The event "reset": what the client was to get from @since on is gone;
+ * it must read the tree again and go on from @revision. */
+static void reset_event(struct sse_client *c,
+                        uint64_t revision,
+                        uint64_t since,
+                        const char *reason)
+{
+    char line[160];
+
+    (void)snprintf(line,
+                   sizeof(line),
+                   "event: reset\ndata: {\"revision\":%llu,"
+                   "\"since\":%llu,\"reason\":\"%s\"}\n\n",
+                   (unsigned long long)revision,
+                   (unsigned long long)since,
+                   reason);
+    (void)out_append(c, line);
+}
+
+/* Whether the ring lost events @c has not had: the first event after its
+ * cursor is not the first record of the next revision (a slow reader the
+ * ring overran while it was not reading). @pre h->lock. */
+static bool overrun(const struct cfs_http_events *h, const struct sse_client *c)
+{
+    if (c->cursor >= h->last) {
+        return false;
+    }
+    for (size_t i = 0; i < h->count; i++) {
+        const struct ev *e = &h->ring[(h->head + i) % RING_CAP];
+
+        if (e->rev > c->cursor) {
+            return e->rev != c->cursor + 1 || e->index != 0;
+        }
+    }
+    return true; /* nothing after it is left */
+}
+
+/* Fill @c->out with events after its cursor; after an overrun, with a
+ * reset instead of a silent gap (or a revision cut in part, whose id a
+ * reconnect would resume after). @pre h->lock. */
 static void collect(struct cfs_http_events *h, struct sse_client *c)
 {
+    if (overrun(h, c)) {
+        reset_event(c, h->last, c->cursor, "overrun");
+        c->cursor = h->last;
+        return;
+    }
     for (size_t i = 0; i < h->count; i++) {
         struct ev *e = &h->ring[(h->head + i) % RING_CAP];
 
@@ -436,7 +494,8 @@ static void client_free(void *cls)
     free(c);
 }
 
-/* Revisions after @since that the ring no longer has, from the journal.
+/* Revisions after @since that the ring no longer has, from the journal
+ * (without the hub lock: it reads nothing of the hub but its store).
  * @return 0, or -ESTALE when they were pruned (the client must reset). */
 static int backlog(struct cfs_http_events *h,
                    struct sse_client *c,
@@ -491,6 +550,14 @@ static int backlog(struct cfs_http_events *h,
     return 0;
 }
 
+static void stream_headers(struct MHD_Response *resp)
+{
+    MHD_add_response_header(
+        resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    /* the values of changes: nothing a cache should keep */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+}
+
 void cfs_http_handle_events(struct cfs_http_req *req)
 {
     struct cfs_http_events *h = req->srv->events;
@@ -499,7 +566,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     const char *path = cfs_http_query(req, "path");
     struct MHD_Response *resp;
     struct sse_client *c;
-    uint64_t since = 0;
+    uint64_t since = 0, last, first;
     bool resume = false;
     char *end;
 
@@ -518,6 +585,17 @@ void cfs_http_handle_events(struct cfs_http_req *req)
                  !cfs_http_scope_allow(req, path, false))) {
         return;
     }
+    if (req->method == CFS_M_HEAD) {
+        /* what GET would answer, without a stream to hold open */
+        resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+        if (!resp) {
+            cfs_http_no_memory(req);
+            return;
+        }
+        stream_headers(resp);
+        cfs_http_reply_response(req, MHD_HTTP_OK, resp);
+        return;
+    }
     c = calloc(1, sizeof(*c));
     if (!c || (path && !(c->prefix = strdup(path)))) {
         free(c);
@@ -529,40 +607,28 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     c->tokens = cfs_http_tokens_ref(req->tokens);
     c->principal = req->principal;
     c->scope = req->scope;
+    /* Where the ring stands now; the journal is read without the hub's
+     * lock (publishers and other streams go on meanwhile). What the ring
+     * drops in between is an overrun collect() reports as a reset. */
     pthread_mutex_lock(&h->lock);
-    c->cursor = resume ? since : h->last;
-    if (resume && since < h->last) {
-        uint64_t first = h->count ? h->ring[h->head].rev : h->last + 1;
-
-        if (since + 1 < first && backlog(h, c, since, first) < 0) {
-            char line[160];
-
-            /* what was asked for is gone: start over from now */
-            (void)snprintf(line,
-                           sizeof(line),
-                           "event: reset\ndata: {\"revision\":%llu,"
-                           "\"since\":%llu,\"reason\":\"pruned\"}\n\n",
-                           (unsigned long long)h->last,
-                           (unsigned long long)since);
-            c->out_len = 0;
-            (void)out_append(c, line);
-            c->cursor = h->last;
-        }
+    last = h->last;
+    first = h->count ? h->ring[h->head].rev : h->last + 1;
+    pthread_mutex_unlock(&h->lock);
+    c->cursor = resume ? since : last;
+    if (resume && since < last && since + 1 < first &&
+        backlog(h, c, since, first) < 0) {
+        /* what was asked for is gone: start over from now */
+        c->out_len = 0;
+        reset_event(c, last, since, "pruned");
+        c->cursor = last;
     }
-    if (resume && since > h->last) {
-        char line[160];
-
+    if (resume && since > last) {
         /* a revision this tree never had: another database */
-        (void)snprintf(line,
-                       sizeof(line),
-                       "event: reset\ndata: {\"revision\":%llu,"
-                       "\"since\":%llu,\"reason\":\"future\"}\n\n",
-                       (unsigned long long)h->last,
-                       (unsigned long long)since);
-        (void)out_append(c, line);
-        c->cursor = h->last;
+        reset_event(c, last, since, "future");
+        c->cursor = last;
     }
     (void)out_append(c, ": connected\n\n");
+    pthread_mutex_lock(&h->lock);
     c->next = h->clients;
     if (h->clients) {
         h->clients->prev = c;
@@ -577,10 +643,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         cfs_http_no_memory(req);
         return;
     }
-    MHD_add_response_header(
-        resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    /* the values of changes: nothing a cache should keep */
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    stream_headers(resp);
     cfs_http_reply_response(req, MHD_HTTP_OK, resp);
 }
 

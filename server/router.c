@@ -72,7 +72,7 @@ static const struct cfs_http_route routes[] = {
      cfs_http_handle_export},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
      cfs_http_handle_import},
-    {"/api/v1/events",       false, "events",  GET,  READER, 0,      0,
+    {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
      cfs_http_handle_events},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,

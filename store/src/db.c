@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/statvfs.h>
+
 #include "store-internal.h"
 
 int store_errno(int rc)
@@ -57,8 +59,8 @@ int store_errno(int rc)
  *   not (a subsystem or default group that holds values or is a link
  *   target). Rowids grow with creation, so id order is creation order and
  *   parents come before children. path is the current absolute path.
- * - attr: the last value written to each attribute, clustered by directory
- *   so replay reads it in one pass; seq is the global write order.
+ * - attr: the last value written to each attribute, clustered by
+ *   directory; seq is the global write order, which replay follows.
  * - link: links by target identity (a node id), so a committed target keeps
  *   its links when it moves.
  * - journal: one row per change record, appended in revision order (the
@@ -222,15 +224,43 @@ int store_migrate(sqlite3 *db,
     return 0;
 }
 
+/* The errno of a failure of @db: SQLITE_CANTOPEN says only "cannot open",
+ * the system's errno says why (EROFS, EACCES, ENOENT ...). */
+static int open_errno(sqlite3 *db, int rc)
+{
+    int sys = db ? sqlite3_system_errno(db) : 0;
+
+    return (rc & 0xff) == SQLITE_CANTOPEN && sys > 0 ? -sys : store_errno(rc);
+}
+
+/* Why a database SQLite opened read-only (it does so, silently, when the
+ * file cannot be opened for writing): the file system, or the file. */
+static int read_only_errno(const char *path)
+{
+    struct statvfs sv;
+
+    if (statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+        return -EROFS;
+    }
+    return -EACCES;
+}
+
 int store_db_open(const struct cfs_store *store, sqlite3 **ret_db)
 {
     sqlite3 *db = NULL;
     char pragma[96];
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                 SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
-    int r = store_errno(sqlite3_open_v2(store->path, &db, flags, store->vfs));
+    int orc = sqlite3_open_v2(store->path, &db, flags, store->vfs);
+    int r = open_errno(db, orc);
 
     if (r < 0) {
+        goto out;
+    }
+    /* Writable now, or refused now: not a store that starts, says it is
+     * ready and then fails every commit. */
+    if (sqlite3_db_readonly(db, "main") == 1) {
+        r = read_only_errno(store->path);
         goto out;
     }
     sqlite3_extended_result_codes(db, 1);
@@ -254,7 +284,7 @@ int store_db_open(const struct cfs_store *store, sqlite3 **ret_db)
             rc = mode && strcmp(mode, "wal") == 0 ? SQLITE_OK : SQLITE_CANTOPEN;
             r = rc == SQLITE_CANTOPEN ? -EINVAL : 0;
         } else {
-            r = store_errno(rc);
+            r = open_errno(db, rc); /* e.g. no -wal file in the folder */
         }
         sqlite3_finalize(st);
         if (r < 0) {

@@ -2,10 +2,13 @@
 /*
  * load.c - stream the stored state as replay steps (cfs_store_load()).
  *
- * One read transaction, three passes: directories in id order (creation
- * order, so parents first) merged with their attribute rows (clustered by
- * directory) and emitted in write order; links in creation order; commits
- * in their original order. A committed item is stored where it is, in
+ * One read transaction, one pass in global write order (the seq every
+ * directory, value, link and commit was stored with): a subsystem whose
+ * store() looks at another item's state sees at start-up the history it
+ * saw live. A directory's seq is its creation, so parents come before
+ * children and values; a link's is after both its ends were made; a
+ * commit's after the values written while pending. A committed item is
+ * stored where it is, in
  * live/; replay re-makes it in pending/ (live/ accepts no mkdir), so every
  * path below a committed item that is not yet re-committed is rewritten
  * with "pending" for that "live".
@@ -25,8 +28,6 @@
 
 #include "store-internal.h"
 
-#define SUBTREE "(path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0'))"
-
 #define BLOCK_SIZE (256u * 1024u)
 #define READ_AHEAD 4
 
@@ -34,7 +35,8 @@
 
 enum rec_kind {
     REC_DIR = 1, /* a: path; u1: revision; flags: created, committed */
-    REC_ATTR,    /* a: name, b: value; u1: seq, u2: revision; flags: binary */
+    REC_ATTR,    /* a: directory path, b: value, c: name; u1: revision;
+                    flags: binary */
     REC_LINK,    /* a: owner path, b: name, c: target path; u1: revision */
     REC_COMMIT,  /* a: path; u1: revision of the commit */
 };
@@ -117,10 +119,6 @@ struct consumer {
     /* Committed items (their stored, live paths) and those re-committed. */
     struct store_strset committed, done;
     struct buf path, target;
-    /* The directory being collected and its attribute rows. */
-    const struct rec *dir;
-    const struct rec **attrs;
-    size_t n_attrs, cap_attrs;
     int error; /* first allocation failure */
 };
 
@@ -176,64 +174,51 @@ static int replay_path(struct consumer *c, struct buf *out, const char *path)
     return 0;
 }
 
-static int cmp_seq(const void *a, const void *b)
+static int on_dir(struct consumer *c, const struct rec *d)
 {
-    const struct rec *x = *(const struct rec *const *)a;
-    const struct rec *y = *(const struct rec *const *)b;
+    struct cfs_store_step step = {
+        .op = (d->flags & REC_CREATED) ? CFS_STORE_STEP_MKDIR
+                                       : CFS_STORE_STEP_DIR,
+        .revision = d->u1,
+    };
+    int r = 0;
 
-    return x->u1 < y->u1 ? -1 : x->u1 > y->u1;
-}
-
-/* Emit the collected directory's step, then its values in write order. */
-static int flush_dir(struct consumer *c)
-{
-    const struct rec *d = c->dir;
-    struct cfs_store_step step;
-    size_t dlen;
-    int r;
-
-    if (!d) {
-        return 0;
+    if (d->flags & REC_COMMITTED) {
+        r = store_strset_add(&c->committed, rec_a(d), d->a_len);
     }
-    c->dir = NULL;
-    r = replay_path(c, &c->path, rec_a(d));
+    if (r == 0) {
+        r = replay_path(c, &c->path, rec_a(d));
+    }
     if (r < 0) {
         return r;
     }
-    step = (struct cfs_store_step){
-        .op = (d->flags & REC_CREATED) ? CFS_STORE_STEP_MKDIR
-                                       : CFS_STORE_STEP_DIR,
-        .path = c->path.p,
-        .revision = d->u1,
-    };
+    step.path = c->path.p;
     c->fn(c->data, &step);
+    return 0;
+}
 
-    if (c->n_attrs > 1) {
-        qsort(c->attrs, c->n_attrs, sizeof(*c->attrs), cmp_seq);
-    }
-    dlen = c->path.len;
-    for (size_t i = 0; i < c->n_attrs; i++) {
-        const struct rec *a = c->attrs[i];
+static int on_attr(struct consumer *c, const struct rec *a)
+{
+    struct cfs_store_step step = {
+        .op = CFS_STORE_STEP_STORE,
+        .arg = rec_b(a),
+        .arg_len = a->b_len,
+        .binary = (a->flags & REC_BINARY) != 0,
+        .revision = a->u1,
+    };
+    int r = replay_path(c, &c->path, rec_a(a));
 
-        c->path.len = dlen;
+    if (r == 0) {
         r = buf_add(&c->path, "/", 1);
-        if (r == 0) {
-            r = buf_add(&c->path, rec_a(a), a->a_len);
-        }
-        if (r < 0) {
-            return r;
-        }
-        step = (struct cfs_store_step){
-            .op = CFS_STORE_STEP_STORE,
-            .path = c->path.p,
-            .arg = rec_b(a),
-            .arg_len = a->b_len,
-            .binary = (a->flags & REC_BINARY) != 0,
-            .revision = a->u2,
-        };
-        c->fn(c->data, &step);
     }
-    c->n_attrs = 0;
+    if (r == 0) {
+        r = buf_add(&c->path, rec_c(a), a->c_len);
+    }
+    if (r < 0) {
+        return r;
+    }
+    step.path = c->path.p;
+    c->fn(c->data, &step);
     return 0;
 }
 
@@ -301,43 +286,21 @@ static int consume_block(struct consumer *c, const struct block *b)
         off += sizeof(*rec) + pad8(rec->a_len + rec->b_len + rec->c_len + 3);
         switch (rec->kind) {
         case REC_DIR:
-            r = flush_dir(c);
-            if (r == 0 && (rec->flags & REC_COMMITTED)) {
-                r = store_strset_add(&c->committed, rec_a(rec), rec->a_len);
-            }
-            c->dir = rec;
+            r = on_dir(c, rec);
             break;
         case REC_ATTR:
-            if (cfs_grow(&c->attrs,
-                         &c->cap_attrs,
-                         c->n_attrs,
-                         sizeof(*c->attrs),
-                         16)) {
-                r = -ENOMEM;
-                break;
-            }
-            c->attrs[c->n_attrs++] = rec;
+            r = on_attr(c, rec);
             break;
         case REC_LINK:
-            r = flush_dir(c);
-            if (r == 0) {
-                r = on_link(c, rec);
-            }
+            r = on_link(c, rec);
             break;
         case REC_COMMIT:
-            r = flush_dir(c);
-            if (r == 0) {
-                r = on_commit(c, rec);
-            }
+            r = on_commit(c, rec);
             break;
         default:
             r = -EUCLEAN;
             break;
         }
-    }
-    /* A directory's rows never span blocks. */
-    if (r == 0) {
-        r = flush_dir(c);
     }
     return r;
 }
@@ -351,7 +314,6 @@ struct reader {
     const char *prefix; /* ranged read of one subsystem, or NULL */
     struct stream *stream;
     struct block *cur;
-    bool any_committed;
 };
 
 /* Hand a full block over: to the queue (waiting while READ_AHEAD blocks are
@@ -394,13 +356,13 @@ static int push_block(struct reader *rd)
     return r;
 }
 
-/* Room for @need more bytes; @group: start a new block first if the
- * current one is mostly used (a directory's rows stay together). */
-static int reserve(struct reader *rd, size_t need, bool group)
+/* Room for @need more bytes: a new block once the current one is mostly
+ * used. */
+static int reserve(struct reader *rd, size_t need)
 {
     struct block *b = rd->cur;
 
-    if (b && group && b->len > b->cap / 4 * 3) {
+    if (b && b->len > b->cap / 4 * 3) {
         int r = push_block(rd);
 
         if (r < 0) {
@@ -422,7 +384,7 @@ static int reserve(struct reader *rd, size_t need, bool group)
         rd->cur = b;
     }
     if (b->len + need > b->cap) {
-        /* Only within a directory's rows: grow rather than split them. */
+        /* A row bigger than what is left: grow the block. */
         size_t cap;
         char *data;
 
@@ -454,7 +416,7 @@ static int put(struct reader *rd,
     size_t need = sizeof(struct rec) + pad8(a_len + b_len + c_len + 3);
     struct rec *rec;
     char *p;
-    int r = reserve(rd, need, kind != REC_ATTR);
+    int r = reserve(rd, need);
 
     if (r < 0) {
         return r;
@@ -518,189 +480,97 @@ prepare(sqlite3 *db, const char *sql, const char *prefix, sqlite3_stmt **ret)
     return r;
 }
 
-static int pass_dirs(struct reader *rd, sqlite3 *db)
-{
-    sqlite3_stmt *nodes = NULL, *attrs = NULL;
-    const char *prefix = rd->prefix;
-    int nrc = SQLITE_DONE, arc = SQLITE_DONE, r;
+/* Whether column @col is @prefix (?1) or below it. */
+#define UNDER(col)                                                             \
+    "(" col " = ?1 OR (" col " > ?1 || '/' AND " col " < ?1 || '0'))"
 
-    if (prefix) {
-        r = prepare(db,
-                    "SELECT id, path, created, committed, revision FROM node"
-                    " WHERE " SUBTREE " ORDER BY id",
-                    prefix,
-                    &nodes);
-        if (r == 0) {
-            r = prepare(
-                db,
-                "SELECT node, name, seq, revision, binary, value"
-                " FROM attr WHERE node IN (SELECT id FROM node WHERE " SUBTREE
-                ") ORDER BY node",
-                prefix,
-                &attrs);
-        }
-    } else {
-        r = prepare(db,
-                    "SELECT id, path, created, committed, revision FROM node"
-                    " WHERE id > 1 ORDER BY id",
-                    NULL,
-                    &nodes);
-        if (r == 0) {
-            r = prepare(db,
-                        "SELECT node, name, seq, revision, binary, value"
-                        " FROM attr ORDER BY node",
-                        NULL,
-                        &attrs);
-        }
-    }
-    if (r < 0) {
-        goto out;
-    }
-    arc = sqlite3_step(attrs);
-    while (r == 0 && (nrc = sqlite3_step(nodes)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(nodes, 0);
-        const char *path = (const char *)sqlite3_column_text(nodes, 1);
-        bool want = path && wanted(rd, path);
+/* Every row as (kind, seq, path, name, flags, revision, value, target),
+ * in write order. Ranged: the subtree of ?1, and the links from elsewhere
+ * that point into it (they could not be made before it existed). */
+#define ALL_ROWS(NODE_WHERE, ATTR_WHERE, LINK_WHERE)                           \
+    "SELECT 1, seq, path, NULL,"                                               \
+    " (created != 0) | ((committed != 0) << 1), revision, NULL, NULL"          \
+    " FROM node WHERE " NODE_WHERE                                             \
+    " UNION ALL SELECT 2, a.seq, n.path, a.name, (a.binary != 0) << 2,"        \
+    " a.revision, a.value, NULL FROM attr a JOIN node n ON n.id = a.node"      \
+    " WHERE " ATTR_WHERE                                                       \
+    " UNION ALL SELECT 3, l.seq, o.path, l.name, 0, l.revision, NULL, t.path"  \
+    " FROM link l JOIN node o ON o.id = l.owner"                               \
+    " JOIN node t ON t.id = l.target WHERE " LINK_WHERE                        \
+    " UNION ALL SELECT 4, commit_seq, path, NULL, 0, commit_rev, NULL, NULL"   \
+    " FROM node WHERE commit_seq IS NOT NULL AND " NODE_WHERE " ORDER BY 2"
 
-        while (arc == SQLITE_ROW && sqlite3_column_int64(attrs, 0) < id) {
-            arc = sqlite3_step(attrs);
-        }
-        if (want) {
-            bool committed = sqlite3_column_int(nodes, 3) != 0;
-
-            rd->any_committed |= committed;
-            r = put(rd,
-                    REC_DIR,
-                    (uint8_t)((sqlite3_column_int(nodes, 2) ? REC_CREATED : 0) |
-                              (committed ? REC_COMMITTED : 0)),
-                    (uint64_t)sqlite3_column_int64(nodes, 4),
-                    0,
-                    path,
-                    (size_t)sqlite3_column_bytes(nodes, 1),
-                    NULL,
-                    0,
-                    NULL,
-                    0);
-        }
-        while (r == 0 && arc == SQLITE_ROW &&
-               sqlite3_column_int64(attrs, 0) == id) {
-            if (want) {
-                const void *name = sqlite3_column_text(attrs, 1);
-                size_t name_len = (size_t)sqlite3_column_bytes(attrs, 1);
-                const void *value = sqlite3_column_blob(attrs, 5);
-                size_t len = (size_t)sqlite3_column_bytes(attrs, 5);
-
-                r = put(rd,
-                        REC_ATTR,
-                        sqlite3_column_int(attrs, 4) ? REC_BINARY : 0,
-                        (uint64_t)sqlite3_column_int64(attrs, 2),
-                        (uint64_t)sqlite3_column_int64(attrs, 3),
-                        name,
-                        name_len,
-                        value,
-                        len,
-                        NULL,
-                        0);
-            }
-            arc = sqlite3_step(attrs);
-        }
-        if (arc != SQLITE_ROW && arc != SQLITE_DONE) {
-            break;
-        }
-    }
-    if (r == 0) {
-        r = store_errno(nrc);
-    }
-    if (r == 0 && arc != SQLITE_ROW) {
-        r = store_errno(arc);
-    }
-out:
-    sqlite3_finalize(nodes);
-    sqlite3_finalize(attrs);
-    return r;
-}
-
-/* Links owned in the loaded subsystems, and (for one subsystem) links from
- * elsewhere that point into it: they could not be made before it existed. */
-static int pass_links(struct reader *rd, sqlite3 *db)
+static int pass_all(struct reader *rd, sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;
     int rc = SQLITE_DONE, r;
 
     r = prepare(db,
-                rd->prefix
-                    ? "SELECT o.path, l.name, t.path, l.revision FROM link l"
-                      " JOIN node o ON o.id = l.owner"
-                      " JOIN node t ON t.id = l.target"
-                      " WHERE (o.path = ?1 OR (o.path > ?1 || '/' AND"
-                      " o.path < ?1 || '0')) OR (t.path = ?1 OR"
-                      " (t.path > ?1 || '/' AND t.path < ?1 || '0'))"
-                      " ORDER BY l.seq"
-                    : "SELECT o.path, l.name, t.path, l.revision FROM link l"
-                      " JOIN node o ON o.id = l.owner"
-                      " JOIN node t ON t.id = l.target ORDER BY l.seq",
+                rd->prefix ? ALL_ROWS(UNDER("path"),
+                                      UNDER("n.path"),
+                                      UNDER("o.path") " OR " UNDER("t.path"))
+                           : ALL_ROWS("id > 1", "n.id > 1", "1"),
                 rd->prefix,
                 &st);
     while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *owner = (const char *)sqlite3_column_text(st, 0);
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        const char *target = (const char *)sqlite3_column_text(st, 2);
-
-        if (!owner || !name || !target || !wanted(rd, owner)) {
-            continue;
-        }
-        r = put(rd,
-                REC_LINK,
-                0,
-                (uint64_t)sqlite3_column_int64(st, 3),
-                0,
-                owner,
-                strlen(owner),
-                name,
-                strlen(name),
-                target,
-                strlen(target));
-    }
-    if (r == 0) {
-        r = store_errno(rc);
-    }
-    sqlite3_finalize(st);
-    return r;
-}
-
-static int pass_commits(struct reader *rd, sqlite3 *db)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = SQLITE_DONE, r;
-
-    if (!rd->any_committed) {
-        return 0;
-    }
-    r = prepare(db,
-                rd->prefix
-                    ? "SELECT path, commit_rev FROM node WHERE " SUBTREE
-                      " AND commit_seq IS NOT NULL ORDER BY commit_seq"
-                    : "SELECT path, commit_rev FROM node"
-                      " WHERE commit_seq IS NOT NULL ORDER BY commit_seq",
-                rd->prefix,
-                &st);
-    while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        int kind = sqlite3_column_int(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, 2);
+        size_t path_len = (size_t)sqlite3_column_bytes(st, 2);
+        const char *name = (const char *)sqlite3_column_text(st, 3);
+        size_t name_len = (size_t)sqlite3_column_bytes(st, 3);
+        uint8_t flags = (uint8_t)sqlite3_column_int(st, 4);
+        uint64_t rev = (uint64_t)sqlite3_column_int64(st, 5);
 
         if (!path || !wanted(rd, path)) {
             continue;
         }
-        r = put(rd,
-                REC_COMMIT,
-                0,
-                (uint64_t)sqlite3_column_int64(st, 1),
-                0,
-                path,
-                (size_t)sqlite3_column_bytes(st, 0),
-                NULL,
-                0,
-                NULL,
-                0);
+        switch (kind) {
+        case 1: /* a directory: flags REC_CREATED | REC_COMMITTED */
+            r = put(
+                rd, REC_DIR, flags, rev, 0, path, path_len, NULL, 0, NULL, 0);
+            break;
+        case 2: { /* a value: flags REC_BINARY */
+            const void *value = sqlite3_column_blob(st, 6);
+            size_t len = (size_t)sqlite3_column_bytes(st, 6);
+
+            if (name) {
+                r = put(rd,
+                        REC_ATTR,
+                        flags,
+                        rev,
+                        0,
+                        path,
+                        path_len,
+                        value,
+                        len,
+                        name,
+                        name_len);
+            }
+            break;
+        }
+        case 3: { /* a link */
+            const char *target = (const char *)sqlite3_column_text(st, 7);
+
+            if (name && target) {
+                r = put(rd,
+                        REC_LINK,
+                        0,
+                        rev,
+                        0,
+                        path,
+                        path_len,
+                        name,
+                        name_len,
+                        target,
+                        (size_t)sqlite3_column_bytes(st, 7));
+            }
+            break;
+        }
+        default: /* a commit */
+            r = put(
+                rd, REC_COMMIT, 0, rev, 0, path, path_len, NULL, 0, NULL, 0);
+            break;
+        }
     }
     if (r == 0) {
         r = store_errno(rc);
@@ -709,20 +579,14 @@ static int pass_commits(struct reader *rd, sqlite3 *db)
     return r;
 }
 
-/* The reader: one snapshot, three passes. @pre r_lock */
+/* The reader: one snapshot, one pass. @pre r_lock */
 static int read_all(struct reader *rd)
 {
     sqlite3 *db = rd->store->rdb;
     int r = store_exec(db, "BEGIN");
 
     if (r == 0) {
-        r = pass_dirs(rd, db);
-        if (r == 0) {
-            r = pass_links(rd, db);
-        }
-        if (r == 0) {
-            r = pass_commits(rd, db);
-        }
+        r = pass_all(rd, db);
         if (r == 0) {
             r = push_block(rd);
         }
@@ -831,7 +695,6 @@ int store_load(struct cfs_store *s,
     store_strset_free(&c.done);
     cfs_free(c.path.p);
     cfs_free(c.target.p);
-    cfs_free(c.attrs);
     cfs_free(prefix);
     return r;
 }

@@ -13,9 +13,45 @@
 
 #include <curl/curl.h>
 
+#include <configfs/configfs.h>
+
 #include "harness.h"
 
 static char db[128];
+
+/* /bytes/raw: an attribute that takes any bytes, NUL included, as a
+ * driver's binary-safe text attribute would. */
+static char raw_page[4096];
+static size_t raw_len;
+
+static ssize_t bytes_raw_show(struct config_item *item, char *page)
+{
+    (void)item;
+    memcpy(page, raw_page, raw_len);
+    return (ssize_t)raw_len;
+}
+
+static ssize_t
+bytes_raw_store(struct config_item *item, const char *page, size_t count)
+{
+    (void)item;
+    memcpy(raw_page, page, count);
+    raw_len = count;
+    return (ssize_t)count;
+}
+
+CONFIGFS_ATTR(bytes_, raw);
+
+static struct configfs_attribute *bytes_attrs[] = {&bytes_attr_raw, NULL};
+
+static const struct config_item_type bytes_type = {
+    .ct_name = "bytes",
+    .ct_attrs = bytes_attrs,
+};
+
+static struct configfs_subsystem bytes_subsys = {
+    .su_group = {.cg_item = {.ci_namebuf = "bytes", .ci_type = &bytes_type}},
+};
 
 static int setup(void **state)
 {
@@ -23,11 +59,17 @@ static int setup(void **state)
     if (harness_tmpdb("store", "t.db", db, sizeof(db)) < 0) {
         return -1;
     }
-    return harness_start_db(db);
+    config_group_init(&bytes_subsys.su_group);
+    if (harness_start_db(db) < 0 ||
+        configfs_register_subsystem(&bytes_subsys) < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 static int teardown(void **state)
 {
+    configfs_unregister_subsystem(&bytes_subsys);
     harness_stop(state);
     return harness_tmpdb_remove();
 }
@@ -246,6 +288,76 @@ static void test_store_import_bad_query_changes_nothing(void **state)
     assert_int_equal(r.status, 204);
     http_resp_done(&r);
     free(doc);
+}
+
+/* A value holding NUL bytes survives export -> import: export writes it
+ * as \u0000 (valid JSON), and import takes the document back. */
+static void test_store_export_import_nul_bytes(void **state)
+{
+    struct http_resp ex, r, now;
+    char *doc;
+    static const char *const json_hdr[] = {"Content-Type: application/json",
+                                           NULL};
+    static const char *const raw_hdr[] = {
+        "Content-Type: application/octet-stream", NULL};
+    const char *path = "/api/v1/config/bytes/raw";
+
+    (void)state;
+    http(&r, "PUT", path, "a\0b", 3, raw_hdr);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+
+    http(&ex, "GET", "/api/v1/export", NULL, 0, NULL);
+    assert_int_equal(ex.status, 200);
+    assert_non_null(strstr(ex.body, "\"a\\u0000b\""));
+    doc = json_dumps(ex.json, JSON_COMPACT);
+    assert_non_null(doc);
+
+    /* the value changes, the backup brings it back */
+    http(&r, "PUT", path, "other", 5, raw_hdr);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    http(&r, "POST", "/api/v1/import?mode=replace", doc, strlen(doc), json_hdr);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    http(&now, "GET", "/api/v1/export", NULL, 0, NULL);
+    json_object_del(now.json, "revision");
+    json_object_del(ex.json, "revision");
+    assert_true(json_equal(now.json, ex.json));
+    assert_int_equal(raw_len, 3);
+    assert_memory_equal(raw_page, "a\0b", 3);
+    http_resp_done(&now);
+    http_resp_done(&ex);
+    free(doc);
+
+    /* the same as a JSON value in a PUT and in a batch */
+    http_json(&r, "PUT", path, "{\"value\":\"c\\u0000d\"}");
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    assert_int_equal(raw_len, 3);
+    assert_memory_equal(raw_page, "c\0d", 3);
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"store\",\"path\":\"/bytes/raw\","
+              "\"value\":\"e\\u0000\"}]}");
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    assert_int_equal(raw_len, 2);
+    /* never in a name, a path, or base64 text */
+    http_json(&r,
+              "POST",
+              "/api/v1/config/02-simple-children",
+              "{\"name\":\"x\\u0000y\"}");
+    expect_problem(&r, 400, "EINVAL");
+    http_resp_done(&r);
+    http_json(&r,
+              "PUT",
+              path,
+              "{\"value\":\"QUJD\\u0000QUJD\",\"encoding\":\"base64\"}");
+    expect_problem(&r, 400, "EINVAL");
+    http_resp_done(&r);
+    assert_int_equal(raw_len, 2);
 }
 
 /* An import with If-Match plans and applies only against the revision it
@@ -537,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_store_export_import_round_trip),
         cmocka_unit_test(test_store_import_if_match),
         cmocka_unit_test(test_store_import_bad_query_changes_nothing),
+        cmocka_unit_test(test_store_export_import_nul_bytes),
         cmocka_unit_test(test_store_import_refused_changes_nothing),
         cmocka_unit_test(test_store_stop_under_writes_keeps_acknowledged),
     };

@@ -31,16 +31,6 @@
 
 #include "harness.h"
 
-/* KNOWN BUG (issue 11): a subscriber that falls behind the event ring
- * (RING_CAP records: well under a second of this load, so on a busy
- * machine even the "fast" subscribers do) silently loses revisions, and
- * no `reset` is sent. The fix is on another branch. Until it is merged, a
- * gap is reported ("KNOWN BUG ... NOT CHECKED") and not asserted; set
- * this to 1 with the fix, and any gap without a reset fails. */
-#ifndef CFS_SOAK_EVENT_OVERRUN_FIXED
-#define CFS_SOAK_EVENT_OVERRUN_FIXED 0
-#endif
-
 #define N_READERS 2
 #define N_WRITERS 2
 #define N_SUBS    3 /* the last one is slow */
@@ -895,27 +885,6 @@ static void report_sub(const struct sub *s, int i)
                   s->gap_note);
 }
 
-/* A gap while the overrun bug is not fixed: reported, and NOT checked
- * (see CFS_SOAK_EVENT_OVERRUN_FIXED). cmocka's skip() would print "not ok
- * # SKIP", which meson counts as a failure: the test returns instead,
- * after a line that says so. @return whether to check. */
-static bool check_gaps(size_t gaps)
-{
-#if !CFS_SOAK_EVENT_OVERRUN_FIXED
-    if (gaps > 0) {
-        print_message("# KNOWN BUG (issue 11: a subscriber behind the event "
-                      "ring loses revisions without a reset): %zu gap(s) "
-                      "NOT CHECKED until the fix is merged, see "
-                      "CFS_SOAK_EVENT_OVERRUN_FIXED\n",
-                      gaps);
-        return false;
-    }
-#else
-    (void)gaps;
-#endif
-    return true;
-}
-
 /* The subscribers that read as fast as they can get every revision in
  * order, or a `reset` where they fell behind. */
 static void test_soak_events_gap_free(void **state)
@@ -929,9 +898,7 @@ static void test_soak_events_gap_free(void **state)
         assert_true(subs[i].last_rev >= final_rev_seen); /* not stuck */
         gaps += subs[i].gaps;
     }
-    if (check_gaps(gaps)) {
-        assert_int_equal(gaps, 0);
-    }
+    assert_int_equal(gaps, 0);
 }
 
 /* The slow one gets every revision, or a `reset` where it cannot. */
@@ -946,9 +913,7 @@ static void test_soak_events_slow_reader(void **state)
                   (unsigned long long)s->last_rev);
     assert_true(s->records > 0);
     assert_true(s->last_rev >= final_rev_seen); /* not stuck */
-    if (check_gaps(s->gaps)) {
-        assert_int_equal(s->gaps, 0);
-    }
+    assert_int_equal(s->gaps, 0);
 }
 
 /* p50 and p99 of each kind, for the log. */

@@ -22,6 +22,7 @@ struct fault {
 static struct fault write_fault = {.skip = -1};
 static struct fault sync_fault = {.skip = -1};
 static atomic_int hits;
+static atomic_int deny_write; /* errno, or 0 */
 static atomic_bool released;
 
 struct fault_file {
@@ -205,6 +206,18 @@ static int v_open(sqlite3_vfs *vfs,
     memset(ff, 0, sizeof(*ff));
     ff->real = (sqlite3_file *)(ff + 1);
     ff->wal = (flags & SQLITE_OPEN_WAL) != 0;
+    if (atomic_load(&deny_write) && (flags & SQLITE_OPEN_MAIN_DB) &&
+        (flags & SQLITE_OPEN_READWRITE)) {
+        int exists = 0;
+
+        (void)real->xAccess(real, name, SQLITE_ACCESS_EXISTS, &exists);
+        if (!exists) {
+            return SQLITE_CANTOPEN;
+        }
+        /* what the default VFS does when O_RDWR is refused */
+        flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) |
+                SQLITE_OPEN_READONLY;
+    }
     rc = real->xOpen(real, name, ff->real, flags, out_flags);
     /* SQLite calls xClose only when pMethods is set. */
     ff->base.pMethods = ff->real->pMethods ? &fault_io : NULL;
@@ -285,6 +298,9 @@ static int v_last_error(sqlite3_vfs *vfs, int n, char *out)
 {
     sqlite3_vfs *real = vfs->pAppData;
 
+    if (atomic_load(&deny_write)) {
+        return atomic_load(&deny_write);
+    }
     return real->xGetLastError(real, n, out);
 }
 
@@ -350,8 +366,14 @@ void fault_vfs_release(void)
     atomic_store(&released, true);
 }
 
+void fault_vfs_deny_write(int err)
+{
+    atomic_store(&deny_write, err);
+}
+
 void fault_vfs_clear(void)
 {
+    atomic_store(&deny_write, 0);
     atomic_store(&released, true);
     atomic_store(&write_fault.skip, -1);
     atomic_store(&sync_fault.skip, -1);

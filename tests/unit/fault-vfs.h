@@ -27,6 +27,14 @@ void fault_vfs_fail_sync(int skip, int rc, bool sticky, int delay_ms);
 #define FAULT_VFS_HOLD (-1)
 void fault_vfs_release(void);
 
+/*
+ * Refuse to open a main database for writing with errno @err (EROFS: a
+ * read-only file system; EACCES: a file the process may not write), as the
+ * default VFS sees it: an existing database opens read-only, a missing one
+ * cannot be made (SQLITE_CANTOPEN, and @err as the system errno). 0 stops.
+ */
+void fault_vfs_deny_write(int err);
+
 /* Stop failing (and release a held sync). */
 void fault_vfs_clear(void);
 

@@ -34,6 +34,28 @@ struct titem {
 static atomic_long items_alive;
 static char default_values[16], default_names[16];
 
+/* What the callbacks saw, in order (callbacks run under core's mutation
+ * lock, one at a time). */
+static char event_log[2048];
+
+static void log_event(const char *what, const char *arg, size_t len)
+{
+    size_t n = strlen(event_log);
+
+    (void)snprintf(
+        event_log + n, sizeof(event_log) - n, "%s%.*s ", what, (int)len, arg);
+}
+
+const char *tsys_events(void)
+{
+    return event_log;
+}
+
+void tsys_events_reset(void)
+{
+    event_log[0] = '\0';
+}
+
 static struct titem *to_titem(struct config_item *item)
 {
     return container_of(item, struct titem, item);
@@ -57,6 +79,7 @@ put_value(char *dst, const char *page, size_t count, const struct tsys *sys)
     }
     memcpy(dst, page, count);
     dst[count] = '\0';
+    log_event("store:", page, count);
     return (ssize_t)count;
 }
 
@@ -101,7 +124,8 @@ static void titem_release(struct config_item *item)
 static int titem_allow_link(struct config_item *src, struct config_item *target)
 {
     (void)src;
-    (void)target;
+    log_event(
+        "link:", config_item_name(target), strlen(config_item_name(target)));
     return 0;
 }
 
@@ -145,6 +169,7 @@ static struct config_item *make_titem(struct config_group *group,
     }
     t->sys = sys;
     config_item_init_type_name(&t->item, name, &titem_type);
+    log_event("mkdir:", name, strlen(name));
     atomic_fetch_add(&items_alive, 1);
     return &t->item;
 }
@@ -157,7 +182,8 @@ static void drop_titem(struct config_group *group, struct config_item *item)
 
 static int commit_titem(struct config_item *item)
 {
-    (void)item;
+    log_event(
+        "commit:", config_item_name(item), strlen(config_item_name(item)));
     return 0;
 }
 

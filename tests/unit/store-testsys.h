@@ -36,6 +36,12 @@ void tsys_refuse_names(struct tsys *sys, const char *prefix);
  * after this call (to refuse during the replay at registration). */
 void tsys_default_refusals(const char *values, const char *names);
 
+/* The callbacks every subsystem saw since the last reset, in order:
+ * "mkdir:NAME store:VALUE link:TARGET-NAME commit:NAME ..." (stores that
+ * were refused are not there). */
+const char *tsys_events(void);
+void tsys_events_reset(void);
+
 /* Number of items alive (made and not yet released), all subsystems. */
 long tsys_items_alive(void);
 

@@ -108,6 +108,37 @@ static void expect_absent(const char *path)
     assert_int_equal(cfs_stat(path, &entry), -ENOENT);
 }
 
+/* A database that cannot be written is refused at open with the reason,
+ * not opened read-only to fail every commit later, nor reported missing:
+ * on a read-only file system it cannot be made (EROFS); an existing file
+ * the process may not write is EACCES. */
+static void test_fault_unwritable_at_open(void **state)
+{
+    struct env *e = *state;
+    struct cfs_store_options o = {.path = e->t->path, .vfs = FAULT_VFS_NAME};
+    struct cfs_store *s = NULL;
+
+    fault_vfs_deny_write(EROFS);
+    assert_int_equal(cfs_store_open(&o, &s), -EROFS);
+    assert_null(s);
+    fault_vfs_clear();
+
+    env_open(e);
+    RUN(e->s, "mkdir /s1/items/x", "store /s1/items/x/a kept");
+    env_close(e);
+    fault_vfs_deny_write(EACCES);
+    assert_int_equal(tsys_register("s1", &e->sys), 0);
+    assert_int_equal(cfs_store_open(&o, &s), -EACCES);
+    assert_null(s);
+    tsys_unregister(e->sys);
+    e->sys = NULL;
+    fault_vfs_clear();
+
+    env_open(e); /* writable again: nothing was lost */
+    expect_written("/s1/items/x/a", "kept");
+    env_close(e);
+}
+
 /* Disk full while the commit writes the log. */
 static void test_fault_enospc(void **state)
 {
@@ -466,6 +497,8 @@ static void test_async_fails_newest_first(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_fault_unwritable_at_open, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(
             test_fault_enospc, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(

@@ -89,6 +89,45 @@ static void test_replay_roundtrip(void **state)
     tsys_unregister(sys);
 }
 
+/* Replay runs the steps in the order they were written across the whole
+ * tree, not item by item: a subsystem whose store() looks at another
+ * item's state sees at start-up the history it saw live. */
+static void test_replay_global_write_order(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    char *live;
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    tsys_events_reset();
+    RUN(s, "mkdir /s1/items/x", "mkdir /s1/items/y");
+    RUN(s, "store /s1/items/y/a 1");
+    RUN(s, "store /s1/items/x/a 2");
+    RUN(s, "symlink /s1/items/x/to-y /s1/items/y");
+    RUN(s, "store /s1/note 3");
+    RUN(s, "mkdir /s1/commit/pending/p", "store /s1/commit/pending/p/a 4");
+    RUN(s, "store /s1/items/y/b 5");
+    RUN(s, "rename /s1/commit/pending/p /s1/commit/live/p");
+    RUN(s, "store /s1/commit/live/p/b 6", "store /s1/items/x/b 7");
+    RUN(s, "mkdir /s1/items/z", "store /s1/items/z/a 8");
+    RUN(s, "store /s1/items/x/c 9");
+    live = strdup(tsys_events());
+    assert_non_null(live);
+    cfs_store_close(s);
+    tsys_unregister(sys);
+    cfs_revision_set(0);
+
+    tsys_events_reset();
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    assert_string_equal(tsys_events(), live);
+    free(live);
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
 /* A subsystem that registers after the store opened is replayed by the
  * observer; committed items come back in live/ with links to them. */
 static void test_replay_observer_and_commit(void **state)
@@ -393,6 +432,8 @@ int main(void)
             test_replay_roundtrip, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_keeps_dir_revisions, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_global_write_order, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_observer_and_commit, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(

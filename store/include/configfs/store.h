@@ -89,7 +89,10 @@ struct cfs_store_options {
  * Replay failures do not fail the open: see cfs_store_problems().
  * Must not be called with a transaction open.
  * @return 0; -ENOTSUP for a database written by a newer schema; -EUCLEAN for
- * a corrupt one; -EINVAL for bad options; errors of the file system.
+ * a corrupt one; -EINVAL for bad options; -EROFS (a read-only file system)
+ * or -EACCES (a file or folder the process may not write) when the
+ * database cannot be written: it is never opened read-only; other errors
+ * of the file system (-ENOENT for a missing folder ...).
  * Ownership: *ret_store is new; release with cfs_store_close().
  */
 CFS_EXPORT int cfs_store_open(const struct cfs_store_options *opts,
