@@ -504,7 +504,10 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     char *end;
 
     if (since_s || last_id) {
-        const char *s = since_s ? since_s : last_id;
+        /* Last-Event-ID wins: an EventSource opened on ?since=N reconnects
+         * with the same URL and the last id it received, and must go on
+         * from that id, not from N again (api/openapi.yaml, Since) */
+        const char *s = last_id ? last_id : since_s;
 
         errno = 0;
         since = strtoull(s, &end, 10);
@@ -540,8 +543,9 @@ void cfs_http_handle_events(struct cfs_http_req *req)
             /* what was asked for is gone: start over from now */
             (void)snprintf(line,
                            sizeof(line),
-                           "event: reset\ndata: {\"revision\":%llu,"
+                           "id: %llu\nevent: reset\ndata: {\"revision\":%llu,"
                            "\"since\":%llu,\"reason\":\"pruned\"}\n\n",
+                           (unsigned long long)h->last,
                            (unsigned long long)h->last,
                            (unsigned long long)since);
             c->out_len = 0;
@@ -555,8 +559,9 @@ void cfs_http_handle_events(struct cfs_http_req *req)
         /* a revision this tree never had: another database */
         (void)snprintf(line,
                        sizeof(line),
-                       "event: reset\ndata: {\"revision\":%llu,"
+                       "id: %llu\nevent: reset\ndata: {\"revision\":%llu,"
                        "\"since\":%llu,\"reason\":\"future\"}\n\n",
+                       (unsigned long long)h->last,
                        (unsigned long long)h->last,
                        (unsigned long long)since);
         (void)out_append(c, line);
