@@ -213,7 +213,8 @@ def failed_tests(build):
         with open(os.path.join(build, "meson-logs", "testlog.json")) as f:
             for line in f:
                 t = json.loads(line)
-                if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL"):
+                # INTERRUPT: stopped by --maxfail, not failed
+                if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL", "INTERRUPT"):
                     names.append(t["name"].split(" / ")[-1])
     except (OSError, ValueError):
         pass
