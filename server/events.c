@@ -521,6 +521,13 @@ void cfs_http_handle_events(struct cfs_http_req *req)
                  !cfs_http_scope_allow(req, path, false))) {
         return;
     }
+    if (req->method == CFS_M_HEAD) {
+        /* GET's status and headers (every GET answers HEAD, api/openapi.
+         * yaml), and no stream opened for a body never sent */
+        cfs_http_reply_text(req, MHD_HTTP_OK, "text/event-stream", "", 0);
+        cfs_http_header(req, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        return;
+    }
     c = calloc(1, sizeof(*c));
     if (!c || (path && !(c->prefix = strdup(path)))) {
         free(c);

@@ -27,7 +27,6 @@
 #include "static.h"
 
 /* Short names for the table. */
-#define GET      CFS_M(CFS_M_GET)
 #define READ     CFS_M_READ
 #define POST     CFS_M(CFS_M_POST)
 #define WRITES   (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
@@ -71,7 +70,7 @@ static const struct cfs_http_route routes[] = {
      cfs_http_handle_export},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
      cfs_http_handle_import},
-    {"/api/v1/events",       false, "events",  GET,  READER, 0,      0,
+    {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
      cfs_http_handle_events},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
