@@ -28,7 +28,13 @@ struct cfs_http_route {
     enum cfs_http_role role;
     unsigned if_match; /* the methods that honour If-Match */
     unsigned body;     /* the methods that read a body (at most --body-limit) */
+    unsigned etag;     /* the methods whose success names a node: its ETag */
     void (*handle)(struct cfs_http_req *req);
+    /* A promise of the route x promise matrix (tests/integration/
+     * test-http-matrix.c) the route does not keep, and why; NULL: it keeps
+     * it. HEAD for every GET; If-Match on every method that writes. */
+    const char *no_head;
+    const char *no_if_match;
 };
 
 /* The table, in the order URLs are matched (static; *ret_n entries). */
