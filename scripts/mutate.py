@@ -51,9 +51,10 @@ class Mutant:
         self.why = why
 
 
-# The planted bugs. The first five survived every test when issue 15 was
-# filed (the fifth is planted as the tolerance that was removed: replay
-# taking "the name is taken" for "already made").
+# The planted bugs. The first six are the five that survived every test
+# when issue 15 was filed (weak tags and lists are two), the last of them
+# planted as the tolerance that was removed: replay taking "the name is
+# taken" for "already made".
 MUTANTS = [
     Mutant("ifmatch-mkdir", "server/*.c",
            "rev = parent.revision; cfs_entry_done(&parent); if (!cfs_http_if_match(req, rev))",
@@ -117,13 +118,17 @@ MUTANTS = [
            "body_limit", "body_limit + 1",
            "a body one byte over the limit is taken, not 413"),
     Mutant("server-delete-reader-role", "server/*.c",
-           "case CFS_M_PUT: case CFS_M_DELETE: return CFS_ROLE_WRITER;",
-           "case CFS_M_DELETE:", "",
+           "method == CFS_M_POST || method == CFS_M_PUT || method == CFS_M_DELETE",
+           "|| method == CFS_M_DELETE", "",
            "DELETE needs only the reader role"),
     Mutant("server-import-writer-role", "server/*.c",
-           "path_is(url, \"/api/v1/export\") || path_is(url, \"/api/v1/import\")",
-           "|| path_is(url, \"/api/v1/import\")", "",
-           "import (replaces the whole tree) needs only the writer role"),
+           "{\"/api/v1/import\", false, \"import\", POST, ADMIN,",
+           "ADMIN", "READER",
+           "import (replaces the whole tree) needs only the reader role"),
+    Mutant("server-role-one-below", "server/*.c",
+           "if (need == CFS_ROLE_NONE || have >= need)",
+           "have >= need", "have + 1 >= need",
+           "a token one role below the one needed is let through"),
     Mutant("server-symlink-no-etag", "server/*.c",
            "cfs_http_header(req, MHD_HTTP_HEADER_LOCATION, url); } cfs_http_etag(req, rev); free(url);",
            "cfs_http_etag(req, rev);", "",
@@ -133,9 +138,17 @@ MUTANTS = [
            "cfs_http_etag(req, e.revision);", "",
            "GET of a link is answered without its ETag"),
     Mutant("server-405-no-allow", "server/*.c",
-           "req->method_name, allow); cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow);",
-           "cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, allow);", "",
+           "cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, list);",
+           "cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, list);", "",
            "a 405 without the Allow header"),
+    Mutant("server-rename-no-etag", "server/*.c",
+           "cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len); if (rev) { cfs_http_etag(req, rev); }",
+           "cfs_http_etag(req, rev);", "",
+           "a rename is answered without the moved node's ETag"),
+    Mutant("server-events-head-405", "server/*.c",
+           "{\"/api/v1/events\", false, \"events\", READ,",
+           "READ", "CFS_M(CFS_M_GET)",
+           "HEAD on the event stream is 405 (every GET answers HEAD)"),
 ]
 
 
