@@ -211,13 +211,15 @@ stream_as(struct http_resp *r, enum cfs_http_role role, const struct spec *s)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *hl = NULL;
-    char url[600], auth[128];
+    char url[600];
     char *ct;
 
     memset(r, 0, sizeof(*r));
     (void)snprintf(
         url, sizeof(url), "http://127.0.0.1:%u%s", harness_port(), s->url);
     if (token_of[role]) {
+        char auth[128];
+
         (void)snprintf(
             auth, sizeof(auth), "Authorization: Bearer %s", token_of[role]);
         hl = curl_slist_append(hl, auth);
@@ -537,12 +539,12 @@ P_URL(p_healthz, "/healthz")
  */
 struct mcase {
     const char *route; /* the table's path */
-    unsigned methods;
     const char *what;
     void (*prepare)(struct spec *s);
     long ok;
     const char *ok_errno;
     const char *allow;
+    unsigned methods;
     bool stream; /* an event stream: it is read to its first bytes */
 };
 
@@ -712,12 +714,12 @@ static void promise_role(const struct cfs_http_route *rt,
     struct spec s = {0};
     struct http_resp r;
     enum cfs_http_role need;
-    uint64_t rev;
 
     c->prepare(&s);
     need = cfs_http_route_role(rt, s.url, m);
     if (need > CFS_ROLE_NONE) {
-        rev = revision_now();
+        uint64_t rev = revision_now();
+
         do_case(&r, c, m, need - 1, &s, NULL);
         if (r.status != (need - 1 == CFS_ROLE_NONE ? 401 : 403) ||
             (m != CFS_M_HEAD && strcmp(errno_of(&r), "EACCES") != 0)) {
