@@ -211,13 +211,32 @@ def mutated(m):
 
 # ---- running ----------------------------------------------------------------
 
-def run(cmd, log, timeout):
-    with open(log, "w") as out:
+CHILD = None  # the build or test run going on, in a process group of its own
+
+
+def stop_child():
+    if CHILD and CHILD.poll() is None:
+        os.killpg(CHILD.pid, signal.SIGTERM)
         try:
-            return subprocess.run(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                  timeout=timeout).returncode
+            CHILD.wait(timeout=30)
         except subprocess.TimeoutExpired:
+            os.killpg(CHILD.pid, signal.SIGKILL)
+            CHILD.wait()
+
+
+def run(cmd, log, timeout):
+    """@cmd's exit status, or -1 when it ran over @timeout seconds."""
+    global CHILD
+    with open(log, "w") as out:
+        CHILD = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        try:
+            return CHILD.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop_child()
             return -1
+        finally:
+            CHILD = None
 
 
 def failed_tests(build):
@@ -296,6 +315,7 @@ def main():
 
     def on_signal(signum, frame):
         planted = " ".join(os.path.relpath(p, ROOT) for p in current)
+        stop_child()
         restore()
         sys.exit(f"mutate: interrupted; {planted or 'nothing was planted'} restored")
 
