@@ -18,7 +18,8 @@
 //     error.
 // Responses with no JSON body are checked for their content type only.
 // Requests to paths or methods the spec does not list must be answered as
-// info.description says: 404, or 405 with Allow, or 413, as Problem JSON.
+// info.description says: 404, or 405 with Allow, or 413, as Problem JSON
+// (or, with tokens, 401 or 403 before any of these).
 //
 // usage: validate-responses.mjs [--spec FILE] [--run EXE]... [LOG.jsonl]...
 //                               [--expect-mismatch LOG.jsonl]...
@@ -265,13 +266,15 @@ function checkBody(rec, resp, where, errs) {
 // Answers every path can get, outside its operations (info.description).
 // A method on a templated path may find nothing there first: 404.
 function checkGeneric(rec, why, errs, templated = false) {
-  const allowed = why === 'path' || templated ? [404, 405, 413] : [405, 413];
+  const allowed = (why === 'path' || templated ? [404, 405, 413] : [405, 413]).concat([401, 403]);
   if (!allowed.includes(rec.status)) {
     errs.push(`${why === 'path' ? 'a path' : 'a method'} the spec does not list was answered ${rec.status}, not ${allowed.join('/')}`);
     return;
   }
   const fake = {
-    headers: rec.status === 405 ? { Allow: { $ref: '#/components/headers/Allow' } } : {},
+    headers: rec.status === 405 ? { Allow: { $ref: '#/components/headers/Allow' } }
+      : rec.status === 401 || rec.status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } }
+        : {},
     content: { 'application/problem+json': { schema: problemSchema } },
   };
   checkHeaders(fake, rec.headers, `generic ${rec.status}`, errs);

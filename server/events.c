@@ -377,8 +377,9 @@ static void reset_event(struct sse_client *c,
 
     (void)snprintf(line,
                    sizeof(line),
-                   "event: reset\ndata: {\"revision\":%llu,"
+                   "id: %llu\nevent: reset\ndata: {\"revision\":%llu,"
                    "\"since\":%llu,\"reason\":\"%s\"}\n\n",
+                   (unsigned long long)revision,
                    (unsigned long long)revision,
                    (unsigned long long)since,
                    reason);
@@ -571,7 +572,10 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     char *end;
 
     if (since_s || last_id) {
-        const char *s = since_s ? since_s : last_id;
+        /* Last-Event-ID wins: an EventSource opened on ?since=N reconnects
+         * with the same URL and the last id it received, and must go on
+         * from that id, not from N again (api/openapi.yaml, Since) */
+        const char *s = last_id ? last_id : since_s;
 
         errno = 0;
         since = strtoull(s, &end, 10);

@@ -28,7 +28,6 @@
 #include "static.h"
 
 /* Short names for the table. */
-#define GET      CFS_M(CFS_M_GET)
 #define READ     CFS_M_READ
 #define POST     CFS_M(CFS_M_POST)
 #define WRITES   (CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
@@ -40,49 +39,54 @@
 #define ADMIN    CFS_ROLE_ADMIN
 
 /* The order is the order of matching; the config routes come first, as
- * most requests are theirs. */
+ * most requests are theirs. Each row's second line: the methods whose
+ * success names a node (answered with its ETag), the handler, and the
+ * promises it does not keep with the reason (NO_HEAD, NO_IF_MATCH; none
+ * today: every route keeps every promise). */
 /* clang-format off */
 static const struct cfs_http_route routes[] = {
-    /* path                  prefix label      methods role  If-Match body */
+    /* path                  prefix label      methods role  If-Match body
+     *                       ETag   handler                NO_HEAD NO_IF_MATCH
+     */
     {"/api/v1/config/",      true,  "config",  NODE, READER, WRITES, CFG_BODY,
-     cfs_http_handle_config},
+                             NODE,  cfs_http_handle_config,   NULL, NULL},
     {"/api/v1/config",       false, "config",  NODE, READER, WRITES, CFG_BODY,
-     cfs_http_handle_config},
+                             NODE,  cfs_http_handle_config,   NULL, NULL},
     /* the typed forms of the tree, for generated clients */
     {"/api/v1/node/",        true,  "config",  READ, READER, 0,      0,
-     cfs_http_handle_node},
+                             READ,  cfs_http_handle_node,     NULL, NULL},
     {"/api/v1/value/",       true,  "config",  READ | PUT, READER, PUT, PUT,
-     cfs_http_handle_value},
+                             READ | PUT, cfs_http_handle_value, NULL, NULL},
     {"/api/v1/link/",        true,  "config",  READ | PUT, READER, PUT, PUT,
-     cfs_http_handle_link},
+                             READ | PUT, cfs_http_handle_link, NULL, NULL},
     {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
-     cfs_http_handle_schema},
+                             0,     cfs_http_handle_schema,   NULL, NULL},
     {"/api/v1",              false, "api",     READ, READER, 0,      0,
-     cfs_http_handle_api_root},
+                             0,     cfs_http_handle_api_root, NULL, NULL},
     {"/api/v1/",             false, "api",     READ, READER, 0,      0,
-     cfs_http_handle_api_root},
+                             0,     cfs_http_handle_api_root, NULL, NULL},
     {"/api/v1/rename",       false, "rename",  POST, READER, POST,   POST,
-     cfs_http_handle_rename},
+                             POST,  cfs_http_handle_rename,   NULL, NULL},
     {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
-     cfs_http_handle_batch},
+                             0,     cfs_http_handle_batch,    NULL, NULL},
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
-     cfs_http_handle_history},
+                             0,     cfs_http_handle_history,  NULL, NULL},
     /* export carries write-only values; import replaces the whole tree */
     {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
-     cfs_http_handle_export},
+                             0,     cfs_http_handle_export,   NULL, NULL},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
-     cfs_http_handle_import},
+                             0,     cfs_http_handle_import,   NULL, NULL},
     {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
-     cfs_http_handle_events},
+                             0,     cfs_http_handle_events,   NULL, NULL},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
-     cfs_http_handle_openapi},
+                             0,     cfs_http_handle_openapi,  NULL, NULL},
     {"/metrics",             false, "metrics", READ, READER, 0,      0,
-     cfs_http_handle_metrics},
+                             0,     cfs_http_handle_metrics,  NULL, NULL},
     {"/readyz",              false, "readyz",  READ, PUBLIC, 0,      0,
-     cfs_http_handle_readyz},
+                             0,     cfs_http_handle_readyz,   NULL, NULL},
     {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
-     cfs_http_handle_healthz},
+                             0,     cfs_http_handle_healthz,  NULL, NULL},
 };
 /* clang-format on */
 

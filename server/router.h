@@ -12,6 +12,9 @@
 
 #include "context.h"
 
+/* The fields are the table's columns in reading order: 15 rows need no
+ * packing. */
+/* NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding) */
 struct cfs_http_route {
     /* The URL as sent (not decoded); with prefix, its beginning, and the
      * rest of the URL (req->rest) is the handler's. */
@@ -28,7 +31,13 @@ struct cfs_http_route {
     enum cfs_http_role role;
     unsigned if_match; /* the methods that honour If-Match */
     unsigned body;     /* the methods that read a body (at most --body-limit) */
+    unsigned etag;     /* the methods whose success names a node: its ETag */
     void (*handle)(struct cfs_http_req *req);
+    /* A promise of the route x promise matrix (tests/integration/
+     * test-http-matrix.c) the route does not keep, and why; NULL: it keeps
+     * it. HEAD for every GET; If-Match on every method that writes. */
+    const char *no_head;
+    const char *no_if_match;
 };
 
 /* The table, in the order URLs are matched (static; *ret_n entries). */

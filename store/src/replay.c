@@ -19,6 +19,9 @@ struct replayer {
     struct cfs_store *store;
     struct cfs_txn *txn;
     const char *only; /* the subsystem being replayed, or NULL for all */
+    /* At open (only NULL): the subsystems this run replays. */
+    const char *const *names;
+    size_t n_names;
     struct store_strset failed; /* directories that could not be made */
     struct store_problem_list problems;
     int error; /* first allocation failure */
@@ -216,6 +219,23 @@ static bool subsystem_live(struct cfs_store *s, const char *path)
     return live;
 }
 
+/* Is @path in one of the @n subsystems @names (all when @n is 0)? */
+static bool in_subsystems(const char *path, const char *const *names, size_t n)
+{
+    const char *end = strchr(path + 1, '/');
+    size_t len = end ? (size_t)(end - path - 1) : strlen(path + 1);
+
+    if (len == 0) {
+        return false; /* the root */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(names[i]) == len && memcmp(names[i], path + 1, len) == 0) {
+            return true;
+        }
+    }
+    return n == 0;
+}
+
 static int replay_step(void *data, const struct cfs_store_step *st)
 {
     struct replayer *rp = data;
@@ -236,6 +256,12 @@ static int replay_step(void *data, const struct cfs_store_step *st)
         !subsystem_live(rp->store, st->path)) {
         return 0; /* a link into us from a subsystem not here yet */
     }
+    if (st->op == CFS_STORE_STEP_SYMLINK && !rp->only &&
+        !in_subsystems(st->path, rp->names, rp->n_names)) {
+        /* a link into us from a subsystem this run does not replay: its
+         * own replay made it (or reported it), or it is not here */
+        return 0;
+    }
     cfs_txn_set_stamp(rp->txn, st->revision);
     switch (st->op) {
     case CFS_STORE_STEP_MKDIR:
@@ -252,10 +278,22 @@ static int replay_step(void *data, const struct cfs_store_step *st)
         r = cfs_store(rp->txn, st->path, st->arg, st->arg_len);
         break;
     case CFS_STORE_STEP_SYMLINK:
+        /* Every stored link is tried by one replay only, so -EEXIST is
+         * never "already made by the other end's replay": it means the
+         * name is taken (an attribute or default group of that name in
+         * this version of the subsystem), a problem to report. Why one
+         * replay: a link from O into T is tried by the replay of O (at
+         * open: O among the names; later: the registration of O), or by
+         * the registration of T while O is live - never both while both
+         * stay registered: the first that can make it needs the other
+         * subsystem registered, so the other was replayed before (its
+         * replay skipped the link: O not live, or T not there yet), and
+         * leaving and coming back drops the link with the subsystem. At
+         * open, links from a subsystem not among the names are skipped
+         * (above), and open holds the mutation lock from choosing the
+         * names to the last step, so no registration's replay interleaves.
+         */
         r = cfs_symlink(rp->txn, st->path, st->arg);
-        if (r == -EEXIST) {
-            r = 0; /* made by the replay of the other end's subsystem */
-        }
         break;
     case CFS_STORE_STEP_COMMIT:
         r = cfs_rename(rp->txn, st->path, st->arg);
@@ -281,23 +319,6 @@ static int replay_step(void *data, const struct cfs_store_step *st)
         pthread_mutex_unlock(&rp->store->p_lock);
     }
     return r;
-}
-
-/* Is @path in one of the @n subsystems @names (all when @n is 0)? */
-static bool in_subsystems(const char *path, const char *const *names, size_t n)
-{
-    const char *end = strchr(path + 1, '/');
-    size_t len = end ? (size_t)(end - path - 1) : strlen(path + 1);
-
-    if (len == 0) {
-        return false; /* the root */
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (strlen(names[i]) == len && memcmp(names[i], path + 1, len) == 0) {
-            return true;
-        }
-    }
-    return n == 0;
 }
 
 /* After the steps: raise the revision of each directory that a change
@@ -503,9 +524,16 @@ int store_replay_open(struct cfs_store *s)
     cfs_set_observer(&ops);
     s->observing = true;
 
-    r = cfs_readdir("/", &entries, &n);
+    /* The mutation lock from choosing the names to the last step: a
+     * subsystem registering meanwhile is replayed by the observer either
+     * wholly before (and is not among the names) or wholly after. */
+    r = cfs_txn_begin_replay(&txn);
     if (r < 0) {
         return r;
+    }
+    r = cfs_readdir("/", &entries, &n);
+    if (r < 0) {
+        goto out;
     }
     names = cfs_zalloc((n ? n : 1) * sizeof(*names));
     if (!names) {
@@ -523,11 +551,9 @@ int store_replay_open(struct cfs_store *s)
     pthread_mutex_unlock(&s->p_lock);
 
     if (n_names > 0) {
-        r = cfs_txn_begin_replay(&txn);
-        if (r < 0) {
-            goto out;
-        }
         rp.txn = txn;
+        rp.names = names;
+        rp.n_names = n_names;
         /* At start-up the subsystems hold most of the rows: one pass over
          * the tables beats a sorted index range. */
         r = store_load(s, names, n_names, false, replay_step, &rp);
@@ -535,6 +561,7 @@ int store_replay_open(struct cfs_store *s)
             r = replay_touches(&rp, names, n_names);
         }
         cfs_txn_commit(txn);
+        txn = NULL;
         if (r == 0) {
             r = rp.error;
         }
@@ -543,8 +570,11 @@ int store_replay_open(struct cfs_store *s)
             goto out;
         }
     }
+    cfs_txn_commit(txn);
+    txn = NULL;
     r = report_absent_subsystems(s);
 out:
+    cfs_txn_commit(txn);
     cfs_free(names);
     cfs_entries_free(entries, n);
     return r;

@@ -164,6 +164,42 @@ static void test_events_since_and_resume(void **state)
     free(rest);
 }
 
+/* Both given: Last-Event-ID wins over ?since= (api/openapi.yaml), in
+ * either direction. An EventSource opened on ?since=N reconnects with the
+ * same URL and Last-Event-ID: the last revision it received; answering
+ * from N again would repeat everything since N. */
+static void test_events_last_event_id_wins_over_since(void **state)
+{
+    struct stream *later = calloc(1, sizeof(*later));
+    struct stream *earlier = calloc(1, sizeof(*earlier));
+    char q[64], id[32];
+
+    (void)state;
+    /* the reconnect: ?since=start, Last-Event-ID start+1 -> start+2 only */
+    (void)snprintf(q, sizeof(q), "?since=%lld", (long long)start);
+    (void)snprintf(id, sizeof(id), "%lld", (long long)start + 1);
+    later->last_event_id = id;
+    stream(later, q, 1);
+    assert_int_equal(later->events, 1);
+    assert_null(strstr(later->buf, "\"op\":\"mkdir\""));
+    assert_null(strstr(later->buf, "\"value\":\"5\""));
+    assert_non_null(strstr(later->buf, "\"value\":\"6\""));
+    (void)snprintf(q, sizeof(q), "id: %lld\n", (long long)start + 2);
+    assert_non_null(strstr(later->buf, q));
+
+    /* an older Last-Event-ID than ?since= wins too: it is not the larger
+     * of the two that counts */
+    (void)snprintf(q, sizeof(q), "?since=%lld", (long long)start + 1);
+    (void)snprintf(id, sizeof(id), "%lld", (long long)start);
+    earlier->last_event_id = id;
+    stream(earlier, q, 3);
+    assert_int_equal(earlier->events, 3);
+    assert_non_null(strstr(earlier->buf, "\"op\":\"mkdir\""));
+    assert_non_null(strstr(earlier->buf, "\"value\":\"6\""));
+    free(later);
+    free(earlier);
+}
+
 /* ?path= keeps only that subtree; a live subscriber is woken by commits. */
 static void test_events_path_filter_live(void **state)
 {
@@ -327,11 +363,17 @@ static void test_events_resume_after_restart(void **state)
 static void test_events_future_revision_resets(void **state)
 {
     struct stream *s = calloc(1, sizeof(*s));
+    char id[64];
 
     (void)state;
     stream(s, "?since=999999", 1);
     assert_true(s->reset);
     assert_non_null(strstr(s->buf, "\"reason\":\"future\""));
+    /* with the current revision as its id: an EventSource that reconnects
+     * after it resumes from there, not from the revision refused */
+    (void)snprintf(
+        id, sizeof(id), "id: %lld\nevent: reset\n", (long long)revision_now());
+    assert_non_null(strstr(s->buf, id));
     free(s);
 }
 
@@ -339,6 +381,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_events_since_and_resume),
+        cmocka_unit_test(test_events_last_event_id_wins_over_since),
         cmocka_unit_test(test_events_path_filter_live),
         cmocka_unit_test(test_events_resume_after_restart),
         cmocka_unit_test(test_events_future_revision_resets),

@@ -330,6 +330,32 @@ static void test_txn_abort_reports_refusal(void **state)
     assert_string_equal(rec_ls("/sub"), "x y");
 }
 
+/* cfs.h, SL7: undoing an unlink makes the link again through allow_link.
+ * When the item refuses now, abort reports the refusal and the link stays
+ * gone: the item did not take it back, so neither the tree nor the target's
+ * link count may say it is there (the target can be removed). */
+static void test_txn_abort_unlink_refused_by_allow_link(void **state)
+{
+    struct cfs_txn *txn;
+    char *target = NULL;
+
+    (void)state;
+    tree();
+    assert_ok(cfs_symlink(NULL, "/sub/x/l", "/sub/y"));
+    assert_string_equal(rec_ls("/sub/x"), "a b wo ro blob l");
+    txn = rec_txn_begin();
+    assert_ok(cfs_unlink(txn, "/sub/x/l"));
+    G->allow_err = -EACCES;
+    rec_clear();
+    assert_rc(rec_txn_abort(txn), -EACCES);
+    G->allow_err = 0;
+    rec_assert_trace("allow_link(x,y)");
+    assert_string_equal(rec_ls("/sub/x"), "a b wo ro blob");
+    assert_rc(cfs_readlink("/sub/x/l", &target), -ENOENT);
+    assert_null(target);
+    assert_ok(cfs_rmdir(NULL, "/sub/y")); /* no link left that holds it */
+}
+
 /* cfs.h: commit keeps every change. */
 static void test_txn_commit_keeps(void **state)
 {
@@ -470,6 +496,7 @@ int main(void)
         REC_TEST(test_txn_abort_inverse_order),
         REC_TEST(test_txn_abort_rmdir_recreates),
         REC_TEST(test_txn_abort_reports_refusal),
+        REC_TEST(test_txn_abort_unlink_refused_by_allow_link),
         REC_TEST(test_txn_commit_keeps),
         REC_TEST(test_txn_seal),
         REC_TEST(test_txn_revisions),

@@ -2,9 +2,10 @@
 /*
  * test-store-fault.c - storage failures, injected below SQLite by a VFS
  * (fault-vfs.c): a full disk, a failing write, a failing fsync, a lock held
- * by another process. In each case the caller gets ENOSPC, EIO or EAGAIN,
- * the in-memory change is undone through the inverse operations, tree and
- * database agree, and the next commit works. When commits queue behind a
+ * by another process; and a statement that fails before COMMIT. In each
+ * case the caller gets ENOSPC, EIO, EAGAIN or EINVAL, the in-memory change
+ * is undone through the inverse operations, tree and database agree, and
+ * the next commit works. When commits queue behind a
  * failing one they fail with it and are undone newest first.
  */
 #include <errno.h>
@@ -161,6 +162,43 @@ static void test_fault_enospc(void **state)
     expect_written("/s1/items/base/a", "kept");
     expect_consistent(e);
     expect_absent("/s1/items/x");
+    env_close(e);
+}
+
+/* Run @sql on the database through a connection of its own. */
+static void db_exec(struct env *e, const char *sql)
+{
+    sqlite3 *db = NULL;
+
+    assert_int_equal(sqlite3_open(e->t->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* A write that fails inside the transaction, before COMMIT (here a
+ * trigger refuses one row): the whole commit fails and is undone, not
+ * acknowledged with the rest of its changes written. */
+static void test_fault_statement(void **state)
+{
+    struct env *e = *state;
+    static const char *const ops[] = {
+        "store /s1/items/base/a changed",
+        "store /s1/items/base/b refused",
+        "mkdir /s1/items/y",
+    };
+
+    env_open(e);
+    RUN(e->s, "mkdir /s1/items/base", "store /s1/items/base/a kept");
+    db_exec(e,
+            "CREATE TRIGGER refuse BEFORE INSERT ON attr"
+            " WHEN NEW.name = 'b' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    assert_int_equal(run1(e, ops, 3), -EINVAL);
+    expect_written("/s1/items/base/a", "kept");
+    expect_absent("/s1/items/y");
+    assert_tree_matches_db(e->s, "/");
+    db_exec(e, "DROP TRIGGER refuse");
+    expect_consistent(e);
+    expect_absent("/s1/items/y");
     env_close(e);
 }
 
@@ -503,6 +541,8 @@ int main(void)
             test_fault_enospc, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(
             test_fault_eio, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_fault_statement, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(
             test_fault_sticky, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(

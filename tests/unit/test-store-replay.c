@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include <configfs/store.h>
 
@@ -353,6 +354,134 @@ static void test_replay_unregistered_untouched(void **state)
     tsys_unregister(b);
 }
 
+/* Links that cross between two subsystems: a/items/x -> b/items/y and
+ * b/items/y -> a/items/x. */
+static void crossing_links_stored(const char *db)
+{
+    struct tsys *a = NULL, *b = NULL;
+    struct cfs_store *s;
+
+    assert_int_equal(tsys_register("a", &a), 0);
+    assert_int_equal(tsys_register("b", &b), 0);
+    s = open_store(db);
+    RUN(s, "mkdir /a/items/x", "mkdir /b/items/y");
+    RUN(s,
+        "symlink /a/items/x/to-b /b/items/y",
+        "symlink /b/items/y/to-a /a/items/x");
+    cfs_store_close(s);
+    tsys_unregister(b);
+    tsys_unregister(a);
+}
+
+static void expect_link(const char *path, const char *target)
+{
+    char *t = NULL;
+
+    assert_int_equal(cfs_readlink(path, &t), 0);
+    assert_string_equal(t, target);
+    cfs_free(t);
+}
+
+static void expect_no_problems(struct cfs_store *s)
+{
+    struct cfs_store_problem *p = NULL;
+    size_t np = 0;
+
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    for (size_t i = 0; i < np; i++) {
+        print_error("problem: %s %s %d\n",
+                    cfs_store_step_name(p[i].op),
+                    p[i].path,
+                    p[i].error);
+    }
+    assert_int_equal(np, 0);
+    cfs_store_problems_free(p, np);
+}
+
+/* Each link is made by exactly one replay, whichever subsystem comes
+ * first: both registered before the store opens, one before and one
+ * after (either), or both after (in either order). Both links come back
+ * and nothing is reported (a link already there, or one tried twice,
+ * would be an EEXIST problem). */
+static void test_replay_crossing_links_any_order(void **state)
+{
+    static const char *const orders[][2] = {
+        {"ab", ""}, {"a", "b"}, {"b", "a"}, {"", "ab"}, {"", "ba"}};
+    struct tmpdb *t = *state;
+
+    crossing_links_stored(t->path);
+    for (size_t k = 0; k < sizeof(orders) / sizeof(orders[0]); k++) {
+        struct tsys *sys[2] = {NULL, NULL};
+        struct cfs_store *s;
+        size_t n = 0;
+
+        for (const char *c = orders[k][0]; *c; c++) {
+            const char name[2] = {*c, '\0'};
+
+            assert_int_equal(tsys_register(name, &sys[n++]), 0);
+        }
+        s = open_store(t->path);
+        for (const char *c = orders[k][1]; *c; c++) {
+            const char name[2] = {*c, '\0'};
+
+            assert_int_equal(tsys_register(name, &sys[n++]), 0);
+        }
+        expect_link("/a/items/x/to-b", "/b/items/y");
+        expect_link("/b/items/y/to-a", "/a/items/x");
+        expect_no_problems(s);
+        assert_tree_matches_db(s, "/");
+        cfs_store_close(s);
+        tsys_unregister(sys[1]);
+        tsys_unregister(sys[0]);
+    }
+}
+
+/* A stored link whose name is taken now (here: an attribute "a" of the
+ * item, as a new version of a subsystem may add one) is a problem with
+ * EEXIST, reported, its data kept - not a link quietly taken as made. */
+static void test_replay_link_name_taken_is_a_problem(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    struct cfs_store_problem *p = NULL;
+    struct cfs_store_export *e = NULL;
+    sqlite3 *db = NULL;
+    size_t np = 0;
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    RUN(s, "mkdir /s1/items/x", "mkdir /s1/items/y");
+    RUN(s, "symlink /s1/items/x/l /s1/items/y");
+    cfs_store_close(s);
+    tsys_unregister(sys);
+    /* the stored link is now called like the item's attribute a */
+    assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "UPDATE link SET name = 'a' WHERE name = 'l'",
+                                  NULL,
+                                  NULL,
+                                  NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+
+    assert_int_equal(tsys_register("s1", &sys), 0);
+    s = open_store(t->path);
+    assert_int_equal(cfs_store_problems(s, &p, &np), 0);
+    assert_int_equal(np, 1);
+    assert_int_equal(p[0].op, CFS_STORE_STEP_SYMLINK);
+    assert_string_equal(p[0].path, "/s1/items/x/a");
+    assert_int_equal(p[0].error, -EEXIST);
+    cfs_store_problems_free(p, np);
+    /* the data stays */
+    assert_int_equal(cfs_store_export(s, "/s1/items/x", &e), 0);
+    assert_int_equal(e->root.n_links, 1);
+    cfs_store_export_free(e);
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
 struct writer {
     struct cfs_store *store;
     int id;
@@ -440,6 +569,12 @@ int main(void)
             test_replay_problems_keep_data, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_unregistered_untouched, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_crossing_links_any_order, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_replay_link_name_taken_is_a_problem,
+            tmpdb_setup,
+            tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_concurrent_writers, tmpdb_setup, tmpdb_teardown),
     };

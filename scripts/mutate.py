@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Mutation smoke test: do the unit and integration suites notice a bug?
+
+Plants each bug of a fixed list (MUTANTS below) in the source tree, one at
+a time, builds in a build directory of its own (build-mutate, no -Werror,
+so a planted bug that only warns still builds), runs the unit and
+integration suites, and puts the file back. A mutant is KILLED when a test
+fails, SURVIVED when every test passes; a patch that does not apply (its
+snippet is not found exactly once) or a mutant that does not build is an
+ERROR, never a kill. Prints one line per mutant and the score
+killed / (killed + survived).
+
+Run on demand, not in CI (a full run rebuilds and tests once per mutant):
+    scripts/mutate.py                 every mutant
+    scripts/mutate.py --list          the list, and whether each applies
+    scripts/mutate.py --check         only check that every patch applies
+    scripts/mutate.py ifmatch-mkdir   the named mutants
+Exit status: 0 when every mutant was killed, 1 when one survived, 2 on an
+error (a patch that did not apply, a build that failed).
+
+A mutant names the files it may be in (globs: a file split in two keeps
+working) and a snippet of code around the bug, matched with any whitespace
+between tokens (reformatting keeps working) and with "cfs_" also matching
+"cfs__" (internal renames keep working). The snippet must occur exactly
+once across those files. Inside the snippet, `old` (matched the same way,
+exactly once) becomes `new`.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Mutant:
+    def __init__(self, name, files, snippet, old, new, why):
+        self.name = name
+        self.files = files if isinstance(files, list) else [files]
+        self.snippet = snippet
+        self.old = old
+        self.new = new
+        self.why = why
+
+
+# The planted bugs. The first six are the five that survived every test
+# when issue 15 was filed (weak tags and lists are two), the last of them
+# planted as the tolerance that was removed: replay taking "the name is
+# taken" for "already made".
+MUTANTS = [
+    Mutant("ifmatch-mkdir", "server/*.c",
+           "rev = parent.revision; cfs_entry_done(&parent); if (!cfs_http_if_match(req, rev))",
+           "if (!", "if (0 && !",
+           "POST /config/{path} (mkdir) ignores If-Match: a stale tag creates the child"),
+    Mutant("ifmatch-symlink", "server/*.c",
+           "rev = dir.revision; cfs_entry_done(&dir); if (!cfs_http_if_match(req, rev))",
+           "if (!", "if (0 && !",
+           "a symlink PUT ignores If-Match: a stale tag creates the link"),
+    Mutant("ifmatch-weak", "server/*.c",
+           "(len > 2 && p[0] == 'W' && p[1] == '/' && len - 2 == strlen(etag)",
+           "len > 2 &&", "0 &&",
+           "If-Match no longer accepts a weak tag W/\"N\""),
+    Mutant("ifmatch-list", "server/*.c",
+           "memcmp(p + 2, etag, len - 2) == 0)) { return true; } p += len;",
+           "p += len;", "break;",
+           "If-Match looks at the first tag of a list only"),
+    Mutant("undo-unlink-refusal-ignored", "core/src/*.c",
+           "r = iops->allow_link(dir->item, t->item); cfs_callback_exit(); if (r != 0) { return r < 0 ? r : -EPERM; } cfs_tree_wrlock(); link->target = t;",
+           "if (r != 0) { return r < 0 ? r : -EPERM; }", "",
+           "undoing an unlink ignores allow_link's refusal: the link silently comes back"),
+    Mutant("replay-eexist-tolerated", "store/src/*.c",
+           "r = cfs_symlink(rp->txn, st->path, st->arg); break;",
+           "break;", "if (r == -EEXIST) { r = 0; } break;",
+           "replay takes a link name that is taken for a link already made"),
+    # ---- more of the same kinds: limits, checks, durability, the wire
+    Mutant("events-since-wins", "server/*.c",
+           "const char *s = last_id ? last_id : since_s;",
+           "last_id ? last_id : since_s", "since_s ? since_s : last_id",
+           "the event stream resumes from ?since= over Last-Event-ID (duplicates after a reconnect)"),
+    Mutant("events-cursor-repeats", "server/*.c",
+           "if (e->rev <= c->cursor) { continue; }",
+           "<=", "<",
+           "a live stream sends the revision it already sent again"),
+    Mutant("core-name-max-off-by-one", "core/src/*.c",
+           "if (len > CFS_NAME_MAX) { return -ENAMETOOLONG; }",
+           "CFS_NAME_MAX)", "CFS_NAME_MAX + 1)",
+           "a name one byte over the limit is accepted"),
+    Mutant("core-store-max-off-by-one", "core/src/*.c",
+           "if (len > CFS_STORE_MAX) { return -EFBIG; /* WR3 */",
+           "CFS_STORE_MAX)", "CFS_STORE_MAX + 1)",
+           "a value of 4096 bytes is stored (WR3 says 4095 at most)"),
+    Mutant("core-rmdir-linked", "core/src/*.c",
+           "if (d->links_to) { return -EBUSY; /* RM6 */ }",
+           "return -EBUSY;", ";",
+           "rmdir of a link target is allowed (RM6)"),
+    Mutant("store-commit-error-dropped", "store/src/*.c",
+           "if (r == 0) { r = store_step_done(s->st[ST_COMMIT]); }",
+           "r = store_step_done", "(void)store_step_done",
+           "a failed SQLite COMMIT is taken for success"),
+    Mutant("store-apply-error-dropped", "store/src/*.c",
+           "r = apply_change(s, c, sets[i].principal, time_us);",
+           "r = apply_change", "(void)apply_change",
+           "a change that could not be written is acknowledged anyway"),
+    Mutant("store-sync-off", "store/src/*.c",
+           "store->sync == CFS_STORE_SYNC_NORMAL ? \"NORMAL\" : \"FULL\"",
+           "\"FULL\"", "\"OFF\"",
+           "no fsync on commit: an acknowledged change may be lost at a crash"),
+    Mutant("server-body-limit-off-by-one", "server/*.c",
+           "req->body_len + n <= srv->opts.body_limit",
+           "body_limit", "body_limit + 1",
+           "a body one byte over the limit is taken, not 413"),
+    Mutant("server-delete-reader-role", "server/*.c",
+           "method == CFS_M_POST || method == CFS_M_PUT || method == CFS_M_DELETE",
+           "|| method == CFS_M_DELETE", "",
+           "DELETE needs only the reader role"),
+    Mutant("server-import-writer-role", "server/*.c",
+           "{\"/api/v1/import\", false, \"import\", POST, ADMIN,",
+           "ADMIN", "READER",
+           "import (replaces the whole tree) needs only the reader role"),
+    Mutant("server-role-one-below", "server/*.c",
+           "if (need == CFS_ROLE_NONE || have >= need)",
+           "have >= need", "have + 1 >= need",
+           "a token one role below the one needed is let through"),
+    Mutant("server-symlink-no-etag", "server/*.c",
+           "cfs_http_header(req, MHD_HTTP_HEADER_LOCATION, url); } cfs_http_etag(req, rev); free(url);",
+           "cfs_http_etag(req, rev);", "",
+           "a created link is answered without its ETag"),
+    Mutant("server-link-get-no-etag", "server/*.c",
+           "cfs_http_reply_json(req, MHD_HTTP_OK, l); cfs_http_etag(req, e->revision); }",
+           "cfs_http_etag(req, e->revision);", "",
+           "GET of a link is answered without its ETag"),
+    Mutant("server-405-no-allow", "server/*.c",
+           "cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, list);",
+           "cfs_http_header(req, MHD_HTTP_HEADER_ALLOW, list);", "",
+           "a 405 without the Allow header"),
+    Mutant("server-rename-no-etag", "server/*.c",
+           "cfs_http_reply_json_text(req, MHD_HTTP_OK, text, text_len); if (rev) { cfs_http_etag(req, rev); }",
+           "cfs_http_etag(req, rev);", "",
+           "a rename is answered without the moved node's ETag"),
+    Mutant("server-events-head-405", "server/*.c",
+           "{\"/api/v1/events\", false, \"events\", READ,",
+           "READ", "CFS_M(CFS_M_GET)",
+           "HEAD on the event stream is 405 (every GET answers HEAD)"),
+]
+
+
+# ---- matching ---------------------------------------------------------------
+
+TOKEN = re.compile(r"[A-Za-z_0-9]+|\S")
+
+
+def pattern(snippet):
+    """A regex for @snippet: any whitespace between tokens (none needed
+    between punctuation), "cfs_" also matching "cfs__"."""
+    parts = []
+    prev_word = False
+    for tok in TOKEN.findall(snippet):
+        word = tok[0].isalnum() or tok[0] == "_"
+        if parts:
+            parts.append(r"\s+" if (word and prev_word) else r"\s*")
+        if word and tok.startswith("cfs_"):
+            parts.append("cfs__?" + re.escape(tok[4:]))
+        else:
+            parts.append(re.escape(tok))
+        prev_word = word
+    return re.compile("".join(parts))
+
+
+class NotApplied(Exception):
+    pass
+
+
+def locate(m):
+    """(path, text, match) of the one place @m's snippet is; NotApplied
+    when it is nowhere or in more than one place."""
+    rx = pattern(m.snippet)
+    hits = []
+    files = sorted({f for g in m.files for f in glob.glob(os.path.join(ROOT, g))})
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        hits += [(path, text, x) for x in rx.finditer(text)]
+    if len(hits) != 1:
+        where = ", ".join(sorted({os.path.relpath(h[0], ROOT) for h in hits}))
+        raise NotApplied(f"snippet found {len(hits)} times in {' '.join(m.files)}"
+                         + (f" ({where})" if where else ""))
+    return hits[0]
+
+
+def mutated(m):
+    """(path, original text, mutated text)."""
+    path, text, hit = locate(m)
+    inner = list(pattern(m.old).finditer(hit.group(0)))
+    if len(inner) != 1:
+        raise NotApplied(f"'{m.old}' found {len(inner)} times in the snippet")
+    a = hit.start() + inner[0].start()
+    b = hit.start() + inner[0].end()
+    new = text[:a] + m.new + text[b:]
+    if new == text:
+        raise NotApplied("the patch changes nothing")
+    return path, text, new
+
+
+# ---- running ----------------------------------------------------------------
+
+CHILD = None  # the build or test run going on, in a process group of its own
+
+
+def stop_child():
+    if CHILD and CHILD.poll() is None:
+        os.killpg(CHILD.pid, signal.SIGTERM)
+        try:
+            CHILD.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(CHILD.pid, signal.SIGKILL)
+            CHILD.wait()
+
+
+def run(cmd, log, timeout):
+    """@cmd's exit status, or -1 when it ran over @timeout seconds."""
+    global CHILD
+    with open(log, "w") as out:
+        CHILD = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        try:
+            return CHILD.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop_child()
+            return -1
+        finally:
+            CHILD = None
+
+
+def failed_tests(build):
+    names = []
+    try:
+        with open(os.path.join(build, "meson-logs", "testlog.json")) as f:
+            for line in f:
+                t = json.loads(line)
+                # INTERRUPT: stopped by --maxfail, not failed
+                if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL", "INTERRUPT"):
+                    names.append(t["name"].split(" / ")[-1])
+    except (OSError, ValueError):
+        pass
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("names", nargs="*", help="run only these mutants")
+    ap.add_argument("--list", action="store_true", help="list the mutants and whether each applies")
+    ap.add_argument("--check", action="store_true", help="only check that every patch applies")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-mutate"))
+    ap.add_argument("--keep-going", action="store_true",
+                    help="run every test of a killed mutant too (default: stop at the first failure)")
+    ap.add_argument("--timeout", type=int, default=1200, help="seconds per test run")
+    args = ap.parse_args()
+
+    chosen = MUTANTS
+    if args.names:
+        known = {m.name for m in MUTANTS}
+        bad = [n for n in args.names if n not in known]
+        if bad:
+            sys.exit(f"mutate: no mutant {' '.join(bad)}; --list shows them")
+        chosen = [m for m in MUTANTS if m.name in args.names]
+
+    if args.list or args.check:
+        errors = 0
+        for m in chosen:
+            try:
+                path, _, _ = mutated(m)
+                state = f"applies to {os.path.relpath(path, ROOT)}"
+            except NotApplied as e:
+                state = f"ERROR patch did not apply: {e}"
+                errors += 1
+            print(f"{m.name:32} {state}" + (f"\n{'':32} {m.why}" if args.list else ""))
+        sys.exit(2 if errors else 0)
+
+    build = args.build_dir
+    log_dir = os.path.join(build, "mutate-logs")
+    if not os.path.isdir(os.path.join(build, "meson-private")):
+        print(f"mutate: meson setup {os.path.relpath(build, ROOT)}", flush=True)
+        if subprocess.run(["meson", "setup", build], cwd=ROOT,
+                          stdout=subprocess.DEVNULL).returncode != 0:
+            sys.exit("mutate: meson setup failed")
+    os.makedirs(log_dir, exist_ok=True)
+    nice = ["nice"] if shutil.which("nice") else []
+    test_cmd = nice + ["meson", "test", "-C", build, "--no-rebuild", "--suite", "unit",
+                       "--suite", "integration"]
+    if not args.keep_going:
+        test_cmd += ["--maxfail", "1"]
+
+    # the unmutated tree must build and pass, or every mutant is "killed"
+    print("mutate: the tree as it is: build and test", flush=True)
+    if run(nice + ["ninja", "-C", build], os.path.join(log_dir, "baseline-build.log"), 3600) != 0:
+        sys.exit(f"mutate: the tree does not build (see {log_dir}/baseline-build.log)")
+    if run(test_cmd, os.path.join(log_dir, "baseline-test.log"), args.timeout) != 0:
+        sys.exit(f"mutate: the tree fails its tests without a mutant: {' '.join(failed_tests(build))}")
+
+    current = {}  # path -> original text, while a mutant is planted
+
+    def restore():
+        for p, t in current.items():
+            with open(p, "w", encoding="utf-8") as f:
+                f.write(t)
+        current.clear()
+
+    def on_signal(signum, frame):
+        planted = " ".join(os.path.relpath(p, ROOT) for p in current)
+        stop_child()
+        restore()
+        sys.exit(f"mutate: interrupted; {planted or 'nothing was planted'} restored")
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    killed, survived, errors = [], [], []
+    for i, m in enumerate(chosen, 1):
+        t0 = time.time()
+        head = f"[{i}/{len(chosen)}] {m.name:32}"
+        try:
+            path, orig, new = mutated(m)
+        except NotApplied as e:
+            print(f"{head} ERROR    patch did not apply: {e}", flush=True)
+            errors.append(m.name)
+            continue
+        try:
+            current[path] = orig
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            blog = os.path.join(log_dir, f"{m.name}.build.log")
+            if run(nice + ["ninja", "-C", build], blog, 3600) != 0:
+                print(f"{head} ERROR    the mutant does not build (see {blog})", flush=True)
+                errors.append(m.name)
+                continue
+            rc = run(test_cmd, os.path.join(log_dir, f"{m.name}.test.log"), args.timeout)
+            secs = time.time() - t0
+            if rc != 0:
+                by = failed_tests(build) or ["timeout" if rc == -1 else "?"]
+                print(f"{head} KILLED   by {', '.join(by)} ({secs:.0f} s)", flush=True)
+                killed.append(m.name)
+            else:
+                print(f"{head} SURVIVED {m.why} ({secs:.0f} s)", flush=True)
+                survived.append(m.name)
+        finally:
+            restore()
+
+    # leave build-mutate built from the tree as it is
+    run(nice + ["ninja", "-C", build], os.path.join(log_dir, "final-build.log"), 3600)
+    total = len(killed) + len(survived)
+    score = 100.0 * len(killed) / total if total else 0.0
+    print(f"mutate: {len(killed)} killed, {len(survived)} survived, {len(errors)} errors;"
+          f" score {len(killed)}/{total} = {score:.0f}%")
+    if survived:
+        print(f"mutate: survived: {' '.join(survived)}")
+    if errors:
+        print(f"mutate: errors: {' '.join(errors)}")
+    sys.exit(2 if errors else 1 if survived else 0)
+
+
+if __name__ == "__main__":
+    main()
