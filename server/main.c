@@ -149,7 +149,7 @@ static const struct opt opts[] = {
         1, 256, "1..256", "HTTP worker threads; default: one per core", 0),
     NUM("history-limit", "N", "CONFIGFSD_HISTORY_LIMIT", OPT_LONG,
         history_limit, 0, 1L << 40, "a count",
-        "journal rows to keep; default: all", 0),
+        "revisions of the journal to keep; default: all", 0),
     NUM("body-limit", "BYTES", "CONFIGFSD_BODY_LIMIT", OPT_SIZE, body_limit,
         4096, 1L << 30, "4096..2^30", "largest request body",
         (long)CFS_BODY_MAX),
