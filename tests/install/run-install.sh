@@ -59,7 +59,8 @@ unit=$D$unitdir/configfsd.service
 check "configfsd.service" test -f "$unit"
 missing=
 for line in Type=notify DynamicUser=yes StateDirectory=configfsd ProtectSystem=strict \
-            NoNewPrivileges=yes "ExecStart=$bindir/configfsd "; do
+            NoNewPrivileges=yes "ExecStart=$bindir/configfsd\$" \
+            "Environment=CONFIGFSD_DB=/var/lib/configfsd/configfsd.db"; do
   grep -q "^$line" "$unit" 2>/dev/null || missing="$missing $line"
 done
 if [ -z "$missing" ]; then ok "the unit is Type=notify and hardened"; else not_ok "the unit is Type=notify and hardened" "missing:$missing"; fi
