@@ -113,7 +113,20 @@ static int connect_server(void)
     sa.sin_port = htons(cfs_http_server_port(srv));
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        fail("connect", errno);
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int err = errno;
+        socklen_t len = sizeof(err);
+
+        /* libFuzzer's timer signal can interrupt connect(), which then
+         * goes on in the background: wait for it, then ask how it ended */
+        if (err != EINTR) {
+            fail("connect", err);
+        }
+        while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+            fail("connect", err ? err : errno);
+        }
     }
     return fd;
 }
@@ -146,8 +159,11 @@ static int wait_ms(const char *buf, size_t have, bool half_close)
 static bool readable(int fd, int ms)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
+    int r;
 
-    return poll(&p, 1, ms) > 0;
+    while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR) {
+    }
+    return r > 0;
 }
 
 /* @half_close: end the stream after @data, as a client that has nothing
@@ -166,6 +182,9 @@ static int send_request(const void *data, size_t len, bool half_close)
     while (len > 0) {
         ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
 
+        if (n < 0 && errno == EINTR) {
+            continue; /* a signal, not the server */
+        }
         if (n <= 0) {
             break; /* the server closed: it answered already */
         }
@@ -192,6 +211,9 @@ static int send_request(const void *data, size_t len, bool half_close)
             break;
         }
         n = recv(fd, buf + have, sizeof(buf) - 1 - have, 0);
+        if (n < 0 && errno == EINTR) {
+            continue; /* a signal, not the server */
+        }
         if (n <= 0) {
             last_end = n < 0 ? strerror(errno) : "closed";
             break;
