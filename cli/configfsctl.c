@@ -1241,6 +1241,36 @@ static void put_change(const json_t *ch)
     (void)putchar('\n');
 }
 
+/* @url with "@key=@value&" appended (@url is freed). */
+static char *url_add(char *url, const char *key, const char *value)
+{
+    char *u = ctl_strdup_printf("%s%s=%s&", url, key, value);
+
+    free(url);
+    return u;
+}
+
+/* url_add() of a number. */
+static char *url_add_number(char *url, const char *key, unsigned long long v)
+{
+    char n[24];
+
+    (void)snprintf(n, sizeof(n), "%llu", v);
+    return url_add(url, key, n);
+}
+
+/* @url with "path=P&" appended for the config path @arg (@url is freed). */
+static char *url_add_path(char *url, const char *arg)
+{
+    char *path = ctl_abs_path(arg);
+    char *q = ctl_query_escape(path);
+
+    url = url_add(url, "path", q);
+    free(q);
+    free(path);
+    return url;
+}
+
 static int
 cmd_history(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
@@ -1250,26 +1280,13 @@ cmd_history(struct ctl *c, const struct opts *o, int argc, char **argv)
     int ex;
 
     if (argc) {
-        char *path = ctl_abs_path(argv[0]);
-        char *q = ctl_query_escape(path);
-        char *u = ctl_strdup_printf("%spath=%s&", url, q);
-
-        free(url);
-        url = u;
-        free(q);
-        free(path);
+        url = url_add_path(url, argv[0]);
     }
     if (o->given & O_LIMIT) {
-        char *u = ctl_strdup_printf("%slimit=%llu&", url, o->limit);
-
-        free(url);
-        url = u;
+        url = url_add_number(url, "limit", o->limit);
     }
     if (o->given & O_BEFORE) {
-        char *u = ctl_strdup_printf("%sbefore=%llu&", url, o->before);
-
-        free(url);
-        url = u;
+        url = url_add_number(url, "before", o->before);
     }
     url[strlen(url) - 1] = '\0'; /* the last '&' or '?' */
     ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
@@ -1428,20 +1445,10 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
     int ex;
 
     if (argc) {
-        char *path = ctl_abs_path(argv[0]);
-        char *q = ctl_query_escape(path);
-        char *u = ctl_strdup_printf("%spath=%s&", url, q);
-
-        free(url);
-        url = u;
-        free(q);
-        free(path);
+        url = url_add_path(url, argv[0]);
     }
     if (o->given & O_SINCE) {
-        char *u = ctl_strdup_printf("%ssince=%llu&", url, o->since);
-
-        free(url);
-        url = u;
+        url = url_add_number(url, "since", o->since);
     }
     url[strlen(url) - 1] = '\0';
     (void)sigemptyset(&sa.sa_mask);

@@ -48,11 +48,7 @@ static bool wait_min_revision(struct cfs_http_req *req);
  * stale, and say so. */
 static void mark_stale(struct cfs_http_req *req)
 {
-    struct cfs_store_cluster_info cl;
-
-    if (req->srv->opts.store &&
-        cfs_store_cluster(req->srv->opts.store, &cl) == 0 &&
-        (cl.error[0] || !cl.watching)) {
+    if (cfs_store_stale(req->srv->opts.store)) {
         cfs_http_header(req,
                         "X-Configfsd-Stale",
                         "etcd unreachable or without "

@@ -719,7 +719,9 @@ fail:
     cfs_txn_abort(txn);
 }
 
-/* The config path of req->rest; NULL when refused (answered 400). */
+/* The config path of req->rest; NULL when refused: 400 for a bad path,
+ * 403 outside the token's subtrees, decided before the tree is looked at
+ * (a POST may make an item above them, when the item is in them). */
 static char *url_path(struct cfs_http_req *req)
 {
     char *path = NULL;
@@ -737,6 +739,13 @@ static char *url_path(struct cfs_http_req *req)
                          "each path segment must be a valid name: 1-255 "
                          "bytes of UTF-8 without control bytes, not \".\" "
                          "or \"..\" (\"/\" and \"%%2F\" separate names)");
+        return NULL;
+    }
+    if (!cfs_http_scope_allow(req,
+                              path,
+                              req->method == CFS_M_PUT ||
+                                  req->method == CFS_M_DELETE)) {
+        free(path);
         return NULL;
     }
     return path;
@@ -761,15 +770,6 @@ void cfs_http_handle_config(struct cfs_http_req *req)
     char *path = url_path(req);
 
     if (!path) {
-        return;
-    }
-    /* Outside the token's subtrees: 403 before the tree is looked at.
-     * POST may make an item above them, when the item is in them. */
-    if (!cfs_http_scope_allow(req,
-                              path,
-                              req->method == CFS_M_PUT ||
-                                  req->method == CFS_M_DELETE)) {
-        free(path);
         return;
     }
     switch (req->method) {
@@ -880,7 +880,7 @@ void cfs_http_handle_node(struct cfs_http_req *req)
 {
     char *path = url_path(req);
 
-    if (path && cfs_http_scope_allow(req, path, false)) {
+    if (path) {
         typed_get(req, path, CFS_KIND_ITEM, -ENOTDIR);
     }
     free(path);
@@ -891,10 +891,6 @@ void cfs_http_handle_value(struct cfs_http_req *req)
     char *path = url_path(req);
 
     if (!path) {
-        return;
-    }
-    if (!cfs_http_scope_allow(req, path, req->method == CFS_M_PUT)) {
-        free(path);
         return;
     }
     if (req->method != CFS_M_PUT) {
@@ -915,10 +911,6 @@ void cfs_http_handle_link(struct cfs_http_req *req)
     char *path = url_path(req);
 
     if (!path) {
-        return;
-    }
-    if (!cfs_http_scope_allow(req, path, req->method == CFS_M_PUT)) {
-        free(path);
         return;
     }
     if (req->method != CFS_M_PUT) {

@@ -1610,6 +1610,20 @@ int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
     return 0;
 }
 
+bool cfs_store_stale(struct cfs_store *s)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    bool stale;
+
+    if (!e) {
+        return false;
+    }
+    pthread_mutex_lock(&e->lock);
+    stale = e->error[0] || !e->watching;
+    pthread_mutex_unlock(&e->lock);
+    return stale;
+}
+
 int cfs_store_cluster_subsystems(struct cfs_store *s,
                                  const char *set,
                                  char **ret_cluster_set)

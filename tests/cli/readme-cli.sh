@@ -6,6 +6,8 @@
 # server does not start.
 #   readme-cli.sh CONFIGFSD CONFIGFSCTL README SCHEMA_DIR
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/configfsd.sh
+source "$(dirname "$0")/../lib/configfsd.sh"
 configfsd=$1
 ctl=$2
 readme=$3
@@ -18,17 +20,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$configfsd" --listen 127.0.0.1:0 --db "$tmp/db" --schema-dir "$schemas" \
-  --log-level warning 2>"$tmp/log" &
-pid=$!
-port=
-for _ in $(seq 1 100); do # up to 10 s for the "listening" line
-  port=$(sed -n 's/.*listening on .* (port \([0-9]*\)).*/\1/p' "$tmp/log")
-  [ -n "$port" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/log"; exit 1; }
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "configfsd did not start"; cat "$tmp/log"; exit 1; }
+configfsd_start "$configfsd" "$tmp/log" --db "$tmp/db" \
+  --schema-dir "$schemas" --log-level warning || exit 1
+pid=$configfsd_pid
+port=$configfsd_port
 
 sed -n '/<!-- cli-example:begin -->/,/<!-- cli-example:end -->/p' "$readme" |
   sed '/^<!--/d; /^```/d' >"$tmp/tour.sh"

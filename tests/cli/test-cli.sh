@@ -8,6 +8,8 @@
 # The checks are single-quoted on purpose: check() evaluates them later.
 # shellcheck disable=SC2016,SC2034
 set -uo pipefail
+# shellcheck source=SCRIPTDIR/../lib/configfsd.sh
+source "$(dirname "$0")/../lib/configfsd.sh"
 configfsd=$1
 CTL=$2
 schemas=$3
@@ -70,21 +72,13 @@ start() {
     mod=()
     shift
   fi
-  "$configfsd" --listen 127.0.0.1:0 --db "$tmp/$name.db" \
-    --schema-dir "$schemas" "${mod[@]}" --log-level warning "$@" \
-    2>"$tmp/$name.log" &
-  pids+=($!)
-  port=
-  for _ in $(seq 1 100); do # up to 10 s for the "listening" line
-    port=$(sed -n 's/.*listening on .* (port \([0-9]*\)).*/\1/p' \
-      "$tmp/$name.log")
-    [ -n "$port" ] && return 0
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "Bail out! configfsd did not start"
-  cat "$tmp/$name.log"
-  exit 1
+  if ! configfsd_start "$configfsd" "$tmp/$name.log" --db "$tmp/$name.db" \
+    --schema-dir "$schemas" "${mod[@]}" --log-level warning "$@"; then
+    echo "Bail out! configfsd did not start"
+    exit 1
+  fi
+  pids+=("$configfsd_pid")
+  port=$configfsd_port
 }
 
 start main

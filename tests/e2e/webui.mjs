@@ -22,6 +22,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { Failure, ok, until as untilWithin } from './check.mjs';
 
 const [configfsd, srcRoot] = process.argv.slice(2);
 const require = createRequire(join(srcRoot, 'tools/node/package.json'));
@@ -101,28 +102,8 @@ function client(base, token) {
 
 // ---- checks -----------------------------------------------------------------------
 
-class Failure extends Error {}
-
-function ok(cond, what) {
-  if (!cond) throw new Failure(what);
-}
-
-/** Poll @fn until it returns a truthy value (or throw @what after WAIT_MS). */
-async function until(fn, what, ms = WAIT_MS) {
-  const end = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Failure(`timed out waiting for ${what}${last instanceof Error ? ` (${last.message})` : ''}`);
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 25)); // poll interval, not a wait for the condition
-  }
-}
+/** check.mjs's until(), within WAIT_MS unless told otherwise. */
+const until = (fn, what, ms = WAIT_MS) => untilWithin(fn, what, ms);
 
 // ---- the page ---------------------------------------------------------------------
 

@@ -366,6 +366,25 @@ char *http_header(const struct http_resp *r, const char *name)
     return NULL;
 }
 
+void expect_header(const struct http_resp *r,
+                   const char *name,
+                   const char *value)
+{
+    char *v = http_header(r, name);
+
+    if (!v || strcmp(v, value) != 0) {
+        (void)fprintf(stderr, "%s: '%s', not '%s'\n", name, v ? v : "", value);
+    }
+    assert_non_null(v);
+    assert_string_equal(v, value);
+    free(v);
+}
+
+const char *jstr(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
 void http_json(struct http_resp *r,
                const char *method,
                const char *path,

@@ -75,6 +75,12 @@ int http_try(struct http_resp *r,
 
 /* The value of a response header (case-insensitive), new string or NULL. */
 char *http_header(const struct http_resp *r, const char *name);
+/* The response has header @name, with exactly @value. */
+void expect_header(const struct http_resp *r,
+                   const char *name,
+                   const char *value);
+/* The string member @key of the JSON object @o, or NULL. */
+const char *jstr(const json_t *o, const char *key);
 
 /* Shorthands: JSON bodies and expected statuses. */
 void http_json(struct http_resp *r,

@@ -4,6 +4,8 @@
 # (its own database, a port it picks on 127.0.0.1). Fails if any command
 # fails (curl -f: any HTTP error) or the server does not start.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib/configfsd.sh
+source "$(dirname "$0")/../lib/configfsd.sh"
 configfsd=$1
 readme=$2
 schemas=$3
@@ -15,17 +17,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$configfsd" --listen 127.0.0.1:0 --db "$tmp/db" --schema-dir "$schemas" \
-  --log-level warning 2>"$tmp/log" &
-pid=$!
-port=
-for _ in $(seq 1 100); do # up to 10 s for the "listening" line
-  port=$(sed -n 's/.*listening on .* (port \([0-9]*\)).*/\1/p' "$tmp/log")
-  [ -n "$port" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/log"; exit 1; }
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "configfsd did not start"; cat "$tmp/log"; exit 1; }
+configfsd_start "$configfsd" "$tmp/log" --db "$tmp/db" \
+  --schema-dir "$schemas" --log-level warning || exit 1
+pid=$configfsd_pid
+port=$configfsd_port
 
 sed -n '/<!-- readme-example:begin -->/,/<!-- readme-example:end -->/p' "$readme" |
   sed '/^<!--/d; /^```/d' |

@@ -16,21 +16,6 @@
 #include "harness.h"
 #include "router.h"
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static void
-expect_header(const struct http_resp *r, const char *name, const char *value)
-{
-    char *v = http_header(r, name);
-
-    assert_non_null(v);
-    assert_string_equal(v, value);
-    free(v);
-}
-
 /* The served file is byte for byte the one in the source tree. */
 static void test_api_openapi_served(void **state)
 {

@@ -21,11 +21,6 @@
 
 #define G "/api/v1/config/03-group-children/pg"
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
 static void mkdir_in(const char *dir, const char *name)
 {
     struct http_resp r;

@@ -10,11 +10,6 @@
 
 #include "harness.h"
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
 static json_t *find_named(json_t *array, const char *name)
 {
     size_t i;

@@ -11,11 +11,6 @@
 
 #include "harness.h"
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
 static void test_schema_description_served(void **state)
 {
     struct http_resp r;

@@ -149,19 +149,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void
-expect_header(const struct http_resp *r, const char *name, const char *value)
-{
-    char *v = http_header(r, name);
-
-    if (!v || strcmp(v, value) != 0) {
-        (void)fprintf(stderr, "%s: '%s', not '%s'\n", name, v ? v : "", value);
-    }
-    assert_non_null(v);
-    assert_string_equal(v, value);
-    free(v);
-}
-
 /* The security headers every static response carries, errors included. */
 static void expect_page_headers(const struct http_resp *r)
 {

@@ -74,11 +74,6 @@ static int teardown(void **state)
     return harness_tmpdb_remove();
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
 static void test_store_restart_keeps_tree(void **state)
 {
     struct http_resp r, before, after;

@@ -15,21 +15,6 @@
 
 static const char *const json_ct[] = {"Content-Type: application/json", NULL};
 
-static const char *jstr(json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static void
-expect_header(const struct http_resp *r, const char *name, const char *value)
-{
-    char *v = http_header(r, name);
-
-    assert_non_null(v);
-    assert_string_equal(v, value);
-    free(v);
-}
-
 static void put_json(struct http_resp *r, const char *url, const char *body)
 {
     http(r, "PUT", url, body, strlen(body), json_ct);

@@ -338,6 +338,11 @@ struct cfs_store_cluster_info {
 CFS_EXPORT int cfs_store_cluster(struct cfs_store *store,
                                  struct cfs_store_cluster_info *ret_info);
 
+/** Cluster mode: this node cannot follow the shared log now (the last etcd
+ * request failed, or the watch is down), so what it serves may be stale.
+ * Always false for a single-node store; cheap enough for every answer. */
+CFS_EXPORT bool cfs_store_stale(struct cfs_store *store);
+
 /**
  * Cluster mode: compare this node's set of subsystems (@set: text, one
  * line per subsystem, schema or module with its content hash, as the
