@@ -13,6 +13,8 @@
 # dockerd too when this test started it. The image stays, as a build cache.
 # usage: run-container.sh SOURCE_ROOT
 set -uo pipefail
+# With pipefail, "cmd | grep -q" fails when grep quits before cmd has
+# written everything (SIGPIPE): match on a captured output instead.
 src=$(cd "$1" && pwd)
 export DOCKER_BUILDKIT=0 # the classic builder: what Debian's docker.io has
 
@@ -193,7 +195,7 @@ if [ -n "$uid" ] && [ "$uid" != 0 ]; then ok "the server runs as uid $uid, not r
 owner=$(docker exec "$c1" stat -c %u /var/lib/configfsd/configfsd.db)
 if [ "$owner" = "$uid" ]; then ok "the database is in the volume, owned by that user"; else not_ok "the database is in the volume, owned by that user" "owner '$owner'"; fi
 stop_clean "$c1" "(SIGTERM)"
-if docker logs "$c1" 2>&1 | grep -q 'level=notice event=stop'; then ok "it logged its clean stop"; else not_ok "it logged its clean stop" "$(docker logs "$c1" 2>&1 | tail -5)"; fi
+if grep -q 'level=notice event=stop' <<<"$(docker logs "$c1" 2>&1)"; then ok "it logged its clean stop"; else not_ok "it logged its clean stop" "$(docker logs "$c1" 2>&1 | tail -5)"; fi
 
 # ---- a new container on the same volume: read back --------------------------
 c2=$run_id-2
@@ -202,7 +204,7 @@ if s=$(wait_healthy "$c2"); then ok "a new container on the same volume is healt
 api=http://127.0.0.1:$(port_of "$c2")/api/v1
 got=$(curl -sf "${auth[@]}" "$api/config/02-simple-children/child1/storeme")
 if [ "$got" = 42 ]; then ok "the value written before is read back"; else not_ok "the value written before is read back" "got '$got'"; fi
-if curl -sf "${auth[@]}" "$api/config/usb_gadget?depth=1" | grep -q '"g1"'; then ok "the schema-made item is back"; else not_ok "the schema-made item is back"; fi
+if grep -q '"g1"' <<<"$(curl -sf "${auth[@]}" "$api/config/usb_gadget?depth=1")"; then ok "the schema-made item is back"; else not_ok "the schema-made item is back"; fi
 stop_clean "$c2" "(second container)"
 
 # ---- no tokens, no flag: refused ------------------------------------------------
@@ -226,7 +228,7 @@ if s=$(wait_healthy "$c4") &&
 else
   not_ok "--insecure-listen serves without a token" "state $s" "$(docker logs "$c4" 2>&1)"
 fi
-if docker logs "$c4" 2>&1 | grep -q 'level=warning event=insecure.*WITHOUT AUTHENTICATION'; then
+if grep -q 'level=warning event=insecure.*WITHOUT AUTHENTICATION' <<<"$(docker logs "$c4" 2>&1)"; then
   ok "--insecure-listen is logged as a warning"
 else
   not_ok "--insecure-listen is logged as a warning" "$(docker logs "$c4" 2>&1)"

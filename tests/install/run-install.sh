@@ -119,7 +119,7 @@ curl -sf -X PUT --data-binary 'bonjour' "$api/config/install-greeter/g1/greeting
 got=$(curl -sf "$api/config/install-greeter/g1/greeting")
 if [ "$got" = bonjour ]; then ok "store and show go through the module"; else not_ok "store and show go through the module" "greeting: '$got'"; fi
 if curl -sf "$api/config/" | grep -q '"usb_gadget"'; then ok "the installed schemas are served"; else not_ok "the installed schemas are served"; fi
-if curl -sf "http://127.0.0.1:$port/" | grep -qi '<html'; then ok "the installed web UI is served"; else not_ok "the installed web UI is served"; fi
+if grep -qi '<html' <<<"$(curl -sf "http://127.0.0.1:$port/")"; then ok "the installed web UI is served"; else not_ok "the installed web UI is served"; fi
 kill -TERM "$pid"
 status=
 for _ in $(seq 1 100); do
