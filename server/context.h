@@ -26,6 +26,7 @@
 
 #include "http.h"
 
+struct cfs_http_conn;
 struct cfs_http_events;
 struct cfs_http_evbatch;
 struct cfs_http_route;
@@ -48,8 +49,20 @@ enum cfs_http_method {
 #define CFS_M_ANY                                                              \
     (CFS_M_READ | CFS_M(CFS_M_POST) | CFS_M(CFS_M_PUT) | CFS_M(CFS_M_DELETE))
 
+/* The open connections and the requests in flight, for the stop (drain.h).
+ */
+struct cfs_http_drain {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;      /* a connection closed, or none is busy */
+    struct cfs_http_conn *conns; /* open connections */
+    size_t n_conns;
+    size_t n_busy;        /* requests made and not yet completed */
+    atomic_bool stopping; /* new connections are refused */
+};
+
 struct cfs_http_server {
     struct MHD_Daemon *daemon;
+    struct cfs_http_drain drain;
     struct cfs_http_events *events;
     /* Requests whose answer waits for their durable commit (commit.c): the
      * store's commit thread calls each back, which resumes it. No lock on

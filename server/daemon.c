@@ -30,6 +30,7 @@
 
 #include "auth.h"
 #include "commit.h"
+#include "drain.h"
 #include "events.h"
 #include "log.h"
 #include "metrics.h"
@@ -258,6 +259,7 @@ static enum MHD_Result access_handler(void *cls,
         }
         req->srv = srv;
         req->conn = conn;
+        cfs_http_drain_busy(&srv->drain);
         req->start_us = cfs_http_now_us();
         req->jitter = (unsigned)req->start_us ^ (unsigned)(uintptr_t)req;
         req->method = method_of(method);
@@ -437,6 +439,7 @@ static void request_completed(void *cls,
     free(req->body);
     free(req);
     *req_cls = NULL;
+    cfs_http_drain_idle(&srv->drain);
 }
 
 int cfs_http_server_set_tokens(struct cfs_http_server *srv,
@@ -618,6 +621,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     pthread_mutex_init(&srv->c_lock, NULL);
     pthread_cond_init(&srv->c_done, NULL);
     pthread_mutex_init(&srv->tok_lock, NULL);
+    cfs_http_drain_init(&srv->drain);
     srv->tokens = cfs_http_tokens_ref(srv->opts.tokens);
     srv->opts.tokens = NULL; /* it may be replaced: srv->tokens is current */
     if (r == 0) {
@@ -635,8 +639,8 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     srv->daemon =
         MHD_start_daemon(flags,
                          0,
-                         NULL,
-                         NULL,
+                         cfs_http_drain_accept,
+                         srv,
                          access_handler,
                          srv,
                          MHD_OPTION_EXTERNAL_LOGGER, /* first, or MHD warns */
@@ -648,6 +652,9 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
                          (unsigned int)srv->opts.threads,
                          MHD_OPTION_NOTIFY_COMPLETED,
                          request_completed,
+                         srv,
+                         MHD_OPTION_NOTIFY_CONNECTION,
+                         cfs_http_drain_notify,
                          srv,
                          MHD_OPTION_UNESCAPE_CALLBACK,
                          unescape_none,
@@ -696,6 +703,17 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         cfs_http_commit_stop(srv);         /* every waiting answer goes */
         cfs_http_events_stop(srv->events); /* streams end */
         if (srv->daemon) {
+            /* answers in flight go out, then no connection is left for
+             * libmicrohttpd's stop to meet at work (drain.h) */
+            size_t left = cfs_http_drain(&srv->drain);
+
+            if (left > 0) {
+                cfs_log(CFS_LOG_WARNING,
+                        "stop",
+                        "%zu connection(s) still open after %u ms",
+                        left,
+                        CFS_DRAIN_ANSWER_MS + CFS_DRAIN_CLOSE_MS);
+            }
             MHD_stop_daemon(srv->daemon);
         }
         cfs_http_events_free(srv->events);
@@ -706,6 +724,9 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         cfs_http_tokens_unref(srv->tokens);
         cfs_http_throttle_free(srv->throttle);
         pthread_mutex_destroy(&srv->tok_lock);
+        pthread_cond_destroy(&srv->c_done);
+        pthread_mutex_destroy(&srv->c_lock);
+        cfs_http_drain_fini(&srv->drain);
         free(srv);
     }
 }
