@@ -148,14 +148,15 @@ class Etcd:
 
 
 class Node:
-    def __init__(self, binary, tmp, name, store, extra=()):
+    def __init__(self, binary, tmp, name, store, extra=(), env=None):
         self.binary, self.tmp, self.name = binary, tmp, name
         self.store, self.extra = store, list(extra)
+        self.env = dict(env or {})
         self.proc, self.port = None, None
         self.log = os.path.join(tmp, name + ".log")
 
     def start(self, wait_ready=True):
-        env = dict(os.environ, TMPDIR=self.tmp)
+        env = dict(os.environ, TMPDIR=self.tmp, **self.env)
         logf = open(self.log, "ab")
         start = logf.tell()
         self.proc = subprocess.Popen(
