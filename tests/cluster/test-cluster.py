@@ -606,8 +606,8 @@ def main():
     # Sanitizer builds: every node, killed or stopped, left a clean log.
     bad = [(name, text[text.find(mark):][:1500])
            for name, text in logs.items()
-           for mark in ("runtime error:", "ERROR: AddressSanitizer",
-                        "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer")
+           for mark in ("runtime error:", "AddressSanitizer:",
+                        "LeakSanitizer:", "ThreadSanitizer:")
            if mark in text]
     if bad:
         failed += 1
