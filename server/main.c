@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -584,6 +585,22 @@ static void remote_applied(void *ctx, const struct cfs_change *ch, size_t n)
     pthread_mutex_unlock(&g_srv_lock);
 }
 
+/* Another node's change, refused here by a callback (a non-deterministic
+ * module): this node now differs from the cluster until it is settled. */
+static void remote_refused(void *ctx, const struct cfs_change *c, int error)
+{
+    (void)ctx;
+    cfs_log(CFS_LOG_ERROR,
+            "replay",
+            "revision %" PRIu64 ": %s of '%s', made on another node, refused "
+            "here: %s; this node differs from the cluster and is not ready "
+            "(kept in the log; see /readyz)",
+            c->revision,
+            cfs_op_name(c->op),
+            c->path,
+            strerror(-error));
+}
+
 /* Open the database first: every subsystem registered after it gets its
  * stored state replayed as it appears. */
 static int open_store(const struct options *o)
@@ -628,6 +645,7 @@ static int open_store(const struct options *o)
             so.etcd_password = password;
         }
         so.on_applied = remote_applied;
+        so.on_replay_error = remote_refused;
     }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;

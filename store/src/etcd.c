@@ -1037,6 +1037,14 @@ static int remote_batch(struct cfs_store *s, struct dec_batch *d)
                  * replay problem, reported, never skipped silently. */
                 atomic_fetch_add(&e->n_replay_errors, 1);
                 store_problem_add(s, c->path, step_of(c->op), rr);
+                if (s->on_replay_error) {
+                    s->on_replay_error(s->on_replay_error_ctx, c, rr);
+                }
+            } else if (rr >= 0) {
+                /* made again: what failed under it is settled, as when
+                 * this node makes it itself (write_sets()) */
+                store_problems_forget(
+                    s, &(struct cfs_store_changeset){.changes = c, .n = 1}, 1);
             }
         }
     }

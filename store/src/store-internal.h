@@ -144,6 +144,8 @@ struct cfs_store {
     char *cache_dir;     /* the node-local cache of a cluster node */
     void (*on_applied)(void *ctx, const struct cfs_change *changes, size_t n);
     void *on_applied_ctx;
+    void (*on_replay_error)(void *ctx, const struct cfs_change *c, int error);
+    void *on_replay_error_ctx;
 };
 
 /* ---- db.c -------------------------------------------------------------- */

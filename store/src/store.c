@@ -145,6 +145,8 @@ int cfs_store_open(const struct cfs_store_options *opts,
         }
         s->on_applied = opts->on_applied;
         s->on_applied_ctx = opts->on_applied_ctx;
+        s->on_replay_error = opts->on_replay_error;
+        s->on_replay_error_ctx = opts->on_replay_error_ctx;
     }
     if (opts->vfs) {
         s->vfs = cfs_strdup(opts->vfs);

@@ -148,14 +148,15 @@ class Etcd:
 
 
 class Node:
-    def __init__(self, binary, tmp, name, store, extra=()):
+    def __init__(self, binary, tmp, name, store, extra=(), env=None):
         self.binary, self.tmp, self.name = binary, tmp, name
         self.store, self.extra = store, list(extra)
+        self.env = dict(env or {})
         self.proc, self.port = None, None
         self.log = os.path.join(tmp, name + ".log")
 
     def start(self, wait_ready=True):
-        env = dict(os.environ, TMPDIR=self.tmp)
+        env = dict(os.environ, TMPDIR=self.tmp, **self.env)
         logf = open(self.log, "ab")
         start = logf.tell()
         self.proc = subprocess.Popen(
@@ -238,10 +239,14 @@ class Cluster:
         for n in self.nodes:
             n.stop()
         logs = {}
-        for f in os.listdir(self.tmp):
-            if f.endswith(".log") and not f.startswith("m"):
-                with open(os.path.join(self.tmp, f), errors="replace") as fh:
-                    logs[f[:-4]] = fh.read()
+        # every node's log, those of tests that start their own nodes
+        # (and etcd) in a subdirectory included; etcd members' are m*.log
+        for d, _, files in os.walk(self.tmp):
+            for f in files:
+                if f.endswith(".log") and not f.startswith("m"):
+                    name = os.path.relpath(os.path.join(d, f[:-4]), self.tmp)
+                    with open(os.path.join(d, f), errors="replace") as fh:
+                        logs[name] = fh.read()
         self.stop()
         return logs
 

@@ -79,6 +79,15 @@ struct cfs_store_options {
      * here (for the event stream). May be NULL. */
     void (*on_applied)(void *ctx, const struct cfs_change *changes, size_t n);
     void *on_applied_ctx;
+    /* Cluster mode: called in the store's applier thread, with the tree's
+     * replay transaction open (do not touch the tree), for each change of
+     * another node's change set that a callback refused here with @error
+     * (-errno); it is also kept as a replay problem (cfs_store_problems()).
+     * May be NULL. */
+    void (*on_replay_error)(void *ctx,
+                            const struct cfs_change *change,
+                            int error);
+    void *on_replay_error_ctx;
 };
 
 /**
