@@ -143,8 +143,12 @@ static const char *default_title(int status)
         return "Unprocessable Content";
     case 429:
         return "Too Many Requests";
+    case 500:
+        return "Internal Server Error";
     case 503:
         return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
     default:
         return status >= 500 ? "Internal Server Error" : "Error";
     }

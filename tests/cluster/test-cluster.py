@@ -99,6 +99,7 @@ def t_read_your_writes(c):
                         % (rev + 10 ** 9), timeout=30)
     assert st == 504, (st, body)
     assert json.loads(body)["errno"] in ("ETIMEDOUT", 110), body
+    assert json.loads(body)["title"] == "Gateway Timeout", body
 
 
 def t_race_mkdir(c):

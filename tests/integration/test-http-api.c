@@ -621,6 +621,58 @@ static void test_api_base64_strict(void **state)
     http_resp_done(&r);
 }
 
+/*
+ * ?min_revision=N on a single node: a revision already applied is read at
+ * once; one that is not (no other node will bring it) is 504 ETIMEDOUT with
+ * its own title; a malformed one is 400.
+ */
+static void test_api_min_revision(void **state)
+{
+    struct http_resp r;
+    char *etag;
+    char path[128];
+
+    (void)state;
+    http(&r, "PUT", "/api/v1/config/01-childless/storeme", "77", 2, NULL);
+    assert_int_equal(r.status, 200);
+    etag = http_header(&r, "ETag");
+    assert_non_null(etag);
+    http_resp_done(&r);
+    (void)snprintf(path,
+                   sizeof(path),
+                   "/api/v1/config/01-childless/storeme?min_revision=%s",
+                   etag + 1);
+    path[strlen(path) - 1] = '\0'; /* the closing quote of the tag */
+    free(etag);
+    http(&r, "GET", path, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_memory_equal(r.body, "77\n", 3);
+    http_resp_done(&r);
+
+    http(
+        &r,
+        "GET",
+        "/api/v1/config/01-childless/storeme?min_revision=18446744073709551615",
+        NULL,
+        0,
+        NULL);
+    expect_problem(&r, 504, "ETIMEDOUT");
+    assert_string_equal(jstr(r.json, "title"), "Gateway Timeout");
+    http_resp_done(&r);
+
+    static const char *const bad[] = {
+        "-1", "", "x", "1x", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        (void)snprintf(path,
+                       sizeof(path),
+                       "/api/v1/config/01-childless/storeme?min_revision=%s",
+                       bad[i]);
+        http(&r, "GET", path, NULL, 0, NULL);
+        expect_problem(&r, 400, "EINVAL");
+        http_resp_done(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_api_routes_405_from_table),
         cmocka_unit_test(test_api_route_roles),
         cmocka_unit_test(test_api_base64_strict),
+        cmocka_unit_test(test_api_min_revision),
     };
 
     return cmocka_run_group_tests_name(
