@@ -12,6 +12,7 @@ import re
 import sys
 
 passed = failed = 0
+skipped = []
 for path in sys.argv[1:]:
     if not os.path.exists(path):
         continue
@@ -40,11 +41,15 @@ for path in sys.argv[1:]:
                     failed += 1  # died after its last case, or leaked
                     print(f"FAILED {os.path.basename(path)}: {t['name']} ({t['result']})")
             elif t["result"] == "SKIP":
+                skipped.append(f"{os.path.basename(path)}: {t['name']}")
                 continue
             elif ok_result:
                 passed += 1
             else:
                 failed += 1
                 print(f"FAILED {os.path.basename(path)}: {t['name']} ({t['result']})")
+# a skipped test is neither passed nor failed, but never silent
+for name in skipped:
+    print(f"SKIPPED {name}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

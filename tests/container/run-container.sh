@@ -109,7 +109,7 @@ if docker run --rm --entrypoint sh "$tag" -c 'command -v curl || command -v wget
 else
   ok "no curl or wget in the runtime image"
 fi
-if docker run --rm --entrypoint configfsctl "$tag" --version 2>/dev/null | grep -q '^configfsctl '; then
+if grep -q '^configfsctl ' <<<"$(docker run --rm --entrypoint configfsctl "$tag" --version 2>/dev/null)"; then
   ok "configfsctl is in the image"
 else
   not_ok "configfsctl is in the image"
@@ -248,7 +248,7 @@ if command -v docker-compose >/dev/null; then
   if out=$(timeout 120 "${compose[@]}" up -d --no-build 2>&1); then
     c5=$("${compose[@]}" ps -q configfsd)
     if s=$(wait_healthy "$c5") &&
-       curl -sf "${auth[@]}" "http://127.0.0.1:$compose_port/api/v1/config/" | grep -q '"usb_gadget"'; then
+       grep -q '"usb_gadget"' <<<"$(curl -sf "${auth[@]}" "http://127.0.0.1:$compose_port/api/v1/config/")"; then
       ok "docker/compose.yaml: healthy, served with the tokens secret"
     else
       not_ok "docker/compose.yaml: healthy, served with the tokens secret" "state $s" "$(docker logs "$c5" 2>&1)"

@@ -111,14 +111,14 @@ done
 [ -n "$port" ] || { sed 's/^/# /' "$log"; bail "the installed configfsd did not start"; }
 ok "the installed configfsd starts with --module (port $port)"
 api=http://127.0.0.1:$port/api/v1
-if curl -sf "$api/config/" | grep -q '"install-greeter"'; then ok "the module's subsystem is served"; else not_ok "the module's subsystem is served" "$(curl -s "$api/config/")"; fi
+if grep -q '"install-greeter"' <<<"$(curl -sf "$api/config/")"; then ok "the module's subsystem is served"; else not_ok "the module's subsystem is served" "$(curl -s "$api/config/")"; fi
 curl -sf -X POST -H 'Content-Type: application/json' -d '{"name":"g1"}' "$api/config/install-greeter" >/dev/null
 got=$(curl -sf "$api/config/install-greeter/g1/greeting")
 if [ "$got" = hello ]; then ok "mkdir runs the module's make_item"; else not_ok "mkdir runs the module's make_item" "greeting: '$got'"; fi
 curl -sf -X PUT --data-binary 'bonjour' "$api/config/install-greeter/g1/greeting" >/dev/null
 got=$(curl -sf "$api/config/install-greeter/g1/greeting")
 if [ "$got" = bonjour ]; then ok "store and show go through the module"; else not_ok "store and show go through the module" "greeting: '$got'"; fi
-if curl -sf "$api/config/" | grep -q '"usb_gadget"'; then ok "the installed schemas are served"; else not_ok "the installed schemas are served"; fi
+if grep -q '"usb_gadget"' <<<"$(curl -sf "$api/config/")"; then ok "the installed schemas are served"; else not_ok "the installed schemas are served"; fi
 if grep -qi '<html' <<<"$(curl -sf "http://127.0.0.1:$port/")"; then ok "the installed web UI is served"; else not_ok "the installed web UI is served"; fi
 kill -TERM "$pid"
 status=
