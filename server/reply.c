@@ -382,3 +382,26 @@ bool cfs_http_no_store(struct cfs_http_req *req)
                      "this server keeps no store");
     return true;
 }
+
+void cfs_http_scope_deny(struct cfs_http_req *req)
+{
+    cfs_http_problem(req,
+                     MHD_HTTP_FORBIDDEN,
+                     -EACCES,
+                     NULL,
+                     "%s may not reach this path: its token is limited to "
+                     "other subtrees",
+                     req->principal ? req->principal : "this client");
+}
+
+bool cfs_http_scope_allow(struct cfs_http_req *req,
+                          const char *path,
+                          bool write)
+{
+    if (write ? cfs_http_scope_covers(req->scope, path)
+              : cfs_http_scope_sees(req->scope, path)) {
+        return true;
+    }
+    cfs_http_scope_deny(req);
+    return false;
+}

@@ -91,4 +91,15 @@ bool cfs_http_no_store(struct cfs_http_req *req);
  * reference; empty without a store): GET /api/v1, /readyz, /metrics. */
 json_t *cfs_http_problems_json(struct cfs_http_req *req);
 
+/* The request's token may read (@write false: sees) or change (@write
+ * true: covers) @path; otherwise the request is answered 403 EACCES and
+ * false returned. Always true without tokens or for an unscoped token. */
+bool cfs_http_scope_allow(struct cfs_http_req *req,
+                          const char *path,
+                          bool write);
+
+/* The 403 of a path outside the request's subtrees. The problem names
+ * neither the path nor the subtrees. */
+void cfs_http_scope_deny(struct cfs_http_req *req);
+
 #endif /* CFS_HTTP_REPLY_H */

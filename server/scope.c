@@ -10,7 +10,6 @@
 #include <configfs/cfs.h>
 
 #include "context.h"
-#include "reply.h"
 #include "scope.h"
 
 enum rel {
@@ -109,27 +108,4 @@ char *cfs_http_scope_path(const char *text, const char **why)
     }
     out[o] = '\0';
     return out;
-}
-
-void cfs_http_scope_deny(struct cfs_http_req *req)
-{
-    cfs_http_problem(req,
-                     MHD_HTTP_FORBIDDEN,
-                     -EACCES,
-                     NULL,
-                     "%s may not reach this path: its token is limited to "
-                     "other subtrees",
-                     req->principal ? req->principal : "this client");
-}
-
-bool cfs_http_scope_allow(struct cfs_http_req *req,
-                          const char *path,
-                          bool write)
-{
-    if (write ? cfs_http_scope_covers(req->scope, path)
-              : cfs_http_scope_sees(req->scope, path)) {
-        return true;
-    }
-    cfs_http_scope_deny(req);
-    return false;
 }

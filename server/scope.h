@@ -45,17 +45,6 @@ bool cfs_http_scope_sees(const struct cfs_http_scope *s, const char *path);
  * when it is not one, or on ENOMEM. */
 char *cfs_http_scope_path(const char *text, const char **why);
 
-/* The request's token may read (@write false: sees) or change (@write
- * true: covers) @path; otherwise the request is answered 403 EACCES and
- * false returned. Always true without tokens or for an unscoped token. */
-bool cfs_http_scope_allow(struct cfs_http_req *req,
-                          const char *path,
-                          bool write);
-
-/* The 403 of a path outside the request's subtrees. The problem names
- * neither the path nor the subtrees. */
-void cfs_http_scope_deny(struct cfs_http_req *req);
-
 /* The subtrees of the entry @name of @tokens (the principal
  * cfs_http_tokens_find() returned, borrowed from @tokens), or NULL for the
  * whole tree. */
