@@ -51,8 +51,8 @@ class Mutant:
         self.why = why
 
 
-# The planted bugs. The first six are the five that survived every test
-# when issue 15 was filed (weak tags and lists are two), the last of them
+# The planted bugs. The first six are five that once survived every test
+# (weak tags and lists are two), the last of them
 # planted as the tolerance that was removed: replay taking "the name is
 # taken" for "already made".
 MUTANTS = [
