@@ -125,7 +125,7 @@ ready() {
 all=1
 for i in 1 2 3; do ready "$i" || all=; done
 if [ -n "$all" ]; then
-  ok "all three nodes' /readyz answer 200 ($(($(date +%s) - t0)) s after up)"
+  ok "all three nodes' /readyz answer 200 ($(($(date +%s) - t0)) s from the start of up)"
 else
   not_ok "all three nodes' /readyz answer 200 within 120 s" "$(logs)"
   finish
