@@ -25,6 +25,7 @@ import base64
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -111,11 +112,13 @@ def run_wrk(name, urls, secs, conns, lua):
     loaded by its own wrk at the same time."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
         f.write(lua)
+    procs = []
     try:
-        procs = [subprocess.Popen(
-            ["wrk", "-t1", "-c%d" % max(1, conns // len(urls)),
-             "-d%ds" % secs, "--timeout", "10s", "-s", f.name, u],
-            stdout=subprocess.PIPE, text=True) for u in urls]
+        for u in urls:
+            procs.append(subprocess.Popen(
+                ["wrk", "-t1", "-c%d" % max(1, conns // len(urls)),
+                 "-d%ds" % secs, "--timeout", "10s", "-s", f.name, u],
+                stdout=subprocess.PIPE, text=True))
         rate, bad, p50, p99 = 0.0, 0, 0, 0
         for p in procs:
             out = p.communicate(timeout=secs + 60)[0]
@@ -128,6 +131,10 @@ def run_wrk(name, urls, secs, conns, lua):
             bad += b + se
             p50, p99 = max(p50, q50), max(p99, q99)
     finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         os.unlink(f.name)
     fig = Figure(name, rate, bad, p50, p99)
     print("  %-28s %9.0f /s  p50 %6.1f ms  p99 %6.1f ms%s"
@@ -173,6 +180,8 @@ def main():
     binary = sys.argv[1]
     secs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     conns = int(sys.argv[3]) if len(sys.argv) > 3 else 48
+    # a timeout's SIGTERM still stops etcd and the nodes (finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     need_tools()
     c = Cluster(binary)
     sq = None
