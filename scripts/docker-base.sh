@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Make `docker build -f docker/Dockerfile .` possible on a Debian 12 machine
 # without an image registry:
-#   1. install docker.io and debootstrap if missing;
+#   1. install docker.io, debootstrap and docker-compose (Debian's, 1.29:
+#      the container suite runs docker/compose*.yaml with it) if missing;
 #   2. start dockerd if no daemon answers (its pid in $DOCKERD_PIDFILE, its
 #      log in $DOCKERD_LOG, so that a caller can stop what it started);
 #   3. build the base image the Dockerfile names, debian:bookworm-slim, with
@@ -27,7 +28,7 @@ say() { echo "docker-base: $*" >&2; }
 
 # 1. packages
 missing=()
-for p in docker.io debootstrap; do
+for p in docker.io debootstrap docker-compose; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
     || missing+=("$p")
 done

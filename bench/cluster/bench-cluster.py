@@ -1,102 +1,254 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Cluster benchmark (docs/cluster.md): durable PUTs per second, measured
-in one run against baselines of the same run (read the ratios, the
-machines are shared and noisy):
-  etcd put      POST /v3/kv/put of one key through etcd's JSON gateway
+"""Cluster benchmark (docs/cluster.md), measured in one run against
+baselines of the same run (read the ratios, the machines are shared and
+noisy).
+
+Writes, durable PUTs per second:
+  etcd put      POST /v3/kv/put through etcd's JSON gateway (base64 key
+                and values, as the gateway wants them)
   1 node        PUT of an attribute on one configfsd node on etcd
   3 nodes       the same on three nodes at once (sum)
   sqlite        one configfsd on SQLite (synchronous=FULL)
-wrk with CONNECTIONS connections in all (split over the nodes).
+Reads, GETs of an attribute per second:
+  node N        each node of the 3-node cluster alone, in turn
+  3 nodes       the three at once (sum)
+  sqlite        the single SQLite node
+Every figure counts only the answers that succeeded: 2xx from configfsd,
+200 with a put's header (no "error") from etcd. Any other answer or socket
+error in any figure makes the run fail, after the table is printed.
+wrk with CONNECTIONS connections in all (split over the nodes); latency
+percentiles are wrk's (for several nodes at once: the worst node's).
 Usage: bench-cluster.py CONFIGFSD [SECONDS] [CONNECTIONS]
 """
+import base64
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "tests", "cluster"))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "..", "tests", "cluster"))
 from cluster import Cluster, Node, wait_for  # noqa: E402
 
-PUT_LUA = """
-local reqs, n, i = {}, 1000, 0
+# One wrk script for every figure: REQUESTS is a Lua table of prebuilt
+# requests, cycled through; response() sorts the answers into ok and bad,
+# done() prints one line that run_wrk() parses.
+LUA = """
+local reqs, i = {}, 0
+ok, bad = 0, 0
+local threads = {}
+setup = function(t) table.insert(threads, t) end
 init = function()
-  for k = 1, n do reqs[k] = wrk.format("PUT", nil, nil, tostring(k)) end
-end
-request = function() i = i % n + 1; return reqs[i] end
-"""
-ETCD_LUA = """
-local reqs, n, i = {}, 1000, 0
-init = function()
-  for k = 1, n do
-    reqs[k] = wrk.format("POST", nil, nil,
-      '{"key":"YmVuY2g=","value":"' .. tostring(k) .. '"}')
+  local bodies = %(bodies)s
+  for k = 1, #bodies do
+    reqs[k] = wrk.format(%(method)s, nil, %(headers)s, bodies[k])
   end
 end
-request = function() i = i % n + 1; return reqs[i] end
+request = function() i = i %% #reqs + 1; return reqs[i] end
+response = function(status, headers, body)
+  if status >= %(lo)d and status <= %(hi)d and %(check)s then
+    ok = ok + 1
+  else
+    bad = bad + 1
+    if bad <= 3 then
+      io.stderr:write("unexpected answer " .. status .. ": " ..
+                      string.sub(body or "", 1, 200) .. "\\n")
+    end
+  end
+end
+done = function(summary, latency, requests)
+  local o, b = 0, 0
+  for _, t in ipairs(threads) do o = o + t:get("ok"); b = b + t:get("bad") end
+  local e = summary.errors
+  io.write(string.format(
+    "RESULT ok=%%d bad=%%d sockerr=%%d us=%%d p50=%%d p99=%%d\\n",
+    o, b, e.connect + e.read + e.write + e.timeout, summary.duration,
+    latency:percentile(50), latency:percentile(99)))
+end
 """
 
 
-def wrk(urls, secs, conns, lua):
+def lua_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def script(method, bodies, lo=200, hi=299, check="true", headers=None):
+    hdr = "nil"
+    if headers:
+        hdr = "{" + ", ".join("[%s] = %s" % (lua_str(k), lua_str(v))
+                              for k, v in headers.items()) + "}"
+    return LUA % {
+        "bodies": "{" + ",\n".join(lua_str(b) for b in bodies) + "}",
+        "method": lua_str(method), "headers": hdr, "lo": lo, "hi": hi,
+        "check": check}
+
+
+N = 1000
+PUT = script("PUT", [str(k) for k in range(1, N + 1)])
+GET = script("GET", [""])
+B64 = lambda s: base64.b64encode(s.encode()).decode()  # noqa: E731
+ETCD = script(
+    "POST",
+    ['{"key":"%s","value":"%s"}' % (B64("/bench/etcd-put"), B64(str(k)))
+     for k in range(1, N + 1)],
+    lo=200, hi=200,
+    check='string.find(body, \'"header"\', 1, true) ~= nil and '
+          'string.find(body, \'"error"\', 1, true) == nil',
+    headers={"Content-Type": "application/json"})
+
+
+class Figure:
+    def __init__(self, name, rate, bad, p50, p99):
+        self.name, self.rate, self.bad = name, rate, bad
+        self.p50, self.p99 = p50, p99
+
+
+def run_wrk(name, urls, secs, conns, lua):
+    """A Figure: successful answers per second summed over @urls, each
+    loaded by its own wrk at the same time."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
         f.write(lua)
-    procs = [subprocess.Popen(
-        ["wrk", "-t1", "-c%d" % max(1, conns // len(urls)), "-d%ds" % secs,
-         "-s", f.name, u], stdout=subprocess.PIPE, text=True) for u in urls]
-    total, errs = 0.0, 0
-    for p in procs:
-        out = p.communicate()[0]
-        total += float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-        m = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-        errs += int(m.group(1)) if m else 0
-    os.unlink(f.name)
-    return total, errs
+    procs = []
+    try:
+        for u in urls:
+            procs.append(subprocess.Popen(
+                ["wrk", "-t1", "-c%d" % max(1, conns // len(urls)),
+                 "-d%ds" % secs, "--timeout", "10s", "-s", f.name, u],
+                stdout=subprocess.PIPE, text=True))
+        rate, bad, p50, p99 = 0.0, 0, 0, 0
+        for p in procs:
+            out = p.communicate(timeout=secs + 60)[0]
+            m = re.search(r"RESULT ok=(\d+) bad=(\d+) sockerr=(\d+) us=(\d+) "
+                          r"p50=(\d+) p99=(\d+)", out)
+            if p.returncode != 0 or not m:
+                raise RuntimeError("wrk failed for %s:\n%s" % (name, out))
+            ok, b, se, us, q50, q99 = (int(x) for x in m.groups())
+            rate += ok / (us / 1e6)
+            bad += b + se
+            p50, p99 = max(p50, q50), max(p99, q99)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        os.unlink(f.name)
+    fig = Figure(name, rate, bad, p50, p99)
+    print("  %-28s %9.0f /s  p50 %6.1f ms  p99 %6.1f ms%s"
+          % (name, rate, p50 / 1e3, p99 / 1e3,
+             "  (%d FAILED)" % bad if bad else ""), flush=True)
+    return fig
+
+
+def need_tools():
+    """etcd and wrk, installed from Debian if missing."""
+    if not shutil.which("etcd"):
+        subprocess.run([os.path.join(here, "..", "..", "scripts",
+                                     "etcd-deps.sh")], check=True)
+    if not shutil.which("wrk"):
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "wrk"],
+                       check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+
+
+def start_sqlite_node(binary, tmp):
+    sq = Node(binary, tmp, "sqlite", None)
+    logf = open(sq.log, "wb")
+    sq.proc = subprocess.Popen(
+        [binary, "--listen", "127.0.0.1:0", "--db",
+         os.path.join(tmp, "bench.db"), "--log-level", "warning"],
+        stderr=logf, stdout=subprocess.DEVNULL, env=dict(os.environ,
+                                                          TMPDIR=tmp))
+    logf.close()
+
+    def port():
+        if sq.proc.poll() is not None:
+            raise RuntimeError("the SQLite node exited: " + sq.read_log())
+        with open(sq.log) as f:
+            m = re.search(r"\(port (\d+)\)", f.read())
+            return int(m.group(1)) if m else None
+    sq.port = wait_for(port, 30, "the SQLite node")
+    wait_for(sq.ready, 30, "the SQLite node to be ready")
+    return sq
 
 
 def main():
     binary = sys.argv[1]
     secs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     conns = int(sys.argv[3]) if len(sys.argv) > 3 else 48
+    # a timeout's SIGTERM still stops etcd and the nodes (finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    need_tools()
     c = Cluster(binary)
     sq = None
+    attr = "/api/v1/config/02-simple-children/b%d/storeme"
+    figs = {}
+    print("%d s per figure, %d connections" % (secs, conns), flush=True)
     try:
         c.start()
         for i, n in enumerate(c.nodes):
             st = n.req("POST", "/api/v1/config/02-simple-children",
                        {"name": "b%d" % i})[0]
             assert st == 201, st
-        attr = "/api/v1/config/02-simple-children/b%d/storeme"
-        etcd, e_err = wrk(["http://127.0.0.1:%d/v3/kv/put"
-                           % c.etcd.client[0]], secs, conns, ETCD_LUA)
-        one, o_err = wrk([c.nodes[0].url(attr % 0)], secs, conns, PUT_LUA)
-        three, t_err = wrk([n.url(attr % i) for i, n in enumerate(c.nodes)],
-                           secs, conns, PUT_LUA)
-        sq = Node(binary, c.tmp, "sqlite", None)
-        sq.proc = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", "--db",
-             os.path.join(c.tmp, "bench.db"), "--log-level", "warning"],
-            stderr=open(sq.log, "wb"), stdout=subprocess.DEVNULL)
-
-        def port():
-            with open(sq.log) as f:
-                m = re.search(r"\(port (\d+)\)", f.read())
-                return int(m.group(1)) if m else None
-        sq.port = wait_for(port, 30, "the SQLite node")
-        sq.req("POST", "/api/v1/config/02-simple-children", {"name": "b0"})
-        sqlite, s_err = wrk([sq.url(attr % 0)], secs, conns, PUT_LUA)
+        sq = start_sqlite_node(binary, c.tmp)
+        st = sq.req("POST", "/api/v1/config/02-simple-children",
+                    {"name": "b0"})[0]
+        assert st == 201, st
+        print("writes (durable PUT of an attribute)")
+        figs["etcd"] = run_wrk(
+            "etcd put (gateway)",
+            ["http://127.0.0.1:%d/v3/kv/put" % c.etcd.client[0]],
+            secs, conns, ETCD)
+        figs["one"] = run_wrk("1 node on etcd", [c.nodes[0].url(attr % 0)],
+                              secs, conns, PUT)
+        figs["three"] = run_wrk(
+            "3 nodes on etcd (sum)",
+            [n.url(attr % i) for i, n in enumerate(c.nodes)],
+            secs, conns, PUT)
+        figs["sqlite"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
+                                 secs, conns, PUT)
+        print("reads (GET of an attribute)")
+        # every node has applied every write before reads are measured
+        head = c.nodes[0].req("PUT", attr % 0, "7")[1].get("ETag", "")
+        rev = re.sub(r"\D", "", head)
+        for i, n in enumerate(c.nodes):
+            st = n.req("GET", (attr % 0) + "?min_revision=" + rev)[0]
+            assert st == 200, (i, st)
+        for i, n in enumerate(c.nodes):
+            figs["get%d" % i] = run_wrk(
+                "node %d of 3 alone" % (i + 1), [n.url(attr % 0)],
+                secs, conns, GET)
+        figs["get3"] = run_wrk("3 nodes at once (sum)",
+                               [n.url(attr % 0) for n in c.nodes],
+                               secs, conns, GET)
+        figs["getsq"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
+                                secs, conns, GET)
     finally:
         if sq and sq.proc:
             sq.stop()
         c.stop()
-    print("etcd put (gateway)      %9.0f /s" % etcd)
-    print("1 node on etcd          %9.0f /s  (%d non-2xx)" % (one, o_err))
-    print("3 nodes on etcd (sum)   %9.0f /s  (%d non-2xx)" % (three, t_err))
-    print("1 node on SQLite        %9.0f /s" % sqlite)
-    print("ratio 1 node / etcd put   %.2f" % (one / etcd))
-    print("ratio 3 nodes / etcd put  %.2f  (goal >= 2)" % (three / etcd))
-    print("ratio 3 nodes / SQLite    %.2f" % (three / sqlite))
+
+    e, sqw, sqr = figs["etcd"].rate, figs["sqlite"].rate, figs["getsq"].rate
+    print("write ratios (to etcd's put of this run)")
+    print("  1 node on etcd            %.2f" % (figs["one"].rate / e))
+    print("  3 nodes on etcd (sum)     %.2f  (goal >= 2)"
+          % (figs["three"].rate / e))
+    print("  1 node on SQLite          %.2f" % (sqw / e))
+    print("  3 nodes (sum) / SQLite    %.2f" % (figs["three"].rate / sqw))
+    print("read ratios (to the SQLite node's GET of this run; goal 1)")
+    for i in range(3):
+        print("  node %d of 3 alone         %.2f"
+              % (i + 1, figs["get%d" % i].rate / sqr))
+    print("  3 nodes at once (sum)     %.2f" % (figs["get3"].rate / sqr))
+    failed = [f for f in figs.values() if f.bad]
+    if failed:
+        print("FAILED: answers other than success (or socket errors) in: "
+              + "; ".join("%s: %d" % (f.name, f.bad) for f in failed))
+        return 1
     return 0
 
 
