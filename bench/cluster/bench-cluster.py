@@ -15,8 +15,10 @@ Reads, GETs of an attribute per second:
   3 nodes       the three at once (sum)
   sqlite        the single SQLite node
 Every figure counts only the answers that succeeded: 2xx from configfsd,
-200 with a put's header (no "error") from etcd. Any other answer or socket
-error in any figure makes the run fail, after the table is printed.
+200 with a put's header (no "error") from etcd. A 503 EAGAIN (a request
+that lost every race to the other nodes, as docs/cluster.md says it may)
+is counted apart and reported; any other answer or socket error in any
+figure makes the run fail, after the table is printed.
 wrk with CONNECTIONS connections in all (split over the nodes); latency
 percentiles are wrk's (for several nodes at once: the worst node's).
 Usage: bench-cluster.py CONFIGFSD [SECONDS] [CONNECTIONS]
@@ -39,7 +41,7 @@ from cluster import Cluster, Node, wait_for  # noqa: E402
 # done() prints one line that run_wrk() parses.
 LUA = """
 local reqs, i = {}, 0
-ok, bad = 0, 0
+ok, bad, gaveup = 0, 0, 0
 local threads = {}
 setup = function(t) table.insert(threads, t) end
 init = function()
@@ -52,6 +54,8 @@ request = function() i = i %% #reqs + 1; return reqs[i] end
 response = function(status, headers, body)
   if status >= %(lo)d and status <= %(hi)d and %(check)s then
     ok = ok + 1
+  elseif status == 503 and string.find(body or "", '"EAGAIN"', 1, true) then
+    gaveup = gaveup + 1 -- lost every race to the other nodes: documented
   else
     bad = bad + 1
     if bad <= 3 then
@@ -61,12 +65,14 @@ response = function(status, headers, body)
   end
 end
 done = function(summary, latency, requests)
-  local o, b = 0, 0
-  for _, t in ipairs(threads) do o = o + t:get("ok"); b = b + t:get("bad") end
+  local o, b, g = 0, 0, 0
+  for _, t in ipairs(threads) do
+    o = o + t:get("ok"); b = b + t:get("bad"); g = g + t:get("gaveup")
+  end
   local e = summary.errors
   io.write(string.format(
-    "RESULT ok=%%d bad=%%d sockerr=%%d us=%%d p50=%%d p99=%%d\\n",
-    o, b, e.connect + e.read + e.write + e.timeout, summary.duration,
+    "RESULT ok=%%d bad=%%d gaveup=%%d sockerr=%%d us=%%d p50=%%d p99=%%d\\n",
+    o, b, g, e.connect + e.read + e.write + e.timeout, summary.duration,
     latency:percentile(50), latency:percentile(99)))
 end
 """
@@ -102,8 +108,9 @@ ETCD = script(
 
 
 class Figure:
-    def __init__(self, name, rate, bad, p50, p99):
+    def __init__(self, name, rate, bad, gaveup, p50, p99):
         self.name, self.rate, self.bad = name, rate, bad
+        self.gaveup = gaveup
         self.p50, self.p99 = p50, p99
 
 
@@ -119,16 +126,17 @@ def run_wrk(name, urls, secs, conns, lua):
                 ["wrk", "-t1", "-c%d" % max(1, conns // len(urls)),
                  "-d%ds" % secs, "--timeout", "10s", "-s", f.name, u],
                 stdout=subprocess.PIPE, text=True))
-        rate, bad, p50, p99 = 0.0, 0, 0, 0
+        rate, bad, gaveup, p50, p99 = 0.0, 0, 0, 0, 0
         for p in procs:
             out = p.communicate(timeout=secs + 60)[0]
-            m = re.search(r"RESULT ok=(\d+) bad=(\d+) sockerr=(\d+) us=(\d+) "
-                          r"p50=(\d+) p99=(\d+)", out)
+            m = re.search(r"RESULT ok=(\d+) bad=(\d+) gaveup=(\d+) "
+                          r"sockerr=(\d+) us=(\d+) p50=(\d+) p99=(\d+)", out)
             if p.returncode != 0 or not m:
                 raise RuntimeError("wrk failed for %s:\n%s" % (name, out))
-            ok, b, se, us, q50, q99 = (int(x) for x in m.groups())
+            ok, b, g, se, us, q50, q99 = (int(x) for x in m.groups())
             rate += ok / (us / 1e6)
             bad += b + se
+            gaveup += g
             p50, p99 = max(p50, q50), max(p99, q99)
     finally:
         for p in procs:
@@ -136,9 +144,10 @@ def run_wrk(name, urls, secs, conns, lua):
                 p.kill()
                 p.wait()
         os.unlink(f.name)
-    fig = Figure(name, rate, bad, p50, p99)
-    print("  %-28s %9.0f /s  p50 %6.1f ms  p99 %6.1f ms%s"
+    fig = Figure(name, rate, bad, gaveup, p50, p99)
+    print("  %-28s %9.0f /s  p50 %6.1f ms  p99 %6.1f ms%s%s"
           % (name, rate, p50 / 1e3, p99 / 1e3,
+             "  (%d 503 EAGAIN, not counted)" % gaveup if gaveup else "",
              "  (%d FAILED)" % bad if bad else ""), flush=True)
     return fig
 
