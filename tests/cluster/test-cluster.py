@@ -333,8 +333,14 @@ def t_big_import(c):
     assert st == 200, (st, b[:500])
     rev = json.loads(b).get("revision")
     for n in c.nodes:
-        st, _, b = n.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
-                         % (SUB, "x" * 200, rev or 0), timeout=60)
+        # A follower fetches the chunks and replays 4000 mkdirs through the
+        # callbacks: on a slow (sanitizer) build that may take longer than
+        # one ?min_revision= wait (5 s), so a 504 is asked again, bounded.
+        def applied(n=n):
+            r = n.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
+                      % (SUB, "x" * 200, rev or 0), timeout=60)
+            return None if r[0] == 504 else r
+        st, _, b = wait_for(applied, 120, n.name + " to apply the import")
         assert st == 200 and b.decode().strip() == "3999", (n.name, st, b)
     # it did go through chunks: they are in etcd, named by the log entry
     ep = "http://127.0.0.1:%d/v3/kv/range" % c.etcd.client[0]
