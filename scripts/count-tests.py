@@ -25,7 +25,14 @@ for path in sys.argv[1:]:
         continue
     with open(path) as f:
         for line in f:
-            t = json.loads(line)
+            if not line.strip():
+                continue
+            try:
+                t = json.loads(line)
+            except ValueError:
+                failed += 1  # a log cut short: say so, never crash
+                print(f"FAILED {os.path.basename(path)}: unreadable line {line[:80]!r}")
+                continue
             ok_result = t["result"] in ("OK", "EXPECTEDFAIL", "SKIP")
             tap_ok = tap_bad = 0
             if t.get("protocol") == "tap" or "CMOCKA" in str(t.get("env", "")):
