@@ -1970,8 +1970,16 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         (void)snprintf(key, sizeof(key), "%s%06" PRIu64, mine, parts);
         r = put_plain(e, key, all.p ? all.p + off : "", part);
         (void)lease_keepalive(e); /* a long upload keeps the lock */
+        pthread_mutex_lock(&e->lock);
+        if (e->stop && r == 0) {
+            r = -ECANCELED; /* closing: the next writer deletes the parts */
+        }
+        pthread_mutex_unlock(&e->lock);
     }
     free(all.p);
+    if (r == -ECANCELED) {
+        return r;
+    }
     if (r < 0) {
         delete_prefix(e, mine);
         return r;
