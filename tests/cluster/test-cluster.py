@@ -622,22 +622,31 @@ def t_snapshot_trim_and_load(c):
     try:
         for n in nodes:
             n.start()
-        writes(nodes, "s", 70)
-        rev = converge(nodes)
-        wait_for(lambda: (snapshot_of(c, prefix) or {}).get("revision", 0)
-                 >= 40, 30, "a snapshot at revision 40 or later")
+        for phase in range(3):  # each past the next snapshot
+            writes(nodes, "s%d" % phase, 24)
+            rev = converge(nodes)
+            # the snapshot due: no node is 20 revisions past it any more
+            wait_for(lambda: (snapshot_of(c, prefix) or {})
+                     .get("revision", 0) > rev - 20, 30,
+                     "a snapshot after revision %d" % (rev - 20))
         snap = snapshot_of(c, prefix)
         assert snap["revision"] <= rev and snap["parts"] >= 1, snap
-        # the log below it is gone (every node applied past it)
-        wait_for(lambda: (first_log_revision(c, prefix) or rev + 1)
-                 > snap["revision"] - 20, 30, "the log to be trimmed")
-        assert metric_sum(nodes, "configfsd_cluster_log_trimmed_total") > 0
         assert metric_sum(
-            nodes, "configfsd_cluster_snapshots_written_total") >= 2
-        # only the published snapshot's parts are left
-        parts = etcd_kvs(c, prefix + "/snap/", prefix=True, keys_only=True)
-        assert parts and all("/snap/%s/" % snap["id"] in k
-                             for k, _ in parts), (snap, parts)
+            nodes, "configfsd_cluster_snapshots_written_total") >= 3
+
+        # older snapshots' parts go once it is published
+        def only_its_parts():
+            parts = etcd_kvs(c, prefix + "/snap/", prefix=True,
+                             keys_only=True)
+            return parts and all("/snap/%s/" % snap["id"] in k
+                                 for k, _ in parts)
+        wait_for(only_its_parts, 30, "only the snapshot's own parts")
+        # the log below it is trimmed (below what every node applied),
+        # and holds everything after it
+        wait_for(lambda: (first_log_revision(c, prefix) or 1) > 1, 30,
+                 "the log to be trimmed")
+        assert first_log_revision(c, prefix) <= snap["revision"] + 1
+        assert metric_sum(nodes, "configfsd_cluster_log_trimmed_total") > 0
         # a new node: the snapshot, then the log after it
         fresh.start()
         nodes.append(fresh)
