@@ -1132,7 +1132,10 @@ int main(int argc, char **argv)
         }
     }
     cfs_log_notice("stop", "stopping");
-    (void)cfs_notify("STOPPING=1");
+    /* a restart tells a service manager it reloads: the same process is
+     * ready again (READY=1) once the new program serves */
+    (void)cfs_notify(atomic_load(&restart_wanted) ? "RELOADING=1"
+                                                  : "STOPPING=1");
     pthread_mutex_lock(&g_srv_lock);
     g_srv = NULL;
     pthread_mutex_unlock(&g_srv_lock);
