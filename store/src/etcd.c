@@ -70,8 +70,9 @@
 #define ETCD_CURL_POOL   8
 #define ETCD_SNAP_PART   ((size_t)640 * 1024) /* snapshot bytes per key */
 #define ETCD_LEASE_TTL   5                    /* seconds, node registry */
-#define ETCD_START_TRIES 5  /* snapshot replaced while a node loads it */
-#define ETCD_TRIM_PAGE   64 /* log entries deleted per request */
+#define ETCD_START_TRIES 5 /* snapshot replaced while a node loads it */
+/* log entries deleted per request (read first, for the parts of big ones) */
+#define ETCD_TRIM_PAGE 32
 
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
