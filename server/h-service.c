@@ -47,13 +47,17 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
     json_decref(problems);
     if (cfs_http_opts(req)->store &&
         cfs_store_cluster(cfs_http_opts(req)->store, &cl) == 0 &&
-        (!cl.watching || cl.applied < cl.head || cl.error[0])) {
+        (!cl.watching || cl.applied < cl.head || cl.error[0] ||
+         cl.fell_behind)) {
         json_t *extra = json_object();
 
         json_object_set_new(
             extra, "applied", json_integer((json_int_t)cl.applied));
         json_object_set_new(extra, "head", json_integer((json_int_t)cl.head));
         json_object_set_new(extra, "watching", json_boolean(cl.watching));
+        if (cl.fell_behind) {
+            json_object_set_new(extra, "fell_behind", json_true());
+        }
         if (cl.error[0]) {
             json_object_set_new(extra, "etcd", json_string(cl.error));
         }
@@ -62,9 +66,11 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
             MHD_HTTP_SERVICE_UNAVAILABLE,
             cl.error[0] ? -ETIMEDOUT : -EAGAIN,
             "Not Ready",
-            cl.error[0] ? "the etcd cluster cannot be reached or has no "
-                          "quorum; reads may be stale"
-                        : "this node has not caught up with the cluster",
+            cl.error[0]      ? "the etcd cluster cannot be reached or has no "
+                               "quorum; reads may be stale"
+            : cl.fell_behind ? "this node fell behind the trimmed log and "
+                               "restarts to load the snapshot"
+                             : "this node has not caught up with the cluster",
             extra);
         return;
     }

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct options {
     const char *etcd_key;
     const char *etcd_user;
     const char *etcd_password_file;
+    long snapshot_every;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -125,6 +127,11 @@ static const struct opt opts[] = {
         OPT_STRING, etcd_password_file,
         "cluster mode: file holding the password of --etcd-user (its "
         "first line)"),
+    NUM("snapshot-every", "N", "CONFIGFSD_SNAPSHOT_EVERY", OPT_LONG,
+        snapshot_every, 0, 1L << 40, "0..2^40",
+        "cluster mode: write a snapshot of the tree to etcd each N "
+        "revisions, for nodes to start from, and trim the log below it; "
+        "0 writes none", 10000),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -349,6 +356,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->sync = "full";
     o->log_level = "info";
     o->history_limit = -1;
+    o->snapshot_every = 10000;
     r = env_options(o, raw);
     if (r) {
         return r;
@@ -601,6 +609,33 @@ static void remote_refused(void *ctx, const struct cfs_change *c, int error)
             strerror(-error));
 }
 
+/* Set when this node fell behind the trimmed log: main() stops, then
+ * starts again by re-executing itself. */
+static atomic_bool restart_wanted;
+static char **restart_args; /* argv as given (getopt_long() reorders it) */
+
+/*
+ * Cluster mode: the log this node needs next was trimmed below a
+ * snapshot (it was stopped or cut off longer than its lease). The tree in
+ * memory holds what the subsystems' callbacks made (a module's state
+ * cannot be unloaded in-process), so the node restarts: it stops as on
+ * SIGTERM, then executes itself again with its own arguments, and the
+ * new process loads the snapshot.
+ */
+static void fell_behind(void *ctx, uint64_t applied, uint64_t snapshot)
+{
+    (void)ctx;
+    cfs_log(CFS_LOG_ERROR,
+            "cluster",
+            "fell behind: applied revision %" PRIu64 ", but the shared log "
+            "after it was trimmed (snapshot at revision %" PRIu64 "); "
+            "restarting to load the snapshot",
+            applied,
+            snapshot);
+    atomic_store(&restart_wanted, true);
+    (void)kill(getpid(), SIGTERM);
+}
+
 /* Open the database first: every subsystem registered after it gets its
  * stored state replayed as it appears. */
 static int open_store(const struct options *o)
@@ -646,6 +681,8 @@ static int open_store(const struct options *o)
         }
         so.on_applied = remote_applied;
         so.on_replay_error = remote_refused;
+        so.on_fell_behind = fell_behind;
+        so.snapshot_every = (uint64_t)o->snapshot_every;
     }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;
@@ -914,6 +951,11 @@ int main(int argc, char **argv)
         return cfs_probe_main(argc - 1, argv + 1);
     }
     memset(&o, 0, sizeof(o));
+    restart_args = calloc((size_t)argc + 1, sizeof(*restart_args));
+    if (!restart_args) {
+        return 1;
+    }
+    memcpy(restart_args, argv, (size_t)argc * sizeof(*restart_args));
     r = parse_options(argc, argv, &o);
     if (r) {
         return r;
@@ -1090,12 +1132,25 @@ int main(int argc, char **argv)
         }
     }
     cfs_log_notice("stop", "stopping");
-    (void)cfs_notify("STOPPING=1");
+    /* a restart tells a service manager it reloads: the same process is
+     * ready again (READY=1) once the new program serves */
+    (void)cfs_notify(atomic_load(&restart_wanted) ? "RELOADING=1"
+                                                  : "STOPPING=1");
     pthread_mutex_lock(&g_srv_lock);
     g_srv = NULL;
     pthread_mutex_unlock(&g_srv_lock);
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
+    if (atomic_load(&restart_wanted)) {
+        cfs_log_notice("stop", "restarting (the same program and arguments)");
+        cfs_log_close();
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        execv("/proc/self/exe", restart_args);
+        (void)fprintf(stderr,
+                      "configfsd: cannot restart /proc/self/exe: %s\n",
+                      strerror(errno));
+        return 1;
+    }
     cfs_log_close();
     return 0;
 }

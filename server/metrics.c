@@ -309,6 +309,33 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             (unsigned long long)cl.requests,
             (unsigned long long)cl.failures,
             (double)cl.rtt_us / 1e6);
+        (void)fprintf(
+            f,
+            "# HELP configfsd_cluster_snapshot_revision Revision of the last "
+            "snapshot in etcd known to this node (0: none).\n# TYPE "
+            "configfsd_cluster_snapshot_revision gauge\n"
+            "configfsd_cluster_snapshot_revision %llu\n"
+            "# HELP configfsd_cluster_snapshots_loaded_total Snapshots this "
+            "node started from.\n# TYPE "
+            "configfsd_cluster_snapshots_loaded_total counter\n"
+            "configfsd_cluster_snapshots_loaded_total %llu\n"
+            "# HELP configfsd_cluster_snapshots_written_total Snapshots this "
+            "node wrote and published.\n# TYPE "
+            "configfsd_cluster_snapshots_written_total counter\n"
+            "configfsd_cluster_snapshots_written_total %llu\n"
+            "# HELP configfsd_cluster_log_trimmed_total Log entries this node "
+            "deleted below a snapshot.\n# TYPE "
+            "configfsd_cluster_log_trimmed_total counter\n"
+            "configfsd_cluster_log_trimmed_total %llu\n"
+            "# HELP configfsd_cluster_fell_behind The log this node needs "
+            "was trimmed; it restarts.\n# TYPE "
+            "configfsd_cluster_fell_behind gauge\n"
+            "configfsd_cluster_fell_behind %d\n",
+            (unsigned long long)cl.snapshot_revision,
+            (unsigned long long)cl.snapshots_loaded,
+            (unsigned long long)cl.snapshots_written,
+            (unsigned long long)cl.trimmed,
+            cl.fell_behind ? 1 : 0);
     }
     (void)fprintf(f,
                   "# HELP configfsd_revision The last revision.\n# TYPE "

@@ -12,6 +12,12 @@
  *                             or, too big for one request,
  *                             {"v":1,"first":F,"last":L,"chunks":K,"id":ID}
  *   PREFIX/chunk/ID/%06u      the K parts of a big batch, written first
+ *   PREFIX/snapshot           the published snapshot of the cache:
+ *                             {"v":1,"revision":S,"id":ID,"parts":K,
+ *                              "length":L,"sha256":HEX}
+ *   PREFIX/snap/ID/%06u       its K parts (VACUUM INTO of the cache)
+ *   PREFIX/snapshot-lock      the node writing a snapshot (under its lease)
+ *   PREFIX/nodes/NODE         a live node's applied revision (its lease)
  *
  * Appending a batch is one etcd txn: compare head's value with the
  * revision before the batch's first (absent for the first batch), then put
@@ -28,6 +34,15 @@
  * reconnection or an etcd compaction) and applies each batch in a replay
  * transaction stamped with the batch's revisions, after every local commit
  * in flight has settled (they fail: the head moved).
+ *
+ * Snapshots (the keeper thread): every snapshot_every revisions one node
+ * (whoever takes PREFIX/snapshot-lock) copies its cache with VACUUM INTO,
+ * writes it in parts, publishes it with one txn on PREFIX/snapshot (only
+ * while it still holds the lock), deletes older parts, then trims the log
+ * below min(snapshot, lowest applied revision of a live node). A starting
+ * node loads the published snapshot into its cache and reads the log from
+ * its revision on. A node whose next entry was trimmed cannot catch up:
+ * read_log() says -ESTALE and the owner is told (on_fell_behind).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +57,7 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <nettle/sha2.h>
 
 #include "store-internal.h"
 
@@ -52,6 +68,11 @@
 #define ETCD_CONNECT_MS  700L
 #define ETCD_RANGE_LIMIT 32
 #define ETCD_CURL_POOL   8
+#define ETCD_SNAP_PART   ((size_t)640 * 1024) /* snapshot bytes per key */
+#define ETCD_LEASE_TTL   5                    /* seconds, node registry */
+#define ETCD_START_TRIES 5 /* snapshot replaced while a node loads it */
+/* log entries deleted per request (read first, for the parts of big ones) */
+#define ETCD_TRIM_PAGE 32
 
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
@@ -62,25 +83,38 @@ struct store_etcd {
     char *user, *password;     /* etcd authentication, or NULL */
     char *auth_header;         /* "Authorization: TOKEN", under lock */
     char *k_head, *k_log, *k_log_end;
+    char *k_snapshot, *k_snap_lock, *k_nodes;
+    char node_id[17];        /* this process, in PREFIX/nodes/ */
+    uint64_t snapshot_every; /* 0: write none */
 
     pthread_mutex_t lock; /* what follows */
     pthread_cond_t cond;
     uint64_t applied;  /* last revision in the tree and the cache */
     uint64_t log_head; /* last revision known to be in etcd */
     bool stop, watching, loaded;
-    bool applying;   /* the applier holds back local commits (catch_up()
-                        waits for it to be done) */
-    bool appending;  /* this node's CAS is in flight: the head the watch
-                        reports may be its own */
-    char error[256]; /* the last etcd failure, "" when the last call worked */
+    bool applying;     /* the applier holds back local commits (catch_up()
+                          waits for it to be done) */
+    bool appending;    /* this node's CAS is in flight: the head the watch
+                          reports may be its own */
+    char error[256];   /* the last etcd failure, "" when the last call worked */
+    int64_t lease;     /* this node's lease (registry, snapshot lock), or 0 */
+    uint64_t snap_rev; /* the last snapshot known to be published */
+    bool fell_behind;  /* the log after applied was trimmed */
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
 
-    pthread_t applier, watcher;
+    pthread_t applier, watcher, keeper;
     bool threads;
 
     atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
-        n_replay_errors;
+        n_replay_errors, n_snap_loaded, n_snap_written, n_trimmed;
+};
+
+/* A pointer as PREFIX/snapshot holds it. */
+struct snap_ptr {
+    uint64_t revision, parts, length;
+    char id[33];
+    char sha256[2 * SHA256_DIGEST_SIZE + 1];
 };
 
 /* ---- base64 ------------------------------------------------------------ */
@@ -825,14 +859,20 @@ typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
 
 /*
  * Read the log from revision @from on, in order, and hand each batch to
- * @fn. @ret_etcd_rev: etcd's revision of the first read (to watch from).
- * @return 0 or an etcd errno.
+ * @fn. @head: a head read before (the log holds at least up to it unless
+ * trimmed). @ret_etcd_rev: etcd's revision of the first read (to watch
+ * from). @return 0; -ESTALE when the log no longer holds @from (trimmed
+ * below a snapshot: this node cannot catch up from it); an etcd errno.
  */
-static int
-read_log(struct cfs_store *s, uint64_t from, batch_fn fn, int64_t *ret_etcd_rev)
+static int read_log(struct cfs_store *s,
+                    uint64_t from,
+                    uint64_t head,
+                    batch_fn fn,
+                    int64_t *ret_etcd_rev)
 {
     struct store_etcd *e = s->etcd;
     char *key = log_key(e, from);
+    uint64_t next = from;
     int r = 0;
 
     if (!key) {
@@ -858,6 +898,9 @@ read_log(struct cfs_store *s, uint64_t from, batch_fn fn, int64_t *ret_etcd_rev)
         kvs = json_object_get(ans, "kvs");
         n = json_array_size(kvs);
         more = json_is_true(json_object_get(ans, "more"));
+        if (n == 0 && next == from && head >= from) {
+            r = -ESTALE; /* the head says it was there: trimmed */
+        }
         for (size_t i = 0; i < n && r == 0; i++) {
             size_t vl = 0;
             char *v = kv_field(json_array_get(kvs, i), "value", &vl);
@@ -865,9 +908,12 @@ read_log(struct cfs_store *s, uint64_t from, batch_fn fn, int64_t *ret_etcd_rev)
 
             r = v ? read_entry(e, v, vl, &d) : -EUCLEAN;
             free(v);
+            if (r == 0 && d.first != next) {
+                dec_free(&d);
+                r = -ESTALE; /* a gap: what this node needs was trimmed */
+            }
             if (r == 0) {
-                uint64_t next = d.last + 1;
-
+                next = d.last + 1;
                 r = fn(s, &d);
                 dec_free(&d);
                 free(key);
@@ -1086,6 +1132,7 @@ out:
 }
 
 static int read_head(struct store_etcd *e, int64_t *ret_etcd_rev);
+static int read_pointer(struct store_etcd *e, struct snap_ptr *ptr);
 
 static void *applier_main(void *arg)
 {
@@ -1095,7 +1142,7 @@ static void *applier_main(void *arg)
     pthread_setname_np(pthread_self(), "cfs-etcd-apply");
     pthread_mutex_lock(&e->lock);
     while (!e->stop) {
-        uint64_t from;
+        uint64_t from, head;
         int r;
 
         if (e->appending && e->applied < e->log_head) {
@@ -1123,10 +1170,34 @@ static void *applier_main(void *arg)
             }
             continue;
         }
+        if (e->fell_behind) {
+            pthread_cond_wait(&e->cond, &e->lock); /* until stopped */
+            continue;
+        }
         from = e->applied + 1;
+        head = e->log_head;
         pthread_mutex_unlock(&e->lock);
-        r = read_log(s, from, remote_batch, NULL);
+        r = read_log(s, from, head, remote_batch, NULL);
         pthread_mutex_lock(&e->lock);
+        if (r == -ESTALE && !e->stop) {
+            /* Trimmed below a snapshot while this node was away (stopped,
+             * cut off past its lease): the log cannot bring it back. */
+            struct snap_ptr ptr;
+            uint64_t applied = e->applied, snap;
+
+            e->fell_behind = true;
+            pthread_cond_broadcast(&e->cond);
+            pthread_mutex_unlock(&e->lock);
+            (void)read_pointer(e, &ptr);
+            pthread_mutex_lock(&e->lock);
+            snap = e->snap_rev;
+            pthread_mutex_unlock(&e->lock);
+            if (s->on_fell_behind) {
+                s->on_fell_behind(s->on_fell_behind_ctx, applied, snap);
+            }
+            pthread_mutex_lock(&e->lock);
+            continue;
+        }
         if (r < 0 && !e->stop) {
             struct timespec ts;
 
@@ -1350,6 +1421,729 @@ static void *watcher_main(void *arg)
     return NULL;
 }
 
+/* ---- snapshots, the node registry, trimming ------------------------------ */
+
+static void random_hex(char *out, size_t bytes)
+{
+    unsigned char rnd[16];
+
+    if (bytes > sizeof(rnd) || getrandom(rnd, bytes, 0) != (ssize_t)bytes) {
+        /* no entropy: a name from the clock and pid is unique enough */
+        (void)snprintf(out,
+                       2 * bytes + 1,
+                       "%0*" PRIx64,
+                       (int)(2 * bytes),
+                       mono_us() ^ ((uint64_t)getpid() << 40));
+        return;
+    }
+    for (size_t i = 0; i < bytes; i++) {
+        (void)snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+    }
+}
+
+static void sha256_hex(const void *p, size_t len, char *hex)
+{
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE];
+
+    sha256_init(&ctx);
+    sha256_update(&ctx, len, p);
+    sha256_digest(&ctx, sizeof(d), d);
+    for (size_t i = 0; i < sizeof(d); i++) {
+        (void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    }
+}
+
+/* The value of @key (NULL when absent). @return 0 or an etcd errno. */
+static int
+etcd_get(struct store_etcd *e, const char *key, char **ret, size_t *ret_len)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int r;
+
+    *ret = NULL;
+    json_object_set_new(body, "key", jb64s(key));
+    r = etcd_post(e, "/v3/kv/range", body, &ans);
+    json_decref(body);
+    if (r == 0) {
+        *ret = kv_field(
+            json_array_get(json_object_get(ans, "kvs"), 0), "value", ret_len);
+    }
+    json_decref(ans);
+    return r;
+}
+
+/* Run a txn. @return 0 with *ret_ok whether its compares held. */
+static int etcd_txn(struct store_etcd *e, json_t *body, bool *ret_ok)
+{
+    json_t *ans = NULL;
+    int r = etcd_post(e, "/v3/kv/txn", body, &ans);
+
+    *ret_ok = r == 0 && json_is_true(json_object_get(ans, "succeeded"));
+    json_decref(ans);
+    return r;
+}
+
+static json_t *lease_json(int64_t lease)
+{
+    char v[24];
+
+    (void)snprintf(v, sizeof(v), "%" PRId64, lease);
+    return json_string(v);
+}
+
+/* A compare: @key is held under this node's @lease. */
+static json_t *cmp_lease(const char *key, int64_t lease)
+{
+    json_t *c = json_object();
+
+    json_object_set_new(c, "key", jb64s(key));
+    json_object_set_new(c, "target", json_string("LEASE"));
+    json_object_set_new(c, "lease", lease_json(lease));
+    json_object_set_new(c, "result", json_string("EQUAL"));
+    return c;
+}
+
+static json_t *op_delete_range(const char *key, size_t klen, const char *end)
+{
+    json_t *d = json_object(), *o = json_object();
+
+    json_object_set_new(d, "key", jb64(key, klen));
+    json_object_set_new(d, "range_end", jb64s(end));
+    json_object_set_new(o, "request_delete_range", d);
+    return o;
+}
+
+static int64_t lease_of(struct store_etcd *e)
+{
+    int64_t l;
+
+    pthread_mutex_lock(&e->lock);
+    l = e->lease;
+    pthread_mutex_unlock(&e->lock);
+    return l;
+}
+
+static int lease_grant(struct store_etcd *e)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int r;
+
+    json_object_set_new(body, "TTL", json_integer(ETCD_LEASE_TTL));
+    r = etcd_post(e, "/v3/lease/grant", body, &ans);
+    json_decref(body);
+    if (r == 0) {
+        int64_t id = (int64_t)jnum(json_object_get(ans, "ID"));
+
+        if (id == 0) {
+            r = -EIO;
+        } else {
+            pthread_mutex_lock(&e->lock);
+            e->lease = id;
+            pthread_mutex_unlock(&e->lock);
+        }
+    }
+    json_decref(ans);
+    return r;
+}
+
+/* @return 0 while the lease lives; -ENOENT once it expired; etcd errnos. */
+static int lease_keepalive(struct store_etcd *e)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int64_t lease = lease_of(e);
+    int r;
+
+    if (lease == 0) {
+        json_decref(body);
+        return -ENOENT;
+    }
+    json_object_set_new(body, "ID", lease_json(lease));
+    r = etcd_post(e, "/v3/lease/keepalive", body, &ans);
+    json_decref(body);
+    if (r == 0 &&
+        jnum(json_object_get(json_object_get(ans, "result"), "TTL")) == 0) {
+        r = -ENOENT;
+    }
+    json_decref(ans);
+    return r;
+}
+
+static void lease_revoke(struct store_etcd *e)
+{
+    json_t *body = json_object(), *ans = NULL;
+    int64_t lease = lease_of(e);
+
+    if (lease != 0) {
+        json_object_set_new(body, "ID", lease_json(lease));
+        (void)etcd_post(e, "/v3/lease/revoke", body, &ans);
+        json_decref(ans);
+    }
+    json_decref(body);
+}
+
+/* PREFIX/nodes/NODE = @applied, under this node's lease: trimming keeps
+ * the log this node still needs. */
+static int node_register(struct store_etcd *e, uint64_t applied)
+{
+    json_t *body = json_object(), *ans = NULL;
+    char key[600], val[24];
+    int64_t lease = lease_of(e);
+    int r;
+
+    if (lease == 0) {
+        json_decref(body);
+        return -ENOENT;
+    }
+    (void)snprintf(key, sizeof(key), "%s%s", e->k_nodes, e->node_id);
+    (void)snprintf(val, sizeof(val), "%" PRIu64, applied);
+    json_object_set_new(body, "key", jb64s(key));
+    json_object_set_new(body, "value", jb64s(val));
+    json_object_set_new(body, "lease", lease_json(lease));
+    r = etcd_post(e, "/v3/kv/put", body, &ans);
+    json_decref(body);
+    json_decref(ans);
+    return r;
+}
+
+/* PREFIX/snapshot. @return 0 (ptr->revision 0: none), -EUCLEAN, etcd
+ * errnos. */
+static int read_pointer(struct store_etcd *e, struct snap_ptr *ptr)
+{
+    char *v = NULL;
+    size_t len = 0;
+    json_t *j;
+    int r = etcd_get(e, e->k_snapshot, &v, &len);
+
+    memset(ptr, 0, sizeof(*ptr));
+    if (r < 0 || !v) {
+        free(v);
+        return r;
+    }
+    j = json_loadb(v, len, 0, NULL);
+    free(v);
+    if (!j || !json_string_value(json_object_get(j, "id")) ||
+        !json_string_value(json_object_get(j, "sha256"))) {
+        json_decref(j);
+        return -EUCLEAN;
+    }
+    ptr->revision = jnum(json_object_get(j, "revision"));
+    ptr->parts = jnum(json_object_get(j, "parts"));
+    ptr->length = jnum(json_object_get(j, "length"));
+    (void)snprintf(ptr->id,
+                   sizeof(ptr->id),
+                   "%s",
+                   json_string_value(json_object_get(j, "id")));
+    (void)snprintf(ptr->sha256,
+                   sizeof(ptr->sha256),
+                   "%s",
+                   json_string_value(json_object_get(j, "sha256")));
+    json_decref(j);
+    pthread_mutex_lock(&e->lock);
+    if (ptr->revision > e->snap_rev) {
+        e->snap_rev = ptr->revision;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
+static int write_file(const char *path, const void *p, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int r = 0;
+
+    if (!f) {
+        return -errno;
+    }
+    if (len > 0 && fwrite(p, 1, len, f) != len) {
+        r = -EIO;
+    }
+    if (fclose(f) != 0 && r == 0) {
+        r = -EIO;
+    }
+    return r;
+}
+
+static int read_file(const char *path, struct buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t got;
+    int r = 0;
+
+    if (!f) {
+        return -errno;
+    }
+    while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        if (buf_write(chunk, 1, got, b) != got) {
+            r = -ENOMEM;
+            break;
+        }
+    }
+    if (ferror(f) && r == 0) {
+        r = -EIO;
+    }
+    (void)fclose(f);
+    return r;
+}
+
+/* The revision in the state row of the database file @path. */
+static int file_revision(const char *path, uint64_t *ret)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(
+            db, "SELECT revision FROM state WHERE id = 1", -1, &st, NULL);
+    }
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    if (rc == SQLITE_ROW) {
+        *ret = (uint64_t)sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_CORRUPT;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close_v2(db);
+    return store_errno(rc);
+}
+
+/*
+ * Start-up: the published snapshot, checked (length, SHA-256, the
+ * revision in its state row), copied over the cache (the SQLite backup
+ * API: the cache's connections stay open). @return 0 with *ret_revision
+ * (0: no snapshot, the cache untouched); -ESTALE when its parts are gone
+ * (a newer one replaced it meanwhile); -EUCLEAN when it does not check;
+ * etcd and storage errnos.
+ */
+static int load_snapshot(struct cfs_store *s, uint64_t *ret_revision)
+{
+    struct store_etcd *e = s->etcd;
+    struct snap_ptr ptr;
+    struct buf all = {0};
+    char hex[2 * SHA256_DIGEST_SIZE + 1], *file = NULL;
+    uint64_t rev = 0;
+    sqlite3 *src = NULL;
+    int r = read_pointer(e, &ptr);
+
+    *ret_revision = 0;
+    if (r < 0 || ptr.revision == 0) {
+        return r;
+    }
+    for (uint64_t k = 0; k < ptr.parts && r == 0; k++) {
+        char key[640], *part = NULL;
+        size_t pl = 0;
+
+        (void)snprintf(
+            key, sizeof(key), "%s/snap/%s/%06" PRIu64, e->prefix, ptr.id, k);
+        r = etcd_get(e, key, &part, &pl);
+        if (r == 0 && !part) {
+            r = -ESTALE;
+        } else if (r == 0 && buf_write(part, 1, pl, &all) != pl) {
+            r = -ENOMEM;
+        }
+        free(part);
+    }
+    if (r == 0) {
+        sha256_hex(all.p ? all.p : "", all.n, hex);
+        if (all.n != ptr.length || strcmp(hex, ptr.sha256) != 0) {
+            r = -EUCLEAN;
+        }
+    }
+    if (r == 0 && asprintf(&file, "%s/snapshot-in.db", s->cache_dir) < 0) {
+        file = NULL;
+        r = -ENOMEM;
+    }
+    if (r == 0) {
+        r = write_file(file, all.p, all.n);
+    }
+    free(all.p);
+    if (r == 0) {
+        r = file_revision(file, &rev);
+        if (r == 0 && rev != ptr.revision) {
+            r = -EUCLEAN;
+        }
+    }
+    if (r == 0) {
+        r = store_errno(
+            sqlite3_open_v2(file, &src, SQLITE_OPEN_READONLY, NULL));
+    }
+    if (r == 0) {
+        sqlite3_backup *b;
+
+        pthread_mutex_lock(&s->w_lock);
+        b = sqlite3_backup_init(s->wdb, "main", src, "main");
+        if (!b) {
+            r = store_errno(sqlite3_errcode(s->wdb));
+        } else {
+            int rc = sqlite3_backup_step(b, -1);
+
+            r = store_errno(rc == SQLITE_DONE ? SQLITE_OK : rc);
+            rc = sqlite3_backup_finish(b);
+            if (r == 0) {
+                r = store_errno(rc);
+            }
+        }
+        store_idcache_clear(&s->idcache);
+        if (r == 0) { /* a snapshot of an older schema is brought forward */
+            r = store_migrate(s->wdb, store_migrations, store_n_migrations);
+        }
+        if (r == 0) {
+            r = store_read_state(s);
+        }
+        pthread_mutex_unlock(&s->w_lock);
+    }
+    sqlite3_close_v2(src);
+    if (file) {
+        (void)unlink(file);
+        free(file);
+    }
+    if (r == 0) {
+        *ret_revision = rev;
+        atomic_fetch_add(&e->n_snap_loaded, 1);
+    }
+    return r;
+}
+
+/* The lowest applied revision of a live node, or @bound if lower. */
+static int lowest_live(struct store_etcd *e, uint64_t bound, uint64_t *ret)
+{
+    json_t *body = json_object(), *ans = NULL, *kvs;
+    char *end = strdup(e->k_nodes);
+    int r = -ENOMEM;
+
+    *ret = bound;
+    if (end) {
+        end[strlen(end) - 1]++;
+        json_object_set_new(body, "key", jb64s(e->k_nodes));
+        json_object_set_new(body, "range_end", jb64s(end));
+        r = etcd_post(e, "/v3/kv/range", body, &ans);
+    }
+    kvs = json_object_get(ans, "kvs");
+    for (size_t i = 0; r == 0 && i < json_array_size(kvs); i++) {
+        char *v = kv_field(json_array_get(kvs, i), "value", NULL);
+        uint64_t a = v ? strtoull(v, NULL, 10) : 0;
+
+        if (a < *ret) {
+            *ret = a;
+        }
+        free(v);
+    }
+    json_decref(ans);
+    json_decref(body);
+    free(end);
+    return r;
+}
+
+/*
+ * Delete the log entries (and the parts of big ones) at or below @upto, a
+ * batch boundary, a page at a time. Nobody reads them again: a starting
+ * node loads a snapshot at or above @upto, and every live node has
+ * applied at least @upto.
+ */
+static void trim_log(struct store_etcd *e, uint64_t upto)
+{
+    char *end = log_key(e, upto + 1);
+
+    for (int page = 0; end && page < 100000; page++) {
+        json_t *body = json_object(), *ans = NULL, *kvs, *last;
+        size_t n, klen = 0;
+        char *lastkey = NULL;
+        bool more;
+        int r;
+
+        json_object_set_new(body, "key", jb64s(e->k_log));
+        json_object_set_new(body, "range_end", jb64s(end));
+        json_object_set_new(body, "limit", json_integer(ETCD_TRIM_PAGE));
+        r = etcd_post(e, "/v3/kv/range", body, &ans);
+        json_decref(body);
+        kvs = json_object_get(ans, "kvs");
+        n = json_array_size(kvs);
+        more = json_is_true(json_object_get(ans, "more"));
+        for (size_t i = 0; r == 0 && i < n; i++) {
+            size_t vl = 0;
+            char *v = kv_field(json_array_get(kvs, i), "value", &vl);
+            json_t *j = v ? json_loadb(v, vl, 0, NULL) : NULL;
+            const char *id = json_string_value(json_object_get(j, "id"));
+
+            if (id && json_object_get(j, "chunks")) {
+                char cp[600];
+
+                (void)snprintf(cp, sizeof(cp), "%s/chunk/%s/", e->prefix, id);
+                delete_prefix(e, cp);
+            }
+            json_decref(j);
+            free(v);
+        }
+        last = json_array_get(kvs, n ? n - 1 : 0);
+        if (r == 0 && n > 0) {
+            lastkey = kv_field(last, "key", &klen);
+        }
+        if (lastkey) {
+            /* [first log key, the last one read] -- its end is the last
+             * key and a NUL byte */
+            json_t *del = json_object(), *dans = NULL;
+
+            json_object_set_new(del, "key", jb64s(e->k_log));
+            json_object_set_new(del, "range_end", jb64(lastkey, klen + 1));
+            if (etcd_post(e, "/v3/kv/deleterange", del, &dans) == 0) {
+                atomic_fetch_add(&e->n_trimmed,
+                                 jnum(json_object_get(dans, "deleted")));
+            } else {
+                more = false;
+            }
+            json_decref(dans);
+            json_decref(del);
+        }
+        free(lastkey);
+        json_decref(ans);
+        if (r < 0 || n == 0 || !more) {
+            break;
+        }
+    }
+    free(end);
+}
+
+/*
+ * Write a snapshot of the cache and publish it, holding the snapshot lock
+ * under this node's @lease: VACUUM INTO a file (a consistent copy of what
+ * is durable in the cache, read beside the writers), its parts under a
+ * fresh id, then one txn that puts PREFIX/snapshot only if the lock is
+ * still this node's. Then older parts go, and the log is trimmed.
+ */
+static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
+{
+    struct store_etcd *e = s->etcd;
+    char *file = NULL, id[17], hex[2 * SHA256_DIGEST_SIZE + 1];
+    char pfx[600], after[600], mine[600];
+    struct buf all = {0};
+    uint64_t rev = 0, parts = 0, low = 0;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    json_t *ptr = NULL, *body;
+    char *ptext = NULL;
+    bool ok = false;
+    int r;
+
+    if (asprintf(&file, "%s/snapshot-out.db", s->cache_dir) < 0) {
+        return -ENOMEM;
+    }
+    (void)unlink(file);
+    r = store_errno(sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE, NULL));
+    if (r == 0) {
+        sqlite3_busy_timeout(db, (int)s->busy_timeout_ms);
+        r = store_errno(sqlite3_prepare_v2(db, "VACUUM INTO ?", -1, &st, NULL));
+    }
+    if (r == 0) {
+        sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+        r = store_step_done(st);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close_v2(db);
+    if (r == 0) {
+        r = file_revision(file, &rev);
+    }
+    if (r == 0 && rev <= known) {
+        r = -EALREADY; /* nothing new since the published one */
+    }
+    if (r == 0) {
+        r = read_file(file, &all);
+    }
+    (void)unlink(file);
+    free(file);
+    if (r < 0) {
+        free(all.p);
+        return r;
+    }
+    sha256_hex(all.p ? all.p : "", all.n, hex);
+    random_hex(id, 8);
+    (void)snprintf(mine, sizeof(mine), "%s/snap/%s/", e->prefix, id);
+    for (size_t off = 0; r == 0 && (off < all.n || parts == 0);
+         off += ETCD_SNAP_PART, parts++) {
+        char key[640];
+        size_t part =
+            all.n - off < ETCD_SNAP_PART ? all.n - off : ETCD_SNAP_PART;
+
+        (void)snprintf(key, sizeof(key), "%s%06" PRIu64, mine, parts);
+        r = put_plain(e, key, all.p ? all.p + off : "", part);
+        (void)lease_keepalive(e); /* a long upload keeps the lock */
+        pthread_mutex_lock(&e->lock);
+        if (e->stop && r == 0) {
+            r = -ECANCELED; /* closing: the next writer deletes the parts */
+        }
+        pthread_mutex_unlock(&e->lock);
+    }
+    free(all.p);
+    if (r == -ECANCELED) {
+        return r;
+    }
+    if (r < 0) {
+        delete_prefix(e, mine);
+        return r;
+    }
+    ptr = json_object();
+    json_object_set_new(ptr, "v", json_integer(1));
+    json_object_set_new(ptr, "revision", json_integer((json_int_t)rev));
+    json_object_set_new(ptr, "id", json_string(id));
+    json_object_set_new(ptr, "parts", json_integer((json_int_t)parts));
+    json_object_set_new(ptr, "length", json_integer((json_int_t)all.n));
+    json_object_set_new(ptr, "sha256", json_string(hex));
+    ptext = json_dumps(ptr, JSON_COMPACT);
+    json_decref(ptr);
+    if (!ptext) {
+        delete_prefix(e, mine);
+        return -ENOMEM;
+    }
+    body = json_object();
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_lease(e->k_snap_lock, lease)));
+    json_object_set_new(
+        body,
+        "success",
+        json_pack("[o]", op_put(e->k_snapshot, ptext, strlen(ptext))));
+    r = etcd_txn(e, body, &ok);
+    json_decref(body);
+    free(ptext);
+    if (r < 0 || !ok) {
+        delete_prefix(e, mine); /* the lock was lost: never published */
+        return r < 0 ? r : -EBUSY;
+    }
+    atomic_fetch_add(&e->n_snap_written, 1);
+    pthread_mutex_lock(&e->lock);
+    if (rev > e->snap_rev) {
+        e->snap_rev = rev;
+    }
+    pthread_mutex_unlock(&e->lock);
+    /* Every other part (older snapshots, uploads that lost their lock),
+     * while the lock is still this node's: nobody is writing one now. */
+    (void)snprintf(pfx, sizeof(pfx), "%s/snap/", e->prefix);
+    (void)snprintf(after, sizeof(after), "%s/snap/%s0", e->prefix, id);
+    body = json_object();
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_lease(e->k_snap_lock, lease)));
+    {
+        char end[600];
+        json_t *ops = json_array();
+
+        (void)snprintf(end, sizeof(end), "%s/snap0", e->prefix);
+        json_array_append_new(ops, op_delete_range(pfx, strlen(pfx), mine));
+        json_array_append_new(ops, op_delete_range(after, strlen(after), end));
+        json_object_set_new(body, "success", ops);
+    }
+    (void)etcd_txn(e, body, &ok);
+    json_decref(body);
+    if (lowest_live(e, rev, &low) == 0 && low > 0) {
+        trim_log(e, low);
+    }
+    return 0;
+}
+
+/* A snapshot when this node is snapshot_every revisions past the last
+ * one, if it gets the lock (else another node is writing it). */
+static void maybe_snapshot(struct cfs_store *s)
+{
+    struct store_etcd *e = s->etcd;
+    struct snap_ptr ptr;
+    uint64_t applied, known;
+    int64_t lease = lease_of(e);
+    json_t *body, *cmp;
+    bool ok = false;
+
+    pthread_mutex_lock(&e->lock);
+    applied = e->applied;
+    known = e->snap_rev;
+    pthread_mutex_unlock(&e->lock);
+    if (e->snapshot_every == 0 || lease == 0 ||
+        applied < known + e->snapshot_every || read_pointer(e, &ptr) < 0 ||
+        applied < ptr.revision + e->snapshot_every) {
+        return;
+    }
+    body = json_object();
+    cmp = json_object();
+    json_object_set_new(cmp, "key", jb64s(e->k_snap_lock));
+    json_object_set_new(cmp, "target", json_string("VERSION"));
+    json_object_set_new(cmp, "version", json_string("0"));
+    json_object_set_new(cmp, "result", json_string("EQUAL"));
+    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    {
+        json_t *put = op_put(e->k_snap_lock, e->node_id, strlen(e->node_id));
+
+        json_object_set_new(
+            json_object_get(put, "request_put"), "lease", lease_json(lease));
+        json_object_set_new(body, "success", json_pack("[o]", put));
+    }
+    (void)etcd_txn(e, body, &ok);
+    json_decref(body);
+    if (!ok) {
+        return; /* another node writes it */
+    }
+    /* Under the lock: the pointer now is the last one published. */
+    if (read_pointer(e, &ptr) == 0 &&
+        applied >= ptr.revision + e->snapshot_every) {
+        (void)write_snapshot(s, lease, ptr.revision);
+    }
+    /* Release the lock, if it is still this node's. */
+    body = json_object();
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_lease(e->k_snap_lock, lease)));
+    {
+        json_t *d = json_object(), *o = json_object();
+
+        json_object_set_new(d, "key", jb64s(e->k_snap_lock));
+        json_object_set_new(o, "request_delete_range", d);
+        json_object_set_new(body, "success", json_pack("[o]", o));
+    }
+    (void)etcd_txn(e, body, &ok);
+    json_decref(body);
+}
+
+/* Keeps the lease (and so the registry entry and the lock) alive, says
+ * how far this node applied, and writes snapshots. */
+static void *keeper_main(void *arg)
+{
+    struct cfs_store *s = arg;
+    struct store_etcd *e = s->etcd;
+    uint64_t reported = UINT64_MAX;
+
+    pthread_setname_np(pthread_self(), "cfs-etcd-keep");
+    for (;;) {
+        struct timespec ts;
+        uint64_t applied;
+        bool stop, behind;
+        int r;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_mutex_lock(&e->lock);
+        if (!e->stop) {
+            pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+        }
+        stop = e->stop;
+        applied = e->applied;
+        behind = e->fell_behind;
+        pthread_mutex_unlock(&e->lock);
+        if (stop) {
+            break;
+        }
+        r = lease_keepalive(e);
+        if (r == -ENOENT && lease_grant(e) == 0) {
+            reported = UINT64_MAX; /* the entry went with the old lease */
+        }
+        if (behind) {
+            continue; /* it needs what was trimmed: not a live reader */
+        }
+        if (applied != reported && node_register(e, applied) == 0) {
+            reported = applied;
+        }
+        maybe_snapshot(s);
+    }
+    return NULL;
+}
+
 /* ---- open, close, the commit hook --------------------------------------- */
 
 /* "etcd://h:p[,h:p...][/prefix]" */
@@ -1401,7 +2195,10 @@ static int parse_url(struct store_etcd *e, const char *url)
     }
     if (!e->prefix || asprintf(&e->k_head, "%s/head", e->prefix) < 0 ||
         asprintf(&e->k_log, "%s/log/", e->prefix) < 0 ||
-        asprintf(&e->k_log_end, "%s/log0", e->prefix) < 0) {
+        asprintf(&e->k_log_end, "%s/log0", e->prefix) < 0 ||
+        asprintf(&e->k_snapshot, "%s/snapshot", e->prefix) < 0 ||
+        asprintf(&e->k_snap_lock, "%s/snapshot-lock", e->prefix) < 0 ||
+        asprintf(&e->k_nodes, "%s/nodes/", e->prefix) < 0) {
         return -ENOMEM;
     }
     return 0;
@@ -1440,8 +2237,43 @@ int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
             return r;
         }
     }
-    /* Everything in the log, into the (fresh) cache. */
-    r = read_log(s, 1, load_batch, NULL);
+    e->snapshot_every = opts->snapshot_every;
+    random_hex(e->node_id, 8);
+    r = lease_grant(e);
+    if (r < 0) {
+        return r;
+    }
+    /* The published snapshot (if any) into the (fresh) cache, then the
+     * log after it. A newer snapshot may replace it meanwhile and the log
+     * below that be trimmed: then again, from the newer one. */
+    for (int attempt = 0;; attempt++) {
+        uint64_t snap = 0, head;
+
+        r = load_snapshot(s, &snap);
+        if (r == 0 && snap == 0 && attempt > 0) {
+            r = -ESTALE; /* the cache holds a part of the log: start over */
+        }
+        if (r == 0) {
+            pthread_mutex_lock(&e->lock);
+            if (snap > 0) {
+                e->applied = snap;
+            }
+            pthread_mutex_unlock(&e->lock);
+            r = node_register(e, snap); /* trimming keeps what follows */
+        }
+        if (r == 0) {
+            r = read_head(e, NULL);
+        }
+        if (r == 0) {
+            pthread_mutex_lock(&e->lock);
+            head = e->log_head;
+            pthread_mutex_unlock(&e->lock);
+            r = read_log(s, snap + 1, head, load_batch, NULL);
+        }
+        if (r != -ESTALE || attempt + 1 >= ETCD_START_TRIES) {
+            break;
+        }
+    }
     if (r < 0) {
         return r;
     }
@@ -1461,6 +2293,16 @@ int store_etcd_start(struct cfs_store *s)
         return r;
     }
     r = -pthread_create(&e->watcher, NULL, watcher_main, s);
+    if (r == 0) {
+        r = -pthread_create(&e->keeper, NULL, keeper_main, s);
+        if (r < 0) {
+            pthread_mutex_lock(&e->lock);
+            e->stop = true;
+            pthread_cond_broadcast(&e->cond);
+            pthread_mutex_unlock(&e->lock);
+            pthread_join(e->watcher, NULL);
+        }
+    }
     if (r < 0) {
         pthread_mutex_lock(&e->lock);
         e->stop = true;
@@ -1484,6 +2326,7 @@ void store_etcd_stop(struct cfs_store *s)
     e->stop = true;
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);
+    pthread_join(e->keeper, NULL);
     pthread_join(e->watcher, NULL);
     pthread_join(e->applier, NULL);
     e->threads = false;
@@ -1492,11 +2335,18 @@ void store_etcd_stop(struct cfs_store *s)
 void store_etcd_close(struct cfs_store *s)
 {
     struct store_etcd *e = s->etcd;
+    bool reachable;
 
     if (!e) {
         return;
     }
     store_etcd_stop(s);
+    pthread_mutex_lock(&e->lock);
+    reachable = e->error[0] == '\0';
+    pthread_mutex_unlock(&e->lock);
+    if (reachable) {
+        lease_revoke(e); /* gone from the registry at once, not in 5 s */
+    }
     for (size_t i = 0; i < e->n_ep; i++) {
         free(e->ep[i]);
     }
@@ -1516,6 +2366,9 @@ void store_etcd_close(struct cfs_store *s)
     free(e->k_head);
     free(e->k_log);
     free(e->k_log_end);
+    free(e->k_snapshot);
+    free(e->k_snap_lock);
+    free(e->k_nodes);
     pthread_cond_destroy(&e->cond);
     pthread_mutex_destroy(&e->lock);
     free(e);
@@ -1606,8 +2459,13 @@ int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
     ret->applied = e->applied;
     ret->head = e->log_head;
     ret->watching = e->watching;
+    ret->snapshot_revision = e->snap_rev;
+    ret->fell_behind = e->fell_behind;
     (void)snprintf(ret->error, sizeof(ret->error), "%s", e->error);
     pthread_mutex_unlock(&e->lock);
+    ret->snapshots_loaded = atomic_load(&e->n_snap_loaded);
+    ret->snapshots_written = atomic_load(&e->n_snap_written);
+    ret->trimmed = atomic_load(&e->n_trimmed);
     ret->requests = atomic_load(&e->n_requests);
     ret->failures = atomic_load(&e->n_failures);
     ret->rtt_us = atomic_load(&e->rtt_us);
@@ -1627,7 +2485,7 @@ bool cfs_store_stale(struct cfs_store *s)
         return false;
     }
     pthread_mutex_lock(&e->lock);
-    stale = e->error[0] || !e->watching;
+    stale = e->error[0] || !e->watching || e->fell_behind;
     pthread_mutex_unlock(&e->lock);
     return stale;
 }

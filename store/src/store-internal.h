@@ -146,6 +146,8 @@ struct cfs_store {
     void *on_applied_ctx;
     void (*on_replay_error)(void *ctx, const struct cfs_change *c, int error);
     void *on_replay_error_ctx;
+    void (*on_fell_behind)(void *ctx, uint64_t applied, uint64_t snapshot);
+    void *on_fell_behind_ctx;
 };
 
 /* ---- db.c -------------------------------------------------------------- */
@@ -182,6 +184,10 @@ int store_bind_blob(sqlite3_stmt *st, int idx, const void *p, size_t len);
 
 /** Step a statement that returns no row, then reset it. */
 int store_step_done(sqlite3_stmt *st);
+
+/** (Re)read the state row (revision, write order, history floor) into
+ *  @store. @pre w_lock or no other user of the write connection. */
+int store_read_state(struct cfs_store *store) CFS_STORE_NO_TSA;
 
 /* ---- apply.c ----------------------------------------------------------- */
 

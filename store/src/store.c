@@ -16,7 +16,7 @@
 #define DEFAULT_BUSY_TIMEOUT_MS 5000
 #define DEFAULT_MAX_BATCH       1024
 
-static int read_state(struct cfs_store *s)
+int store_read_state(struct cfs_store *s)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(
@@ -147,6 +147,8 @@ int cfs_store_open(const struct cfs_store_options *opts,
         s->on_applied_ctx = opts->on_applied_ctx;
         s->on_replay_error = opts->on_replay_error;
         s->on_replay_error_ctx = opts->on_replay_error_ctx;
+        s->on_fell_behind = opts->on_fell_behind;
+        s->on_fell_behind_ctx = opts->on_fell_behind_ctx;
     }
     if (opts->vfs) {
         s->vfs = cfs_strdup(opts->vfs);
@@ -164,7 +166,7 @@ int cfs_store_open(const struct cfs_store_options *opts,
         r = check_integrity(s->wdb);
     }
     if (r == 0) {
-        r = read_state(s);
+        r = store_read_state(s);
     }
     if (r == 0) {
         r = store_prepare_write(s);

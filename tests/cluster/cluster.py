@@ -164,20 +164,32 @@ class Node:
              "--log-level", "warning"] + self.extra,
             stderr=logf, stdout=subprocess.DEVNULL, env=env)
         logf.close()
-
-        def port():
-            if self.proc.poll() is not None:
-                raise RuntimeError("%s exited: %s" % (self.name,
-                                                       self.read_log()))
-            with open(self.log) as f:
-                f.seek(start)
-                for line in f:
-                    if "listening on" in line and "(port " in line:
-                        return int(line.rsplit("(port ", 1)[1].split(")")[0])
-            return None
-        self.port = wait_for(port, 30, self.name + " to listen")
+        self.port = wait_for(lambda: self.listening_after(start), 30,
+                             self.name + " to listen")
         if wait_ready:
             wait_for(self.ready, 30, self.name + " to be ready")
+
+    def log_size(self):
+        return os.path.getsize(self.log) if os.path.exists(self.log) else 0
+
+    def listening_after(self, offset):
+        """The port of the first "listening on" line after byte @offset of
+        the log, or None; raises if the process is gone."""
+        if self.proc.poll() is not None:
+            raise RuntimeError("%s exited: %s" % (self.name, self.read_log()))
+        with open(self.log) as f:
+            f.seek(offset)
+            for line in f:
+                if "listening on" in line and "(port " in line:
+                    return int(line.rsplit("(port ", 1)[1].split(")")[0])
+        return None
+
+    def wait_restarted(self, offset, timeout=60):
+        """The node re-executed itself (same pid) after byte @offset of its
+        log: wait until it listens again, on its new port, and is ready."""
+        self.port = wait_for(lambda: self.listening_after(offset), timeout,
+                             self.name + " to listen again")
+        wait_for(self.ready, timeout, self.name + " to be ready again")
 
     def read_log(self):
         with open(self.log) as f:

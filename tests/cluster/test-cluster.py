@@ -567,6 +567,196 @@ def t_replay_problem(c):
             n.stop()
 
 
+# ---- snapshots, trimming, etcd compaction --------------------------------
+
+
+def etcd_kvs(c, key, prefix=False, keys_only=False):
+    """[(key, value bytes)] of @key (or every key under it) in etcd."""
+    import base64
+    k = key.encode()
+    body = {"key": base64.b64encode(k).decode()}
+    if prefix:
+        body["range_end"] = base64.b64encode(k[:-1] + bytes([k[-1] + 1])) \
+            .decode()
+    if keys_only:
+        body["keys_only"] = True
+    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/range"
+                    % c.etcd.client[0], body)
+    assert st == 200, (st, b)
+    return [(base64.b64decode(kv["key"]).decode(),
+             base64.b64decode(kv.get("value", "")))
+            for kv in json.loads(b).get("kvs", [])]
+
+
+def snapshot_of(c, prefix):
+    kv = etcd_kvs(c, prefix + "/snapshot")
+    return json.loads(kv[0][1]) if kv else None
+
+
+def first_log_revision(c, prefix):
+    keys = etcd_kvs(c, prefix + "/log/", prefix=True, keys_only=True)
+    return int(keys[0][0].rsplit("/", 1)[1]) if keys else None
+
+
+def metric_sum(nodes, name):
+    return sum(metric(n, name) for n in nodes)
+
+
+def writes(nodes, tag, count):
+    """@count acknowledged changes, round robin over @nodes (an item is
+    made and written on the same node: another may not hold it yet)."""
+    for k in range(count):
+        n = nodes[(k // 2) % len(nodes)]
+        if k % 2 == 0:
+            st, _, b = mkdir(n, SUB, "%s-%d" % (tag, k))
+            assert st == 201, (n.name, st, b)
+        else:
+            st, _, b = n.req("PUT", "%s/%s-%d/storeme" % (SUB, tag, k - 1),
+                             "%d" % k)
+            assert st in (200, 204), (n.name, st, b)
+
+
+def t_snapshot_trim_and_load(c):
+    """Every N revisions one node publishes a snapshot and trims the log
+    below it; a new node starts from the snapshot, byte-identical."""
+    from cluster import Node
+    prefix = "/snaps"
+    url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
+    extra = ["--snapshot-every", "20"]
+    a, b = (Node(c.binary, c.tmp, "snap-" + x, url, extra) for x in "ab")
+    fresh = Node(c.binary, c.tmp, "snap-fresh", url, extra)
+    nodes = [a, b]
+    try:
+        for n in nodes:
+            n.start()
+        for phase in range(3):  # each past the next snapshot
+            writes(nodes, "s%d" % phase, 24)
+            rev = converge(nodes)
+            # the snapshot due: no node is 20 revisions past it any more
+            wait_for(lambda: (snapshot_of(c, prefix) or {})
+                     .get("revision", 0) > rev - 20, 30,
+                     "a snapshot after revision %d" % (rev - 20))
+        snap = snapshot_of(c, prefix)
+        assert snap["revision"] <= rev and snap["parts"] >= 1, snap
+        assert metric_sum(
+            nodes, "configfsd_cluster_snapshots_written_total") >= 3
+
+        # older snapshots' parts go once it is published
+        def only_its_parts():
+            parts = etcd_kvs(c, prefix + "/snap/", prefix=True,
+                             keys_only=True)
+            return parts and all("/snap/%s/" % snap["id"] in k
+                                 for k, _ in parts)
+        wait_for(only_its_parts, 30, "only the snapshot's own parts")
+        # the log below it is trimmed (below what every node applied),
+        # and holds everything after it
+        wait_for(lambda: (first_log_revision(c, prefix) or 1) > 1, 30,
+                 "the log to be trimmed")
+        assert first_log_revision(c, prefix) <= snap["revision"] + 1
+        assert metric_sum(nodes, "configfsd_cluster_log_trimmed_total") > 0
+        # a new node: the snapshot, then the log after it
+        fresh.start()
+        nodes.append(fresh)
+        assert metric(fresh, "configfsd_cluster_snapshots_loaded_total") == 1
+        assert metric(fresh, "configfsd_cluster_snapshot_revision") \
+            >= snap["revision"]
+        assert_identical(nodes)
+        # history from before the snapshot came with it
+        st, _, body = fresh.req("GET", "/api/v1/history?limit=10000")
+        assert st == 200, (st, body)
+        revs = {e["revision"] for e in json.loads(body)["entries"]}
+        assert 1 in revs and rev in revs, sorted(revs)[:5]
+        # and it goes on like any node
+        writes([fresh, a], "t", 6)
+        assert_identical(nodes)
+    finally:
+        for n in nodes:
+            n.stop()
+
+
+def t_snapshot_fell_behind(c):
+    """A node stopped (SIGSTOP) past its lease while the others write
+    through several snapshots and trims: on SIGCONT it finds the log it
+    needs gone, says so, restarts itself from the snapshot and ends
+    byte-identical."""
+    import signal
+    from cluster import Node
+    prefix = "/behind"
+    url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
+    extra = ["--snapshot-every", "10"]
+    a, b, v = (Node(c.binary, c.tmp, "behind-" + x, url, extra)
+               for x in "abv")
+    nodes = [a, b, v]
+    try:
+        for n in nodes:
+            n.start()
+        writes(nodes, "f", 12)
+        stopped_at = converge(nodes)
+        v.proc.send_signal(signal.SIGSTOP)
+        try:
+            # its lease runs out (5 s): it no longer holds the log back
+            wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
+                                          keys_only=True)) == 2,
+                     30, "the stopped node to leave the registry")
+            writes([a, b], "g", 60)
+            wait_for(lambda: (first_log_revision(c, prefix) or 0)
+                     > stopped_at + 1 and
+                     snapshot_of(c, prefix)["revision"] >= stopped_at + 30,
+                     30, "snapshots and a trim past the stopped node")
+            offset = v.log_size()
+        finally:
+            v.proc.send_signal(signal.SIGCONT)
+        v.wait_restarted(offset)
+        log = v.read_log()
+        assert "fell behind" in log and "level=error" in log \
+            and "restarting" in log, log
+        assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 1
+        assert_identical(nodes)
+        writes(nodes, "h", 3)
+        assert_identical(nodes)
+    finally:
+        for n in nodes:
+            if n.proc:
+                n.proc.send_signal(signal.SIGCONT)
+            n.stop()
+
+
+def t_etcd_compaction(c):
+    """etcd compacted to its current revision during writes on every node:
+    the nodes carry on (no acknowledged write lost, none diverges) and a
+    new node starts."""
+    from cluster import Node
+    stop = threading.Event()
+    acked, errors = [], []
+    ts = write_load(c, c.nodes, "cp", stop, acked, errors, limit=60)
+    try:
+        for k in range(3):
+            n0 = len(acked)
+            wait_for(lambda: len(acked) >= n0 + 10, 60, "writes going on")
+            st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/range"
+                            % c.etcd.client[0], {"key": "AA=="})
+            rev = json.loads(b)["header"]["revision"]
+            st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/compaction"
+                            % c.etcd.client[k % 3],
+                            {"revision": rev, "physical": True})
+            assert st == 200, (st, b)
+    finally:
+        stop.set()
+        for t in ts:
+            t.join(120)
+    assert not errors, errors[:5]
+    converge(c.nodes)
+    check_acked(c.nodes, acked)
+    fresh = Node(c.binary, c.tmp, "after-compaction", c.store_url(),
+                 ["--body-limit", str(16 << 20)])
+    try:
+        fresh.start()
+        check_acked([fresh], acked)
+        assert_identical(c.nodes + [fresh])
+    finally:
+        fresh.stop()
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
@@ -580,6 +770,9 @@ TESTS = [
     t_auth,
     t_etcd_member_loss,
     t_replay_problem,
+    t_snapshot_trim_and_load,
+    t_snapshot_fell_behind,
+    t_etcd_compaction,
 ]
 
 
@@ -590,12 +783,14 @@ def main():
     if not shutil.which("etcd"):
         print("1..0 # SKIP etcd is not installed (scripts/etcd-deps.sh)")
         return 0
-    print("1..%d" % (len(TESTS) + 1))
+    only = os.environ.get("CFS_CLUSTER_TESTS")  # e.g. t_tls,t_auth
+    tests = [t for t in TESTS if not only or t.__name__ in only.split(",")]
+    print("1..%d" % (len(tests) + 1))
     c = Cluster(binary)
     failed = 0
     try:
         c.start()
-        for i, t in enumerate(TESTS, 1):
+        for i, t in enumerate(tests, 1):
             try:
                 t(c)
                 print("ok %d - %s" % (i, t.__doc__.split("\n")[0]))
@@ -620,13 +815,13 @@ def main():
     if bad:
         failed += 1
         print("not ok %d - no sanitizer report in any node's log"
-              % (len(TESTS) + 1))
+              % (len(tests) + 1))
         for name, excerpt in bad:
             for line in excerpt.splitlines():
                 print("# %s: %s" % (name, line))
     else:
         print("ok %d - no sanitizer report in any node's log"
-              % (len(TESTS) + 1))
+              % (len(tests) + 1))
     return 1 if failed else 0
 
 

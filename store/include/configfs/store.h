@@ -88,6 +88,19 @@ struct cfs_store_options {
                             const struct cfs_change *change,
                             int error);
     void *on_replay_error_ctx;
+    /* Cluster mode: write a snapshot of the cache to etcd each time this
+     * node has applied this many revisions past the last snapshot (one
+     * node writes a given snapshot), then trim the log below it; 0 writes
+     * none (a snapshot written by another node is still loaded at start). */
+    uint64_t snapshot_every;
+    /* Cluster mode: called once, in the store's applier thread with no
+     * lock held, when this node can no longer follow the log: the next
+     * change set it needs (after @applied) was trimmed, below the snapshot
+     * at revision @snapshot. The node stops applying (cfs_store_stale()
+     * turns true); its tree can only be rebuilt by opening the store
+     * again, which loads the snapshot (the caller restarts). May be NULL. */
+    void (*on_fell_behind)(void *ctx, uint64_t applied, uint64_t snapshot);
+    void *on_fell_behind_ctx;
 };
 
 /**
@@ -341,6 +354,12 @@ struct cfs_store_cluster_info {
     uint64_t replay_errors; /* of their operations refused here */
     size_t endpoints;
     char error[256]; /* the last etcd failure; "" once a request worked */
+    uint64_t snapshot_revision; /* of the last snapshot known here (0: none) */
+    uint64_t snapshots_loaded;  /* at start */
+    uint64_t snapshots_written; /* by this node, and published */
+    uint64_t trimmed;           /* log entries this node deleted */
+    bool fell_behind; /* the log this node needs was trimmed: it waits to
+                         be restarted (on_fell_behind) */
 };
 
 /** @return 0; -ENOTSUP when the store is not in cluster mode. */
