@@ -161,8 +161,69 @@ static void put_assign(const json_t *o, const char *key, const char *enc_key)
     put_value(o, key, enc_key);
 }
 
+/* The server answers at most 10000 children at once: a node beyond that
+ * (or one a deep listing had no room for) comes as its first page by
+ * name, next_after set. Read the rest of @node's children (@base: its
+ * URL) and append them, so @node is whole; @r's body then becomes the
+ * whole node too. @return 0 or an exit code (printed). */
+static int read_on(struct ctl *c,
+                   const char *path,
+                   const char *base,
+                   int depth,
+                   bool values,
+                   json_t *node,
+                   struct ctl_resp *r)
+{
+    static const char *const accept[] = {"Accept: application/json", NULL};
+    bool more = false;
+
+    while (json_is_string(json_object_get(node, "next_after"))) {
+        char *cur = ctl_query_escape(jstr(node, "next_after"));
+        char *url = ctl_strdup_printf(
+            "%s?depth=%d&values=%d&after=%s", base, depth, values ? 1 : 0, cur);
+        struct ctl_resp pr;
+        json_t *page = NULL;
+        int ex = ctl_request(c, "GET", url, NULL, NULL, 0, accept, &pr);
+
+        free(cur);
+        free(url);
+        if (ex == 0 && !ctl_ok(&pr)) {
+            ex = ctl_fail(c, path, &pr);
+        } else if (ex == 0) {
+            page = ctl_resp_json(&pr);
+            ex = page ? 0 : CTL_EX_FAIL;
+        }
+        ctl_resp_done(&pr);
+        if (ex) {
+            return ex;
+        }
+        json_array_extend(json_object_get(node, "children"),
+                          json_object_get(page, "children"));
+        json_object_set(
+            node, "next_after", json_object_get(page, "next_after"));
+        json_decref(page);
+        more = true;
+    }
+    if (more) {
+        char *text;
+
+        json_object_del(node, "next_after");
+        json_object_del(node, "children_total");
+        text = json_dumps(node, JSON_COMPACT);
+        if (!text) {
+            return CTL_EX_FAIL;
+        }
+        free(r->body);
+        r->body = text;
+        r->len = strlen(text);
+        r->cap = r->len + 1;
+    }
+    return 0;
+}
+
 /* GET the node at @path as JSON (@depth levels of children, values or
- * not). @return 0 with *ret a new reference, or an exit code (printed). */
+ * not), whole (read_on). @return 0 with *ret a new reference, or an exit
+ * code (printed). */
 static int get_node(struct ctl *c,
                     const char *path,
                     int depth,
@@ -176,26 +237,31 @@ static int get_node(struct ctl *c,
         ctl_strdup_printf("%s?depth=%d&values=%d", base, depth, values ? 1 : 0);
     int ex = ctl_request(c, "GET", url, NULL, NULL, 0, accept, r);
 
-    free(base);
     free(url);
     if (ex) {
+        free(base);
         return ex;
     }
     if (!ctl_ok(r)) {
+        free(base);
         return ctl_fail(c, path, r);
     }
     *ret = ctl_resp_json(r);
-    return *ret ? 0 : CTL_EX_FAIL;
+    ex = *ret ? read_on(c, path, base, depth, values, *ret, r) : CTL_EX_FAIL;
+    free(base);
+    return ex;
 }
 
-/* A whole node for a child that came as a summary (beyond ?depth=). */
+/* A whole node for a child that came as a summary (beyond ?depth=) or
+ * as a page of its children (past the server's cap). */
 static int full_child(struct ctl *c, json_t *child, bool values, json_t **ret)
 {
     struct ctl_resp r;
     int ex;
 
-    if (json_object_get(child, "attributes")) {
-        *ret = json_incref(child);
+    if (json_object_get(child, "attributes") &&
+        !json_is_string(json_object_get(child, "next_after"))) {
+        *ret = json_incref(child); /* whole */
         return 0;
     }
     ex = get_node(c, jstr(child, "path"), MAX_DEPTH, values, &r, ret);

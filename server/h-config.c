@@ -185,8 +185,8 @@ static void reply_link(struct cfs_http_req *req,
  * children unless limit says otherwise, PAGE_MAX at most. On a bad value
  * the 400 is sent and -EINVAL returned. *ret_after (page->after) is
  * malloc'd, for the caller to free. */
-#define PAGE_DEFAULT 1000
-#define PAGE_MAX     10000
+#define PAGE_DEFAULT CFS_HTTP_PAGE_DEFAULT
+#define PAGE_MAX     CFS_HTTP_PAGE_MAX
 
 static int parse_page(struct cfs_http_req *req,
                       struct cfs_http_page *page,

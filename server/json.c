@@ -182,7 +182,9 @@ static int page_children(const char *path,
     page->next = NULL;
     if (k > page->limit) {
         k = page->limit;
-        page->next = strdup(sel[k - 1]->name);
+        /* a page that holds none of them (no budget left) continues from
+         * the start: the empty name, before every name */
+        page->next = strdup(k ? sel[k - 1]->name : "");
         if (!page->next) {
             free(sel);
             return -ENOMEM;
@@ -193,16 +195,54 @@ static int page_children(const char *path,
     return 0;
 }
 
+/* How many children (directories) of @es @scope lets through. */
+static size_t count_children(const char *path,
+                             const struct cfs_entry *es,
+                             size_t n,
+                             const struct cfs_http_scope *scope)
+{
+    bool covered = cfs_http_scope_covers(scope, path);
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct cfs_entry *e = &es[i];
+
+        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR ||
+            e->kind == CFS_KIND_LINK) {
+            continue;
+        }
+        if (!covered) {
+            char *cp = cfs_http_join(path, e->name);
+            bool sees = cp && cfs_http_scope_sees(scope, cp);
+
+            free(cp);
+            if (!sees) {
+                continue;
+            }
+        }
+        k++;
+    }
+    return k;
+}
+
+/* @budget: how many more children (at any level) the answer may hold.
+ * A node whose children fit is rendered whole, in creation order; one
+ * whose children do not (or that @page asks to page) holds a page of
+ * them by name, with children_total and next_after, so that the client
+ * sees the listing is partial and can read on. */
 static int node_json(struct jw *w,
                      const char *path,
                      const struct cfs_entry *self,
                      int depth,
                      bool values,
                      struct cfs_http_page *page,
-                     const struct cfs_http_scope *scope)
+                     const struct cfs_http_scope *scope,
+                     size_t *budget)
 {
     struct cfs_entry *es = NULL;
     struct cfs_entry **sel = NULL;
+    struct cfs_http_page own = {0};
+    struct cfs_http_page *pg = NULL; /* the page of children, if paged */
     size_t n = 0;
     size_t nsel = 0;
     bool first;
@@ -214,11 +254,29 @@ static int node_json(struct jw *w,
         return r;
     }
     if (page && page->paged) {
-        r = page_children(path, es, n, page, scope, &sel, &nsel);
+        pg = page;
+        if (pg->limit > *budget) {
+            pg->limit = *budget;
+        }
+    } else {
+        size_t k = count_children(path, es, n, scope);
+
+        if (k <= *budget) {
+            *budget -= k;
+        } else {
+            own.paged = true;
+            own.limit = *budget < CFS_HTTP_PAGE_DEFAULT ? *budget
+                                                        : CFS_HTTP_PAGE_DEFAULT;
+            pg = &own;
+        }
+    }
+    if (pg) {
+        r = page_children(path, es, n, pg, scope, &sel, &nsel);
         if (r < 0) {
             cfs_entries_free(es, n);
             return r;
         }
+        *budget -= nsel;
     }
     JW_LIT(w, "{\"name\":");
     jw_str(w, self->name);
@@ -282,7 +340,7 @@ static int node_json(struct jw *w,
             JW_LIT(w, ",");
         }
         if (depth > 0) {
-            r = node_json(w, cp, e, depth - 1, values, NULL, scope);
+            r = node_json(w, cp, e, depth - 1, values, NULL, scope, budget);
             if (r == -ENOENT) {
                 r = 0; /* removed meanwhile: take back its comma */
                 w->len = mark;
@@ -312,8 +370,7 @@ static int node_json(struct jw *w,
 
         if (covered && e->kind == CFS_KIND_LINK &&
             cfs_http_scope_covers(scope, e->target) &&
-            !(page && page->paged && page->contains &&
-              !strstr(e->name, page->contains))) {
+            !(pg && pg->contains && !strstr(e->name, pg->contains))) {
             if (!first) {
                 JW_LIT(w, ",");
             }
@@ -348,12 +405,12 @@ static int node_json(struct jw *w,
             cfs_paths_free(paths, np);
         }
     }
-    if (page && page->paged) {
+    if (pg) {
         JW_LIT(w, ",\"children_total\":");
-        jw_u64(w, page->total);
+        jw_u64(w, pg->total);
         JW_LIT(w, ",\"next_after\":");
-        if (page->next) {
-            char *c = cfs_http_cursor(page->next);
+        if (pg->next) {
+            char *c = cfs_http_cursor(pg->next);
 
             if (!c) {
                 r = -ENOMEM;
@@ -365,6 +422,7 @@ static int node_json(struct jw *w,
         }
     }
     JW_LIT(w, "}");
+    free(own.next);
     free(sel);
     cfs_entries_free(es, n);
     return r;
@@ -406,7 +464,8 @@ int cfs_http_cursor_name(const char *cursor, char **ret_name)
     size_t len = strlen(cursor);
     char *name;
 
-    if (cursor[0] != 'n' || len < 3 || len % 2 == 0 || len > 1 + 2 * 255) {
+    /* "n" alone: the empty name, before every name (the start) */
+    if (cursor[0] != 'n' || len % 2 == 0 || len > 1 + 2 * 255) {
         return -EINVAL;
     }
     name = malloc(len / 2 + 1);
@@ -473,6 +532,7 @@ int cfs_http_node_page_text(const char *path,
 {
     struct cfs_entry st;
     struct jw w = {0};
+    size_t budget = CFS_HTTP_PAGE_MAX;
     int r = 0;
 
     if (!self) {
@@ -482,7 +542,7 @@ int cfs_http_node_page_text(const char *path,
         }
         self = &st;
     }
-    r = node_json(&w, path, self, depth, values, page, scope);
+    r = node_json(&w, path, self, depth, values, page, scope, &budget);
     if (self == &st) {
         cfs_entry_done(&st);
     }

@@ -29,6 +29,15 @@ int cfs_http_node_text(const char *path,
                        const struct cfs_http_scope *scope,
                        char **ret_text,
                        size_t *ret_len);
+/* An answer holds at most CFS_HTTP_PAGE_MAX children, counted over all
+ * its levels: a node whose children fit in what is left is whole (in
+ * creation order); one whose children do not is a page of them, the first
+ * CFS_HTTP_PAGE_DEFAULT by name (or fewer: what is left, down to none),
+ * with children_total and next_after, as if ?limit= had been given. A
+ * paged request (below) pages the top node; the same cap holds. */
+#define CFS_HTTP_PAGE_DEFAULT 1000
+#define CFS_HTTP_PAGE_MAX     10000
+
 /* A page of a node's children (GET ?limit=&after=&name_contains=): the
  * children whose name holds @contains (any, when NULL), sorted by name
  * (bytewise), the first @limit after the name @after (none: from the
@@ -36,7 +45,7 @@ int cfs_http_node_text(const char *path,
  * children that pass the filter; @next, the name to continue after (NULL
  * when this page is the last; malloc'd). */
 struct cfs_http_page {
-    bool paged;   /* else every child, in creation order */
+    bool paged;   /* else every child that fits, in creation order */
     bool used_by; /* add "used_by": the links that point at the node */
     size_t limit;
     const char *after;
@@ -45,8 +54,10 @@ struct cfs_http_page {
     char *next;
 };
 
-/* cfs_http_node_text() with @page (NULL: every child, in creation order,
- * no used_by) applied to the top node; children and used_by outside
+/* cfs_http_node_text() with @page (NULL: every child that fits the cap,
+ * in creation order, no used_by) applied to the top node; page->limit is
+ * lowered to the cap, page->next is set when the page is not the last
+ * (the caller frees it); children and used_by outside
  * @scope are left out (and not counted in page->total). */
 int cfs_http_node_page_text(const char *path,
                             const struct cfs_entry *self,
@@ -57,7 +68,9 @@ int cfs_http_node_page_text(const char *path,
                             char **ret_text,
                             size_t *ret_len);
 /* The opaque cursor of a page's last name (malloc'd; NULL), and back
- * (-EINVAL for a string that is no cursor). */
+ * (-EINVAL for a string that is no cursor). The empty name's cursor
+ * continues from the start: a page that could hold none of the
+ * children. */
 char *cfs_http_cursor(const char *name);
 int cfs_http_cursor_name(const char *cursor, char **ret_name);
 /* For a refused rmdir, what blocks it: -ENOTEMPTY the children and links

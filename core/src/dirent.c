@@ -281,7 +281,7 @@ void cfs__dirent_free_tree(struct cfs_dirent *d)
         c = next;
     }
     if (d->kind == CFS_D_LINK && d->target) {
-        d->target->links_to--;
+        cfs__link_unattach(d);
     }
     cfs__wvals_free(d);
     cfs__frag_put(d->frag);

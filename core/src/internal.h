@@ -146,6 +146,8 @@ struct cfs_dirent {
 
     /* CFS_D_LINK */
     struct cfs_dirent *target;
+    /* the other links to the same target (its linked_by list) */
+    struct cfs_dirent *lprev, *lnext;
 
     /* CFS_D_DIR */
     struct config_item *item; /* holds no reference: see hierarchy.c */
@@ -153,10 +155,11 @@ struct cfs_dirent {
     struct cfs_dirent *first, *last;
     struct cfs_dirent **htab;
     size_t hcap, hcount;
-    size_t nchildren;         /* user dirs and links (not default groups) */
-    unsigned long links_to;   /* incoming symlinks (RM6) */
-    unsigned long dependents; /* depend_item count (RM5) */
-    uint8_t *hidden;          /* attrs hidden by is_visible, or NULL */
+    size_t nchildren;             /* user dirs and links (not default groups) */
+    unsigned long links_to;       /* incoming symlinks (RM6) */
+    struct cfs_dirent *linked_by; /* those links, newest first: used by */
+    unsigned long dependents;     /* depend_item count (RM5) */
+    uint8_t *hidden;              /* attrs hidden by is_visible, or NULL */
     struct cfs_wval *wvals;
     size_t n_wvals, cap_wvals;
     struct cfs_commit_pair *pair; /* committable groups: pending + live */
@@ -463,6 +466,13 @@ void cfs__dg_revs_restore(struct cfs_dirent *d, uint64_t *revs, size_t n);
 void cfs__child_move_before(struct cfs_dirent *parent,
                             struct cfs_dirent *d,
                             const char *before);
+
+/* Point @link at @t / at nothing, kept in @t's linked_by list and
+ * links_to count: the reverse index of links by target identity, so
+ * that cfs_links_to() costs the links to the node, not a walk of the
+ * tree. Tree lock held for writing. */
+void cfs__link_attach(struct cfs_dirent *link, struct cfs_dirent *t);
+void cfs__link_unattach(struct cfs_dirent *link);
 
 /* Remove every link whose target is in the subtree of @d (unregister). */
 void cfs__links_drop_into(struct cfs_dirent *d);

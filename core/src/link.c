@@ -9,6 +9,35 @@
  */
 #include "internal.h"
 
+void cfs__link_attach(struct cfs_dirent *link, struct cfs_dirent *t)
+{
+    link->target = t;
+    link->lprev = NULL;
+    link->lnext = t->linked_by;
+    if (t->linked_by) {
+        t->linked_by->lprev = link;
+    }
+    t->linked_by = link;
+    t->links_to++;
+}
+
+void cfs__link_unattach(struct cfs_dirent *link)
+{
+    struct cfs_dirent *t = link->target;
+
+    if (link->lprev) {
+        link->lprev->lnext = link->lnext;
+    } else {
+        t->linked_by = link->lnext;
+    }
+    if (link->lnext) {
+        link->lnext->lprev = link->lprev;
+    }
+    link->lprev = link->lnext = NULL;
+    link->target = NULL;
+    t->links_to--;
+}
+
 static void call_drop_link(struct cfs_dirent *dir, struct cfs_dirent *target)
 {
     const struct configfs_item_operations *iops = cfs__item_ops(dir);
@@ -116,8 +145,7 @@ int cfs__do_symlink(struct cfs_txn *txn, const char *path, const char *target)
     }
     rev = cfs__txn_rev(txn);
     cfs__tree_wrlock();
-    link->target = t;
-    t->links_to++;
+    cfs__link_attach(link, t);
     link->revision = link->created_rev = rev;
     cfs__link_insert(dir, link);
     if (txn->insert_before) {
@@ -157,8 +185,7 @@ void cfs__link_take(struct cfs_dirent *link)
     cfs__tree_unlock();
     call_drop_link(dir, target); /* UL4: after the link is gone */
     cfs__tree_wrlock();
-    target->links_to--;
-    link->target = NULL;
+    cfs__link_unattach(link);
     link->parent = NULL;
     cfs__tree_unlock();
 }
@@ -221,8 +248,7 @@ int cfs__link_restore(struct cfs_dirent *link,
         return r < 0 ? r : -EPERM;
     }
     cfs__tree_wrlock();
-    link->target = t;
-    t->links_to++;
+    cfs__link_attach(link, t);
     cfs__link_insert(dir, link);
     if (before) {
         cfs__child_move_before(dir, link, before);
@@ -362,43 +388,34 @@ void cfs__links_drop_into(struct cfs_dirent *d)
 /* ---- the links that hold a directory ----------------------------------- */
 
 struct holders {
-    const struct cfs_dirent *dir;
     char **paths;
     size_t n, cap;
     int err;
 };
 
-/* @t is @dir, or a default group under it (RM6 counts those too). */
-static bool holds(const struct cfs_dirent *t, const struct cfs_dirent *dir)
+/* The links to @d and, as RM6 counts them too, to its default groups
+ * (and theirs): the linked_by lists, no walk of the tree. */
+static void holders_of(const struct cfs_dirent *d, struct holders *h)
 {
-    for (; t; t = t->parent) {
-        if (t == dir) {
-            return true;
+    for (const struct cfs_dirent *l = d->linked_by; l && !h->err;
+         l = l->lnext) {
+        h->err = cfs_grow(&h->paths, &h->cap, h->n, sizeof(char *), 8);
+        if (h->err < 0) {
+            return;
         }
-        if (!(t->flags & CFS_DF_DEFAULT)) {
-            return false;
+        h->err = cfs__dirent_path(l, &h->paths[h->n]);
+        h->n += h->err == 0;
+    }
+    for (const struct cfs_dirent *c = d->first; c && !h->err; c = c->next) {
+        if (c->kind == CFS_D_DIR && (c->flags & CFS_DF_DEFAULT)) {
+            holders_of(c, h);
         }
     }
-    return false;
 }
 
-static void holders_walk(const struct cfs_dirent *d, struct holders *h)
+static int by_path(const void *a, const void *b)
 {
-    for (const struct cfs_dirent *c = d->first; c && !h->err; c = c->next) {
-        if (c->kind == CFS_D_LINK) {
-            if (!holds(c->target, h->dir)) {
-                continue;
-            }
-            h->err = cfs_grow(&h->paths, &h->cap, h->n, sizeof(char *), 8);
-            if (h->err < 0) {
-                return;
-            }
-            h->err = cfs__dirent_path(c, &h->paths[h->n]);
-            h->n += h->err == 0;
-        } else if (c->kind == CFS_D_DIR) {
-            holders_walk(c, h);
-        }
-    }
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n)
@@ -413,14 +430,16 @@ int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n)
         r = -ENOTDIR;
     }
     if (r == 0) {
-        h.dir = res.dir;
-        holders_walk(&cfs__root, &h);
+        holders_of(res.dir, &h);
         r = h.err;
     }
     cfs__tree_unlock();
     if (r < 0) {
         cfs_paths_free(h.paths, h.n);
         return r;
+    }
+    if (h.n > 1) {
+        qsort(h.paths, h.n, sizeof(char *), by_path);
     }
     *ret_paths = h.paths;
     *ret_n = h.n;

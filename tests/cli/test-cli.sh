@@ -395,6 +395,29 @@ run --json watch --since 0 --count 2
 check "watch --since 0 --count 2 --json: two event lines, then exit 0" \
   '[ $rc = 0 ] && [ $(wc -l <$out) = 2 ] && head -1 $out | grep -q "^{\"revision\":1,"'
 
+# ---- a group over the server's cap of 10000 children per answer ------------
+# $1: mkdir or rmdir of /03-group-children/wide/w00000..w10999, 1000 a batch
+wide() {
+  for b in $(seq 0 10); do
+    { printf '['
+      seq -f "{\"op\":\"$1\",\"path\":\"/03-group-children/wide/w%05.0f\"}" \
+        $((b * 1000)) $((b * 1000 + 999)) | paste -sd,
+      printf ']'; } >"$tmp/wide.json"
+    "$CTL" batch "$tmp/wide.json" >/dev/null || return 1
+  done
+}
+"$CTL" mkdir /03-group-children/wide && wide mkdir
+run ls /03-group-children/wide
+check "ls of 11,000 children reads on past the server's first page" \
+  '[ $rc = 0 ] && [ "$(grep -cx "w[0-9]*" $out)" = 11000 ] && [ "$(grep -x "w[0-9]*" $out | sort -u | wc -l)" = 11000 ]'
+run --json ls /03-group-children/wide
+check "ls --json of 11,000 children: one whole node, no cursor left" \
+  '[ $rc = 0 ] && [ "$(grep -o "\"name\":\"w[0-9]*\"" $out | wc -l)" = 11000 ] && ! has next_after'
+run ls -R /03-group-children
+check "ls -R reads every child of a deep listing the cap cut short" \
+  '[ $rc = 0 ] && [ "$(grep -cx "w[0-9]*" $out)" = 11000 ] && [ "$(grep -c "^/03-group-children/wide/w" $out)" = 11000 ]'
+wide rmdir && "$CTL" rmdir /03-group-children/wide
+
 # ---- the server: --server, unreachable -------------------------------------
 run --server "http://127.0.0.1:$port/" ls /cli-raw
 check "--server (trailing / allowed)" '[ $rc = 0 ] && grep -qx r1 $out'

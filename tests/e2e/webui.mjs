@@ -364,7 +364,12 @@ scenario('staged edits: two values shown as a diff, applied as one batch (one re
 });
 
 scenario('leaving with staged edits asks first: Cancel keeps them, Discard leaves', async () => {
+  // the last Apply has settled (its reload of the panel would drop an
+  // edit staged before it): nothing staged, the field shows the value
+  await page.waitForSelector('#staged', { state: 'hidden' });
+  await page.waitForFunction((sel) => document.querySelector(sel)?.value === '42', attrInput('storeme'));
   await stageAttr(page, 'storeme', '99');
+  await page.waitForSelector('#staged:not([hidden])');
   await page.click(rowName('/02-simple-children'));
   await page.waitForSelector('#dlg-confirm[open]');
   ok((await page.textContent('#confirm-text')).includes('1 staged change'), 'the question counts the staged edits');
@@ -377,6 +382,37 @@ scenario('leaving with staged edits asks first: Cancel keeps them, Discard leave
   await page.click('#confirm-ok');
   await panelAt(page, '/02-simple-children');
   ok((await api.value('/02-simple-children/kid/storeme')) === '42', 'nothing was stored');
+});
+
+scenario('leaving the page with staged edits: the browser asks first (beforeunload); staying keeps them', async () => {
+  await openPath(page, '/02-simple-children/kid');
+  await stageAttr(page, 'storeme', '77');
+  await page.waitForSelector('#staged:not([hidden])');
+  // the page has had user gestures (clicks, typing): Chromium shows the
+  // beforeunload question, which Playwright reports as a dialog
+  let seen = null;
+  page.once('dialog', async (d) => {
+    seen = d.type();
+    await d.dismiss(); // "Stay on page"
+  });
+  await page.close({ runBeforeUnload: true });
+  await until(() => seen !== null, 'the beforeunload dialog');
+  ok(seen === 'beforeunload', `a beforeunload question (${seen})`);
+  ok(!page.isClosed(), 'staying keeps the page open');
+  ok(await page.$eval(attrInput('storeme'), (e) => e.value) === '77', 'and the staged value');
+  await page.click('#panel form[data-attr="storeme"] button.revert');
+  await page.waitForSelector('#staged', { state: 'hidden' });
+  // with nothing staged, no question: a reload goes through
+  seen = null;
+  page.once('dialog', (d) => {
+    seen = d.type();
+    d.dismiss();
+  });
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  ok(seen === null, `no question without staged edits (${seen})`);
+  page.removeAllListeners('dialog');
+  await panelAt(page, '/02-simple-children/kid');
 });
 
 scenario('history entries: Back and Forward move between nodes, an edited URL is followed', async () => {
@@ -644,6 +680,11 @@ scenario('used by and blockers: a linked function lists its link; deleting it is
   await openPath(page, F);
   const used = await page.$$eval('#panel .used-by li button', (l) => l.map((b) => b.textContent));
   ok(JSON.stringify(used) === JSON.stringify([L]), `Used by lists the link (${used})`);
+  // its jump link lands on the linking node
+  await page.click(`#panel .used-by li button:text-is("${L}")`);
+  await panelAt(page, L);
+  ok(await page.$eval(row(L), (e) => e.getAttribute('aria-selected')) === 'true', 'the link\'s row is selected');
+  await openPath(page, F);
   await page.click('#panel button:text-is("Delete…")');
   await page.click('#confirm-ok');
   await page.waitForSelector('#panel .msg.error[data-errno="EBUSY"] .blockers button');
@@ -660,6 +701,37 @@ scenario('used by and blockers: a linked function lists its link; deleting it is
   // a group with children: the plan removes them, no refusal
   await openPath(page, '/usb_gadget/g1/configs/c.1');
   ok((await page.textContent('#panel .used-by')).includes('No link points here'), 'a config is used by nothing');
+});
+
+scenario('a delete refused with ENOTEMPTY lists what the item holds, as jump links', async () => {
+  page.allowed = new Set([409]);
+  await clearMessages(page);
+  const G = '/usb_gadget/gx';
+  const F = `${G}/functions/acm.x`;
+  ok((await api.mkdir('/usb_gadget', 'gx')).status === 201, 'a gadget without functions');
+  await openPath(page, G);
+  await page.click('#panel button:text-is("Delete…")');
+  await page.waitForSelector('#dlg-confirm[open]');
+  ok((await page.textContent('#confirm-text')).includes('(rmdir)'), 'the plan is one rmdir');
+  // while the question is open, a function is made behind the page's back,
+  // in a default group (the gadget's own revision stays): the plan no
+  // longer covers the subtree, and configfs refuses the rmdir
+  ok((await api.mkdir(`${G}/functions`, 'acm.x')).status === 201, 'a function made meanwhile');
+  await page.click('#confirm-ok');
+  await page.waitForSelector('#panel .msg.error[data-errno="ENOTEMPTY"] .blockers button');
+  const detail = await page.textContent('#panel .msg.error .msg-detail');
+  ok(detail.includes(`it holds ${F}`), `the refusal names the child (${detail})`);
+  ok((await page.textContent('#panel .msg.error .msg-blockers')).includes('It holds'), 'the blockers are titled');
+  ok(await api.status(G) === 200, 'nothing was deleted');
+  await page.click(`#panel .msg.error .blockers button:text-is("${F}")`);
+  await panelAt(page, F);
+  await clearMessages(page);
+  // clean up behind the page's back: the tree may still ask for what went
+  await openPath(page, '/usb_gadget');
+  page.allowed = new Set([404]);
+  ok((await api.batch([{ op: 'rmdir', path: F }, { op: 'rmdir', path: G }])).status === 200, 'cleaned up');
+  await page.waitForSelector(row(G), { state: 'detached' });
+  page.allowed = new Set();
 });
 
 scenario('depend_item: a refused delete says how many references hold the item, next to Delete…', async () => {
@@ -823,8 +895,25 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
     }
     await shot(p, 'big-group');
     // the next page
-    await p.click(`${row('/02-simple-children')} > [role="group"] > .tree-more`);
+    const more = `${row('/02-simple-children')} > [role="group"] > .tree-more[data-more="next"]`;
+    await p.click(more);
     await p.waitForSelector(row('/02-simple-children/c000399'));
+    // three pages of rows at most: two more pages move the window on, and
+    // "Show earlier" brings the first page back
+    const earlier = `${row('/02-simple-children')} > [role="group"] > .tree-more[data-more="prev"]`;
+    ok(!(await p.$(earlier)), 'no earlier row while the window starts at the first child');
+    for (const last of ['c000599', 'c000799']) {
+      await p.click(more);
+      await p.waitForSelector(row(`/02-simple-children/${last}`));
+    }
+    await p.waitForSelector(earlier);
+    ok((await p.textContent(earlier)).includes('200 above'), `the earlier row counts the rows above (${await p.textContent(earlier)})`);
+    ok(!(await p.$(row('/02-simple-children/c000000'))), 'the first page left the window');
+    const rowsNow = await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+    ok(rowsNow <= 601, `at most three pages of rows (${rowsNow})`);
+    await p.click(earlier);
+    await p.waitForSelector(row('/02-simple-children/c000000'));
+    await p.waitForSelector(earlier, { state: 'detached' });
     // the filter narrows the rows to the names holding the text
     await p.fill('#tree-filter', 'c09999');
     await p.waitForFunction(() => document.querySelector('#tree-filter-hint').textContent.includes('hold'));

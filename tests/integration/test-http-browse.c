@@ -152,6 +152,211 @@ static void test_children_pages(void **state)
     http_resp_done(&r);
 }
 
+#define BIG   "/03-group-children/big"
+#define BIG_N 10001 /* one over the cap of an answer (10000) */
+
+/* Make (or remove) @dir/c00000.. @dir/c<@to - 1> from @from on, newest
+ * name first (so that creation order is not name order), in one
+ * transaction: the tree directly, as 10,000 POSTs would take long. */
+static void items(const char *dir, int from, int to, bool make)
+{
+    struct cfs_txn *t = NULL;
+    char p[128];
+
+    assert_int_equal(cfs_txn_begin(&t), 0);
+    for (int i = to - 1; i >= from; i--) {
+        (void)snprintf(p, sizeof(p), "%s/c%05d", dir, i);
+        assert_int_equal(make ? cfs_mkdir(t, p) : cfs_rmdir(t, p), 0);
+    }
+    cfs_txn_commit(t);
+}
+
+/* Walk @url's pages by next_after (no limit: the default page); each
+ * child once, in name order; @return how many. */
+static size_t walk_pages(const char *url, size_t *ret_pages)
+{
+    char last[256] = "";
+    char *cursor = NULL;
+    size_t n = 0;
+
+    *ret_pages = 0;
+    do {
+        char u[512];
+        struct http_resp r;
+        json_t *c;
+        size_t i;
+
+        (void)snprintf(u,
+                       sizeof(u),
+                       "%s%s%s",
+                       url,
+                       cursor ? "&after=" : "",
+                       cursor ? cursor : "");
+        free(cursor);
+        cursor = NULL;
+        http(&r, "GET", u, NULL, 0, NULL);
+        assert_int_equal(r.status, 200);
+        assert_true(json_array_size(json_object_get(r.json, "children")) <=
+                    1000);
+        json_array_foreach(json_object_get(r.json, "children"), i, c) {
+            assert_true(strcmp(last, jstr(c, "name")) < 0);
+            (void)snprintf(last, sizeof(last), "%s", jstr(c, "name"));
+            n++;
+        }
+        if (jstr(r.json, "next_after")) {
+            cursor = strdup(jstr(r.json, "next_after"));
+        }
+        http_resp_done(&r);
+        (*ret_pages)++;
+    } while (cursor && *ret_pages < 100);
+    free(cursor);
+    return n;
+}
+
+/* Every child of every level in @node. */
+static size_t children_in(const json_t *node)
+{
+    size_t n = 0;
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(node, "children"), i, c) {
+        n += 1 + children_in(c);
+    }
+    return n;
+}
+
+static json_t *child_named(const json_t *node, const char *name)
+{
+    size_t i;
+    json_t *c;
+
+    json_array_foreach(json_object_get(node, "children"), i, c) {
+        if (strcmp(jstr(c, "name"), name) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* With no paging asked, a group over the cap answers its first page (by
+ * name) with children_total and next_after; walking the pages gives each
+ * child once; deeper listings share the cap over all their levels, a
+ * node left without room says so with a cursor from its start; a group
+ * within the cap is whole, in creation order, as before. */
+static void test_default_page_bounded(void **state)
+{
+    struct http_resp r;
+    size_t pages = 0;
+    size_t top;
+    size_t room = 10000;
+    const json_t *b;
+    char first[16];
+
+    (void)state;
+    mkdir_in("/api/v1/config/03-group-children", "big");
+    items(BIG, 0, BIG_N, true);
+
+    http(&r, "GET", "/api/v1/config" BIG "?values=0", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "children")),
+                     1000);
+    assert_int_equal(
+        json_integer_value(json_object_get(r.json, "children_total")), BIG_N);
+    assert_non_null(jstr(r.json, "next_after"));
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        "c00000");
+    http_resp_done(&r);
+
+    assert_int_equal(walk_pages("/api/v1/config" BIG "?values=0", &pages),
+                     BIG_N);
+    assert_int_equal(pages, 11);
+    assert_int_equal(walk_pages("/api/v1/node" BIG "?values=1", &pages), BIG_N);
+
+    /* a deeper listing: the cap counts every level */
+    mkdir_in("/api/v1/config/03-group-children", "small");
+    mkdir_in("/api/v1/config/03-group-children/small", "x");
+    http(&r,
+         "GET",
+         "/api/v1/config/03-group-children?depth=1&values=0",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200);
+    /* the room big may take: the cap less the top level and the
+     * siblings listed before it (pg of the test above) */
+    top = json_array_size(json_object_get(r.json, "children"));
+    for (size_t i = 0; i < top; i++) {
+        const json_t *c =
+            json_array_get(json_object_get(r.json, "children"), i);
+
+        if (strcmp(jstr(c, "name"), "big") == 0) {
+            break;
+        }
+        room -= children_in(c);
+    }
+    room -= top;
+    assert_true(children_in(r.json) <= 10000);
+    b = child_named(r.json, "big");
+    assert_non_null(b);
+    assert_int_equal(json_array_size(json_object_get(b, "children")), 1000);
+    assert_int_equal(json_integer_value(json_object_get(b, "children_total")),
+                     BIG_N);
+    assert_non_null(jstr(b, "next_after"));
+    http_resp_done(&r);
+
+    /* big takes all the room left: small says it holds 1, none shown,
+     * and its cursor reads from the start */
+    items(BIG, (int)room, BIG_N, false);
+    http(&r,
+         "GET",
+         "/api/v1/config/03-group-children?depth=1&values=0",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(children_in(r.json), 10000);
+    b = child_named(r.json, "big");
+    assert_null(json_object_get(b, "children_total"));
+    b = child_named(r.json, "small");
+    assert_int_equal(json_array_size(json_object_get(b, "children")), 0);
+    assert_int_equal(json_integer_value(json_object_get(b, "children_total")),
+                     1);
+    assert_string_equal(jstr(b, "next_after"), "n");
+    http_resp_done(&r);
+    http(&r,
+         "GET",
+         "/api/v1/config/03-group-children/small?after=n",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        "x");
+    http_resp_done(&r);
+
+    /* within the cap: whole, in creation order (newest name first here),
+     * no page members */
+    http(&r, "GET", "/api/v1/config" BIG "?values=0", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "children")),
+                     room);
+    assert_null(json_object_get(r.json, "children_total"));
+    assert_null(json_object_get(r.json, "next_after"));
+    (void)snprintf(first, sizeof(first), "c%05d", (int)room - 1);
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        first);
+    http_resp_done(&r);
+
+    items(BIG, 0, (int)room, false);
+    delete_path("/api/v1/config" BIG, 204);
+    delete_path("/api/v1/config/03-group-children/small/x", 204);
+    delete_path("/api/v1/config/03-group-children/small", 204);
+}
+
 #define GADGET "/api/v1/config/usb_gadget/ug"
 #define FUNC   "/usb_gadget/ug/functions/ncm.0"
 #define LINK   "/usb_gadget/ug/configs/c.1/ncm.0"
@@ -468,6 +673,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_children_pages),
+        cmocka_unit_test(test_default_page_bounded),
         cmocka_unit_test(test_blockers_and_used_by),
         cmocka_unit_test(test_schema_hints),
         cmocka_unit_test(test_blockers_depend_item),

@@ -40,6 +40,26 @@ static struct rec_obj *tree(void)
     return sub;
 }
 
+/* The paths cfs_links_to(@path) gives, joined by spaces ("" for none). */
+static const char *links_to(const char *path)
+{
+    static char buf[512];
+    char **paths = NULL;
+    size_t n = 0;
+
+    buf[0] = 0;
+    assert_ok(cfs_links_to(path, &paths, &n));
+    for (size_t i = 0; i < n; i++) {
+        (void)snprintf(buf + strlen(buf),
+                       sizeof(buf) - strlen(buf),
+                       "%s%s",
+                       i ? " " : "",
+                       paths[i]);
+    }
+    cfs_paths_free(paths, n);
+    return buf;
+}
+
 static struct config_item *pending(void)
 {
     struct config_group *c = rec_group("c");
@@ -332,6 +352,26 @@ static void test_commit_link_follows_move(void **state)
     assert_rc(cfs_rename(NULL, "/sub/c/live/k", "/sub/c/pending/k"), 0);
 }
 
+/* Used by follows a commit and its undo: links are kept by target. */
+static void test_commit_links_to_follow_move(void **state)
+{
+    struct cfs_txn *txn;
+
+    (void)state;
+    tree();
+    assert_ok(cfs_mkdir(NULL, "/sub/c/pending/k"));
+    assert_ok(cfs_mkdir(NULL, "/sub/c/pending/j"));
+    assert_ok(cfs_symlink(NULL, "/sub/c/pending/j/l", "/sub/c/pending/k"));
+    txn = rec_txn_begin();
+    assert_ok(cfs_rename(txn, "/sub/c/pending/k", "/sub/c/live/k"));
+    assert_string_equal(links_to("/sub/c/live/k"), "/sub/c/pending/j/l");
+    assert_ok(rec_txn_abort(txn));
+    assert_string_equal(links_to("/sub/c/pending/k"), "/sub/c/pending/j/l");
+    assert_ok(cfs_rename(NULL, "/sub/c/pending/k", "/sub/c/live/k"));
+    assert_string_equal(links_to("/sub/c/live/k"), "/sub/c/pending/j/l");
+    assert_rc(cfs_rename(NULL, "/sub/c/live/k", "/sub/c/pending/k"), 0);
+}
+
 /* C8, change records: a commit is one rename record (path = source, arg =
  * destination). */
 static void test_commit_change_record(void **state)
@@ -374,6 +414,7 @@ int main(void)
         REC_TEST(test_commit_store_in_live),
         REC_TEST(test_commit_rmdir_group),
         REC_TEST(test_commit_link_follows_move),
+        REC_TEST(test_commit_links_to_follow_move),
         REC_TEST(test_commit_change_record),
     };
 

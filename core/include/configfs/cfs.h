@@ -305,8 +305,10 @@ CFS_EXPORT void cfs_values_free(struct cfs_value *values, size_t n);
 
 /**
  * The links that point at the directory at @path or at one of its default
- * groups: what holds it against rmdir (EBUSY, RM6), in tree order. Links
- * are kept by target identity, so a moved (committed) item keeps them.
+ * groups: what holds it against rmdir (EBUSY, RM6), sorted by path. Links
+ * are kept by target identity, so a moved (committed) item keeps them;
+ * each target keeps the links to it, so this costs the links found (and
+ * the node's default groups), not a walk of the tree.
  * @return 0, -ENOENT, -ENOTDIR, -ENOMEM. Ownership: *ret_paths is new;
  * free with cfs_paths_free().
  */

@@ -11,7 +11,7 @@ import { api, ApiError } from './api.js';
 import { h, uid, replaceChildren, parentPath, baseName, joinPath, isUnder } from './dom.js';
 import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue } from './schema.js';
 import { kindLabel } from './tree.js';
-import { deleteOps, batchOps, planList, planSummary, BATCH_MAX } from './plan.js';
+import { deleteOps, batchOps, planList, planSummary, isPartial, BATCH_MAX } from './plan.js';
 import { linkPicker, candidatesOf } from './picker.js';
 
 const NAME_BAD = /[/\x00-\x1f\x7f]/;
@@ -831,10 +831,13 @@ export class Panel {
     const node = this.node;
     let ops;
     let rev;
+    let partial = false;
     try {
       rev = (await api.info()).data.revision;
       const r = await api.node(node.path, { depth: '64', values: '0' });
       ops = deleteOps(r.data);
+      // more than one answer holds: far more than a batch takes
+      partial = isPartial(r.data);
     } catch (e) {
       this.ctx.notify.error(e);
       return;
@@ -843,12 +846,12 @@ export class Panel {
     const text = simple
       ? `Delete ${node.path}? This removes the ${node.kind} (rmdir); its values are gone.`
       : `Delete ${node.path} and everything under it? ${planSummary(ops)}: ${ops.length} steps, run bottom-up as one change (all or nothing).`;
-    const body = simple ? null : h('div', {}, planList(ops), ops.length > BATCH_MAX ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations: delete parts of the subtree first.`) : null);
+    const body = simple ? null : h('div', {}, planList(ops), ops.length > BATCH_MAX || partial ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations${partial ? ' and this subtree holds more than 10,000 folders' : ''}: delete parts of the subtree first.`) : null);
     const ok = await this.ctx.confirm(text, simple ? 'Delete' : `Delete ${plural(ops.length, 'step')}`, {
       title: simple ? 'Delete?' : 'Delete this subtree?',
       body,
       setup: (b) => {
-        b.disabled = ops.length > BATCH_MAX;
+        b.disabled = ops.length > BATCH_MAX || partial;
       },
     });
     if (!ok) return;

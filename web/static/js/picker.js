@@ -37,7 +37,9 @@ export function depthOf(desc, types) {
   return null;
 }
 
-/** The paths of the nodes of @types under /@subsystem. */
+/** The paths of the nodes of @types under /@subsystem (as many as one
+ * answer holds: the server caps it at 10000 children over all levels,
+ * plenty for a typeahead that shows 50). */
 export async function candidatesOf(subsystem, desc, types) {
   const d = depthOf(desc, types);
   if (d === null) return [];

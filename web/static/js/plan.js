@@ -36,6 +36,14 @@ export function deleteOps(node) {
   return [...unlinks, ...renames, ...rmdirs];
 }
 
+/** Whether a node read with ?depth= left children out somewhere: the
+ * server caps one answer at 10000 children, and a node that did not fit
+ * holds a page of them (children_total above what it lists). */
+export function isPartial(node) {
+  if (node.children_total !== undefined && node.children_total > (node.children || []).length) return true;
+  return (node.children || []).some((c) => isPartial(c));
+}
+
 /** The ops of @ops as the batch API takes them (without the extra keys). */
 export function batchOps(ops) {
   return ops.map((o) => {
