@@ -14,8 +14,8 @@
 #                   cluster suite (the etcd follower, watch and group
 #                   commit threads of 3 nodes; about 80 s)
 #   build-fuzz      clang libFuzzer + ASan + UBSan: the fuzz suite, each
-#                   target for CFS_FUZZ_SECONDS (default 30; 12 targets, two
-#                   at a time: about 3 minutes)
+#                   target for CFS_FUZZ_SECONDS (default 30; 13 targets, two
+#                   at a time: about 3.5 minutes)
 # and ends with one line "N passed, N failed" counted over every test case.
 set -uo pipefail
 cd "$(dirname "$0")/.."

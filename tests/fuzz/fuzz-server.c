@@ -62,10 +62,38 @@ static void fail(const char *what, int r)
     abort();
 }
 
-void fuzz_server_start(void)
+/* The tokens file @lines (NULL: none) in the temporary folder, loaded.
+ * The caller drops its reference once the server has taken one. */
+static struct cfs_http_tokens *load_tokens(const char *lines)
 {
-    struct cfs_http_options o = {
-        .listen = "127.0.0.1:0", .threads = 2, .quiet = true};
+    struct cfs_http_tokens *t = NULL;
+    char path[96], err[256] = "";
+    FILE *f;
+    int r;
+
+    if (!lines) {
+        return NULL;
+    }
+    (void)snprintf(path, sizeof(path), "%s/tokens", dir);
+    f = fopen(path, "we");
+    if (!f || fputs(lines, f) < 0 || fclose(f) != 0) {
+        fail("tokens file", errno);
+    }
+    r = cfs_http_tokens_load(path, &t, err, sizeof(err));
+    if (r < 0) {
+        fprintf(stderr, "fuzz-server: %s\n", err);
+        fail("cfs_http_tokens_load", r);
+    }
+    return t;
+}
+
+static void start(const char *tokens, unsigned int burst, unsigned int window_s)
+{
+    struct cfs_http_options o = {.listen = "127.0.0.1:0",
+                                 .threads = 2,
+                                 .quiet = true,
+                                 .auth_fail_burst = burst,
+                                 .auth_fail_window_s = window_s};
     struct cfs_store_options so = {.sync = CFS_STORE_SYNC_NORMAL};
     char db[96];
     int r;
@@ -95,20 +123,48 @@ void fuzz_server_start(void)
     }
     o.schemas = schemas;
     o.store = store;
+    o.tokens = load_tokens(tokens);
     r = cfs_http_server_start(&o, &srv);
+    cfs_http_tokens_unref(o.tokens); /* the server holds its own */
     if (r < 0) {
         fail("cfs_http_server_start", r);
     }
     (void)atexit(stop);
 }
 
-static int connect_server(void)
+void fuzz_server_start(void)
+{
+    start(NULL, 0, 0);
+}
+
+void fuzz_server_start_tokens(const char *lines,
+                              unsigned int burst,
+                              unsigned int window_s)
+{
+    start(lines, burst, window_s);
+}
+
+/* @from: the loopback address (host order) to connect from; 0: any. */
+static int connect_server(uint32_t from)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET};
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
         fail("socket", errno);
+    }
+    if (from) {
+        struct sockaddr_in me = {.sin_family = AF_INET};
+        int one = 1;
+
+        /* the port is picked by connect(), per destination: binding
+         * thousands of addresses does not use the ports up */
+        (void)setsockopt(
+            fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+        me.sin_addr.s_addr = htonl(from);
+        if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+            fail("bind", errno);
+        }
     }
     sa.sin_port = htons(cfs_http_server_port(srv));
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -171,12 +227,13 @@ static bool readable(int fd, int ms)
  * server ends the connection once it has answered. */
 const char *last_end = "";
 
-static int send_request(const void *data, size_t len, bool half_close)
+static int
+send_request(uint32_t from, const void *data, size_t len, bool half_close)
 {
     const char *p = data;
     char buf[16384] = "";
     size_t have = 0;
-    int fd = connect_server();
+    int fd = connect_server(from);
     int status = 0;
 
     while (len > 0) {
@@ -237,7 +294,15 @@ static int send_request(const void *data, size_t len, bool half_close)
 
 int fuzz_server_send(const void *data, size_t len)
 {
-    return send_request(data, len, true);
+    return send_request(0, data, len, true);
+}
+
+int fuzz_server_send_from(uint32_t from, const void *data, size_t len)
+{
+    if ((from >> 24) != 127) {
+        abort(); /* loopback only */
+    }
+    return send_request(from, data, len, true);
 }
 
 int fuzz_server_request(const char *method,
@@ -271,7 +336,7 @@ int fuzz_server_request(const char *method,
     if (len) {
         memcpy(req + n, body, len);
     }
-    status = send_request(req, (size_t)n + len, false);
+    status = send_request(0, req, (size_t)n + len, false);
     free(req);
     return status;
 }
