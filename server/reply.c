@@ -392,6 +392,12 @@ void cfs_http_scope_deny(struct cfs_http_req *req)
                      "%s may not reach this path: its token is limited to "
                      "other subtrees",
                      req->principal ? req->principal : "this client");
+    /* as a role too low (auth.c): the token does not reach this far, and a
+     * 403 answered before the method is looked at (PUT on the root, a
+     * method no node takes) is the contract's token refusal */
+    cfs_http_header(req,
+                    MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                    "Bearer realm=\"configfsd\", error=\"insufficient_scope\"");
 }
 
 bool cfs_http_scope_allow(struct cfs_http_req *req,

@@ -42,51 +42,76 @@
  * most requests are theirs. Each row's second line: the methods whose
  * success names a node (answered with its ETag), the handler, and the
  * promises it does not keep with the reason (NO_HEAD, NO_IF_MATCH; none
- * today: every route keeps every promise). */
+ * today: every route keeps every promise). The third line says why a
+ * scoped token is never refused there (NO_SCOPE), for the routes that
+ * name no config path. */
 /* clang-format off */
+#define NO_PATH  "names no config path"
+#define FILTERED "names no config path: it lists the subsystems a scoped " \
+                 "token sees, never refuses one"
+#define OPEN     "public: names no config path"
 static const struct cfs_http_route routes[] = {
     /* path                  prefix label      methods role  If-Match body
      *                       ETag   handler                NO_HEAD NO_IF_MATCH
+     *                       NO_SCOPE
      */
     {"/api/v1/config/",      true,  "config",  NODE, READER, WRITES, CFG_BODY,
-                             NODE,  cfs_http_handle_config,   NULL, NULL},
+                             NODE,  cfs_http_handle_config,   NULL, NULL,
+                             NULL},
     {"/api/v1/config",       false, "config",  NODE, READER, WRITES, CFG_BODY,
-                             NODE,  cfs_http_handle_config,   NULL, NULL},
+                             NODE,  cfs_http_handle_config,   NULL, NULL,
+                             NULL},
     /* the typed forms of the tree, for generated clients */
     {"/api/v1/node/",        true,  "config",  READ, READER, 0,      0,
-                             READ,  cfs_http_handle_node,     NULL, NULL},
+                             READ,  cfs_http_handle_node,     NULL, NULL,
+                             NULL},
     {"/api/v1/value/",       true,  "config",  READ | PUT, READER, PUT, PUT,
-                             READ | PUT, cfs_http_handle_value, NULL, NULL},
+                             READ | PUT, cfs_http_handle_value, NULL, NULL,
+                             NULL},
     {"/api/v1/link/",        true,  "config",  READ | PUT, READER, PUT, PUT,
-                             READ | PUT, cfs_http_handle_link, NULL, NULL},
+                             READ | PUT, cfs_http_handle_link, NULL, NULL,
+                             NULL},
     {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
-                             0,     cfs_http_handle_schema,   NULL, NULL},
+                             0,     cfs_http_handle_schema,   NULL, NULL,
+                             NULL},
     {"/api/v1",              false, "api",     READ, READER, 0,      0,
-                             0,     cfs_http_handle_api_root, NULL, NULL},
+                             0,     cfs_http_handle_api_root, NULL, NULL,
+                             FILTERED},
     {"/api/v1/",             false, "api",     READ, READER, 0,      0,
-                             0,     cfs_http_handle_api_root, NULL, NULL},
+                             0,     cfs_http_handle_api_root, NULL, NULL,
+                             FILTERED},
     {"/api/v1/rename",       false, "rename",  POST, READER, POST,   POST,
-                             POST,  cfs_http_handle_rename,   NULL, NULL},
+                             POST,  cfs_http_handle_rename,   NULL, NULL,
+                             NULL},
     {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
-                             0,     cfs_http_handle_batch,    NULL, NULL},
+                             0,     cfs_http_handle_batch,    NULL, NULL,
+                             NULL},
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
-                             0,     cfs_http_handle_history,  NULL, NULL},
+                             0,     cfs_http_handle_history,  NULL, NULL,
+                             NULL},
     /* export carries write-only values; import replaces the whole tree */
     {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
-                             0,     cfs_http_handle_export,   NULL, NULL},
+                             0,     cfs_http_handle_export,   NULL, NULL,
+                             NULL},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
-                             0,     cfs_http_handle_import,   NULL, NULL},
+                             0,     cfs_http_handle_import,   NULL, NULL,
+                             NULL},
     {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
-                             0,     cfs_http_handle_events,   NULL, NULL},
+                             0,     cfs_http_handle_events,   NULL, NULL,
+                             NULL},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
-                             0,     cfs_http_handle_openapi,  NULL, NULL},
+                             0,     cfs_http_handle_openapi,  NULL, NULL,
+                             OPEN},
     {"/metrics",             false, "metrics", READ, READER, 0,      0,
-                             0,     cfs_http_handle_metrics,  NULL, NULL},
+                             0,     cfs_http_handle_metrics,  NULL, NULL,
+                             NO_PATH},
     {"/readyz",              false, "readyz",  READ, PUBLIC, 0,      0,
-                             0,     cfs_http_handle_readyz,   NULL, NULL},
+                             0,     cfs_http_handle_readyz,   NULL, NULL,
+                             OPEN "; with a scoped token, problems filtered"},
     {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
-                             0,     cfs_http_handle_healthz,  NULL, NULL},
+                             0,     cfs_http_handle_healthz,  NULL, NULL,
+                             OPEN},
 };
 /* clang-format on */
 

@@ -38,6 +38,10 @@ struct cfs_http_route {
      * it. HEAD for every GET; If-Match on every method that writes. */
     const char *no_head;
     const char *no_if_match;
+    /* Why a token limited to subtrees (scope.h) is never refused here: the
+     * route names no config path, in its URL or its body. NULL: it names
+     * one, and a token scoped elsewhere is refused (403 EACCES). */
+    const char *no_scope;
 };
 
 /* The table, in the order URLs are matched (static; *ret_n entries). */

@@ -6,7 +6,8 @@
  * Each method a route answers needs at least one case in cases[] below (a
  * request that route answers, made fresh each time); the table says what
  * honours If-Match, reads a body and names a node, and a route that does
- * not keep a promise says why there (NO_HEAD, NO_IF_MATCH).
+ * not keep a promise says why there (NO_HEAD, NO_IF_MATCH; NO_SCOPE for
+ * one that names no config path).
  *
  * For every route of the table and every method, each promise that
  * applies:
@@ -25,7 +26,15 @@
  *  - a body over --body-limit is 413 EFBIG and changes nothing, on every
  *    route and method (not only those the table says read a body);
  *  - every success that names a node (the table's etag methods) carries
- *    its ETag.
+ *    its ETag;
+ *  - per-path access control (scoped tokens, docs/security.md): with the
+ *    least role, a token limited to a subtree apart from every path the
+ *    request names (in its URL, query or body), or to a subtree holding
+ *    only part of them (one end of a link or a rename), is refused 403
+ *    EACCES and changes nothing; limited to the subtree that holds them
+ *    all, it gets the route's answer. A route that names no config path
+ *    says so in the table (no_scope), a case that names none in the case
+ *    list (.no_scope); a route with neither and no scoped case fails.
  * "Changes nothing" is the global revision: every committed change moves
  * it.
  */
@@ -145,21 +154,20 @@ static void expect_problem_shape(const struct http_resp *r,
     }
 }
 
-/* @method @s->url as the holder of @role's token, with If-Match @im
- * (NULL: none). */
-static void send_as(struct http_resp *r,
-                    enum cfs_http_role role,
-                    const char *method,
-                    const struct spec *s,
-                    const char *im)
+/* @method @s->url with @token (NULL: none), with If-Match @im (NULL:
+ * none). */
+static void send_with(struct http_resp *r,
+                      const char *token,
+                      const char *method,
+                      const struct spec *s,
+                      const char *im)
 {
     char auth[128], ct[128], ifm[256];
     const char *hdrs[4] = {NULL};
     size_t n = 0;
 
-    if (token_of[role]) {
-        (void)snprintf(
-            auth, sizeof(auth), "Authorization: Bearer %s", token_of[role]);
+    if (token) {
+        (void)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
         hdrs[n++] = auth;
     }
     if (s->ctype) {
@@ -172,6 +180,16 @@ static void send_as(struct http_resp *r,
     }
     http(r, method, s->url, s->body, s->body ? strlen(s->body) : 0, hdrs);
     expect_problem_shape(r, method, s->url);
+}
+
+/* The same as the holder of @role's token (unscoped). */
+static void send_as(struct http_resp *r,
+                    enum cfs_http_role role,
+                    const char *method,
+                    const struct spec *s,
+                    const char *im)
+{
+    send_with(r, token_of[role], method, s, im);
 }
 
 /* An event stream: the status, headers and the first bytes, then hang up. */
@@ -207,7 +225,7 @@ static size_t stream_header(char *data, size_t size, size_t n, void *arg)
 }
 
 static void
-stream_as(struct http_resp *r, enum cfs_http_role role, const struct spec *s)
+stream_with(struct http_resp *r, const char *token, const struct spec *s)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *hl = NULL;
@@ -217,11 +235,10 @@ stream_as(struct http_resp *r, enum cfs_http_role role, const struct spec *s)
     memset(r, 0, sizeof(*r));
     (void)snprintf(
         url, sizeof(url), "http://127.0.0.1:%u%s", harness_port(), s->url);
-    if (token_of[role]) {
+    if (token) {
         char auth[128];
 
-        (void)snprintf(
-            auth, sizeof(auth), "Authorization: Bearer %s", token_of[role]);
+        (void)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
         hl = curl_slist_append(hl, auth);
     }
     curl_easy_setopt(c, CURLOPT_URL, url);
@@ -515,6 +532,43 @@ static void p_import(struct spec *s)
     tree_tag(s->tag, sizeof(s->tag));
 }
 
+/* A batch of one symlink: its path under configs, its target under
+ * functions. */
+static void p_batch_link(struct spec *s)
+{
+    char fn[128];
+
+    (void)snprintf(fn, sizeof(fn), "{\"name\":\"ncm.b%u\"}", ++serial);
+    admin("POST", GADG "/functions", fn, 201);
+    (void)snprintf(s->url, sizeof(s->url), "/api/v1/batch");
+    set_body(s,
+             "application/json",
+             "{\"ops\":[{\"op\":\"symlink\",\"path\":\"/usb_gadget/gm/"
+             "configs/c.1/ncm.b%u\",\"target\":\"/usb_gadget/gm/functions/"
+             "ncm.b%u\"}]}",
+             serial,
+             serial);
+    tree_tag(s->tag, sizeof(s->tag));
+}
+
+/* A batch of one rename: pending to live. */
+static void p_batch_rename(struct spec *s)
+{
+    char body[64];
+
+    (void)snprintf(body, sizeof(body), "{\"name\":\"q%u\"}", ++serial);
+    admin("POST", CFG "/04-committable-children/pending", body, 201);
+    (void)snprintf(s->url, sizeof(s->url), "/api/v1/batch");
+    set_body(s,
+             "application/json",
+             "{\"ops\":[{\"op\":\"rename\",\"from\":\"/04-committable-"
+             "children/pending/q%u\",\"to\":\"/04-committable-children/"
+             "live/q%u\"}]}",
+             serial,
+             serial);
+    tree_tag(s->tag, sizeof(s->tag));
+}
+
 #define P_URL(fn, u)                                                           \
     static void fn(struct spec *s)                                             \
     {                                                                          \
@@ -523,8 +577,11 @@ static void p_import(struct spec *s)
 P_URL(p_api, "/api/v1")
 P_URL(p_api_slash, "/api/v1/")
 P_URL(p_history, "/api/v1/history")
+P_URL(p_history_path, "/api/v1/history?path=/02-simple-children/mx")
 P_URL(p_export, "/api/v1/export")
+P_URL(p_export_path, "/api/v1/export?path=/02-simple-children/mx")
 P_URL(p_events, "/api/v1/events")
+P_URL(p_events_path, "/api/v1/events?path=/02-simple-children")
 P_URL(p_openapi, "/api/v1/openapi.yaml")
 P_URL(p_metrics, "/metrics")
 P_URL(p_readyz, "/readyz")
@@ -536,6 +593,15 @@ P_URL(p_healthz, "/healthz")
  * route's own answer to the role it needs, with @ok_errno when that is an
  * error, and @allow the Allow of a 405 (for the routes whose methods depend
  * on the node).
+ *
+ * Per-path access control (scoped tokens, server/scope.h): @scope is a
+ * subtree that holds every config path the request names, in its URL or
+ * its body. A token of the role the route needs, scoped to it, gets the
+ * route's own answer; the same token scoped to APART, or to one of @part
+ * (each holds only some of the paths: one end of a link or a rename), is
+ * refused 403 EACCES and changes nothing. A case without @scope says why
+ * in @no_scope, unless the table says it for the whole route (its
+ * no_scope: the route names no config path): BY_TABLE.
  */
 struct mcase {
     const char *route; /* the table's path */
@@ -546,59 +612,87 @@ struct mcase {
     const char *allow;
     unsigned methods;
     bool stream; /* an event stream: it is read to its first bytes */
+    const char *scope;
+    const char *part[2];
+    const char *no_scope;
 };
 
 #define M_(m) CFS_M(CFS_M_##m)
 
 /* A case the route answers with @st; one it refuses with @st, @err (and,
  * for a 405, @allow). */
-#define OK(r, ms, w, p, st)                                                    \
+#define OK(r, ms, w, p, st, sc)                                                \
     {                                                                          \
-        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st           \
+        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st, sc       \
     }
-#define NO(r, ms, w, p, st, err, al)                                           \
+#define NO(r, ms, w, p, st, err, al, sc)                                       \
     {                                                                          \
         .route = r, .methods = ms, .what = w, .prepare = p, .ok = st,          \
-        .ok_errno = err, .allow = al                                           \
+        .ok_errno = err, .allow = al, sc                                       \
     }
+
+/* The scope column: the subtree that holds what the request names, and
+ * the subtrees that hold part of it; or why there is none. */
+#define IN(sub)          .scope = (sub)
+#define IN2(sub, p1, p2) .scope = (sub), .part = {(p1), (p2)}
+#define NO_SCOPE(why)    .no_scope = (why)
+#define BY_TABLE         .scope = NULL        /* the table's no_scope */
+#define APART            "/03-group-children" /* apart from every case */
+#define S_KIDS           "/02-simple-children"
+#define S_GADG           "/usb_gadget/gm"
+#define S_CONFIGS        S_GADG "/configs"
+#define S_FUNCS          S_GADG "/functions"
+#define S_COMMIT         "/04-committable-children"
+#define UNFILTERED                                                             \
+    "no path asked for: a scoped token gets what it "                          \
+    "sees, filtered, never a refusal"
 
 /* clang-format off */
 static const struct mcase cases[] = {
-    OK("/api/v1/config/", M_(GET), "a group", p_node, 200),
-    OK("/api/v1/config/", M_(GET), "an attribute", p_attr, 200),
-    OK("/api/v1/config/", M_(GET), "a link", p_link, 200),
-    OK("/api/v1/config/", M_(POST), "mkdir", p_mkdir, 201),
-    OK("/api/v1/config/", M_(PUT), "store", p_store, 200),
-    OK("/api/v1/config/", M_(PUT), "store JSON", p_store_json, 200),
-    OK("/api/v1/config/", M_(PUT), "symlink", p_symlink, 201),
-    OK("/api/v1/config/", M_(DELETE), "rmdir", p_rmdir, 204),
-    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204),
-    /* what a node of another kind does not answer */
-    NO("/api/v1/config/", M_(PUT), "PUT on a group", p_node, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE"),
-    NO("/api/v1/config/", M_(POST) | M_(DELETE), "POST, DELETE on an attribute", p_attr, 405, "EOPNOTSUPP", "GET, HEAD, PUT"),
-    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE"),
-    OK("/api/v1/config", M_(GET), "the root", p_root, 200),
-    NO("/api/v1/config", M_(POST), "mkdir in the root", p_mkdir_root, 403, "EPERM", NULL),
-    NO("/api/v1/config", M_(PUT), "PUT on the root", p_root, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE"),
-    NO("/api/v1/config", M_(DELETE), "the root", p_root, 403, "EPERM", NULL),
-    OK("/api/v1/node/", M_(GET), "a group", p_typed_node, 200),
-    OK("/api/v1/value/", M_(GET), "a value", p_typed_value, 200),
-    OK("/api/v1/value/", M_(PUT), "store", p_typed_put_value, 200),
-    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200),
-    OK("/api/v1/link/", M_(PUT), "symlink", p_typed_put_link, 201),
-    OK("/api/v1/schema/", M_(GET), "a schema", p_schema, 200),
-    OK("/api/v1", M_(GET), "the API root", p_api, 200),
-    OK("/api/v1/", M_(GET), "the API root", p_api_slash, 200),
-    OK("/api/v1/rename", M_(POST), "commit an item", p_rename, 200),
-    OK("/api/v1/batch", M_(POST), "a mkdir", p_batch, 200),
-    OK("/api/v1/history", M_(GET), "the journal", p_history, 200),
-    OK("/api/v1/export", M_(GET), "the tree", p_export, 200),
-    OK("/api/v1/import", M_(POST), "a changed value", p_import, 200),
-    {.route = "/api/v1/events", .methods = M_(GET), .what = "the stream", .prepare = p_events, .ok = 200, .stream = true},
-    OK("/api/v1/openapi.yaml", M_(GET), "the contract", p_openapi, 200),
-    OK("/metrics", M_(GET), "the metrics", p_metrics, 200),
-    OK("/readyz", M_(GET), "readiness", p_readyz, 200),
-    OK("/healthz", M_(GET), "health", p_healthz, 200),
+    OK("/api/v1/config/", M_(GET), "a group", p_node, 200, IN(S_KIDS)),
+    OK("/api/v1/config/", M_(GET), "an attribute", p_attr, 200, IN(S_KIDS)),
+    /* a link is read only when its target is inside too */
+    OK("/api/v1/config/", M_(GET), "a link", p_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    OK("/api/v1/config/", M_(POST), "mkdir", p_mkdir, 201, IN(S_KIDS)),
+    OK("/api/v1/config/", M_(PUT), "store", p_store, 200, IN(S_KIDS)),
+    OK("/api/v1/config/", M_(PUT), "store JSON", p_store_json, 200, IN(S_KIDS)),
+    OK("/api/v1/config/", M_(PUT), "symlink", p_symlink, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
+    OK("/api/v1/config/", M_(DELETE), "rmdir", p_rmdir, 204, IN(S_KIDS)),
+    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204, IN(S_GADG)),
+    /* what a node of another kind does not answer: the path decides
+     * first, so a token scoped elsewhere learns not even the kind */
+    NO("/api/v1/config/", M_(PUT), "PUT on a group", p_node, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE", IN(S_KIDS)),
+    NO("/api/v1/config/", M_(POST) | M_(DELETE), "POST, DELETE on an attribute", p_attr, 405, "EOPNOTSUPP", "GET, HEAD, PUT", IN(S_KIDS)),
+    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE", IN(S_GADG)),
+    OK("/api/v1/config", M_(GET), "the root", p_root, 200, NO_SCOPE("the root is above every subtree: a scoped token reads it filtered, never refused")),
+    /* the root is inside only "/", the whole tree */
+    NO("/api/v1/config", M_(POST), "mkdir in the root", p_mkdir_root, 403, "EPERM", NULL, IN("/")),
+    NO("/api/v1/config", M_(PUT), "PUT on the root", p_root, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE", IN("/")),
+    NO("/api/v1/config", M_(DELETE), "the root", p_root, 403, "EPERM", NULL, IN("/")),
+    OK("/api/v1/node/", M_(GET), "a group", p_typed_node, 200, IN(S_KIDS)),
+    OK("/api/v1/value/", M_(GET), "a value", p_typed_value, 200, IN(S_KIDS)),
+    OK("/api/v1/value/", M_(PUT), "store", p_typed_put_value, 200, IN(S_KIDS)),
+    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    OK("/api/v1/link/", M_(PUT), "symlink", p_typed_put_link, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
+    OK("/api/v1/schema/", M_(GET), "a schema", p_schema, 200, IN("/fakenbd")),
+    OK("/api/v1", M_(GET), "the API root", p_api, 200, BY_TABLE),
+    OK("/api/v1/", M_(GET), "the API root", p_api_slash, 200, BY_TABLE),
+    OK("/api/v1/rename", M_(POST), "commit an item", p_rename, 200, IN2(S_COMMIT, S_COMMIT "/pending", S_COMMIT "/live")),
+    OK("/api/v1/batch", M_(POST), "a mkdir", p_batch, 200, IN(S_KIDS)),
+    OK("/api/v1/batch", M_(POST), "a symlink", p_batch_link, 200, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
+    OK("/api/v1/batch", M_(POST), "a rename", p_batch_rename, 200, IN2(S_COMMIT, S_COMMIT "/pending", S_COMMIT "/live")),
+    OK("/api/v1/history", M_(GET), "the journal", p_history, 200, NO_SCOPE(UNFILTERED)),
+    OK("/api/v1/history", M_(GET), "a path's journal", p_history_path, 200, IN(S_KIDS)),
+    OK("/api/v1/export", M_(GET), "the tree", p_export, 200, NO_SCOPE(UNFILTERED)),
+    OK("/api/v1/export", M_(GET), "a subtree", p_export_path, 200, IN(S_KIDS)),
+    /* above the document's root, the token sees it: its plan is refused */
+    OK("/api/v1/import", M_(POST), "a changed value", p_import, 200, IN2(S_KIDS, S_KIDS "/mx/x", NULL)),
+    {.route = "/api/v1/events", .methods = M_(GET), .what = "the stream", .prepare = p_events, .ok = 200, .stream = true, NO_SCOPE(UNFILTERED)},
+    {.route = "/api/v1/events", .methods = M_(GET), .what = "a path's stream", .prepare = p_events_path, .ok = 200, .stream = true, IN(S_KIDS)},
+    OK("/api/v1/openapi.yaml", M_(GET), "the contract", p_openapi, 200, BY_TABLE),
+    OK("/metrics", M_(GET), "the metrics", p_metrics, 200, BY_TABLE),
+    OK("/readyz", M_(GET), "readiness", p_readyz, 200, BY_TABLE),
+    OK("/healthz", M_(GET), "health", p_healthz, 200, BY_TABLE),
 };
 /* clang-format on */
 
@@ -628,7 +722,22 @@ static void allow_of(unsigned set, char *out, size_t cap)
     }
 }
 
-/* One request of case @c with @m as @role (If-Match @im). */
+/* One request of case @c with @m and @token (If-Match @im). */
+static void do_case_with(struct http_resp *r,
+                         const struct mcase *c,
+                         enum cfs_http_method m,
+                         const char *token,
+                         const struct spec *s,
+                         const char *im)
+{
+    if (c->stream && m == CFS_M_GET) {
+        stream_with(r, token, s);
+    } else {
+        send_with(r, token, method_name(m), s, im);
+    }
+}
+
+/* The same as @role (unscoped). */
 static void do_case(struct http_resp *r,
                     const struct mcase *c,
                     enum cfs_http_method m,
@@ -636,11 +745,7 @@ static void do_case(struct http_resp *r,
                     const struct spec *s,
                     const char *im)
 {
-    if (c->stream && m == CFS_M_GET) {
-        stream_as(r, role, s);
-    } else {
-        send_as(r, role, method_name(m), s, im);
-    }
+    do_case_with(r, c, m, token_of[role], s, im);
 }
 
 /* @r is the route's own answer to case @c. */
@@ -885,6 +990,151 @@ static void promise_body_limit(const struct mcase *c, enum cfs_http_method m)
     spec_done(&s);
 }
 
+/* ---- scoped tokens ----------------------------------------------------- */
+
+/* The subtrees the cases name, APART first; each has a token per role. */
+#define MAX_SUBTREES 32
+static const char *subtrees[MAX_SUBTREES];
+static size_t n_subtrees;
+
+static void subtree_add(const char *sub)
+{
+    for (size_t i = 0; sub && i < n_subtrees; i++) {
+        if (strcmp(subtrees[i], sub) == 0) {
+            return;
+        }
+    }
+    if (sub) {
+        assert_true(n_subtrees < MAX_SUBTREES);
+        subtrees[n_subtrees++] = sub;
+    }
+}
+
+/* The token of @role limited to @sub, into @out. */
+static void
+scoped_token(enum cfs_http_role role, const char *sub, char *out, size_t cap)
+{
+    size_t i = 0;
+
+    while (i < n_subtrees && strcmp(subtrees[i], sub) != 0) {
+        i++;
+    }
+    assert_true(i < n_subtrees);
+    (void)snprintf(out, cap, "scoped-%d-%02zu-0123456789", (int)role, i);
+}
+
+/* The tokens file: the unscoped tokens, then one line per role and
+ * subtree (new string). */
+static char *tokens_file(void)
+{
+    size_t cap = sizeof(tokens_text) + 3 * MAX_SUBTREES * 192;
+    char *text = malloc(cap);
+    size_t o;
+
+    assert_non_null(text);
+    o = (size_t)snprintf(text, cap, "%s", tokens_text);
+    subtree_add(APART);
+    for (size_t j = 0; j < sizeof(cases) / sizeof(cases[0]); j++) {
+        subtree_add(cases[j].scope);
+        subtree_add(cases[j].part[0]);
+        subtree_add(cases[j].part[1]);
+    }
+    for (int role = CFS_ROLE_READER; role <= CFS_ROLE_ADMIN; role++) {
+        for (size_t i = 0; i < n_subtrees; i++) {
+            char tok[64], hex[65];
+
+            scoped_token(
+                (enum cfs_http_role)role, subtrees[i], tok, sizeof(tok));
+            cfs_http_token_hash(tok, strlen(tok), hex);
+            o += (size_t)snprintf(text + o,
+                                  cap - o,
+                                  "s%d-%zu %s sha256:%s %s\n",
+                                  role,
+                                  i,
+                                  cfs_http_role_name((enum cfs_http_role)role),
+                                  hex,
+                                  subtrees[i]);
+            assert_true(o < cap);
+        }
+    }
+    return text;
+}
+
+/* Per-path access control: with the role the route needs, a token scoped
+ * apart from what the request names, or to part of it, is refused 403
+ * EACCES, on the path alone, and changes nothing; scoped to the subtree
+ * that holds it all, it gets the route's answer. */
+static void promise_scope(const struct cfs_http_route *rt,
+                          const struct mcase *c,
+                          enum cfs_http_method m)
+{
+    const char *const refused[] = {APART, c->part[0], c->part[1]};
+    struct spec s = {0};
+    struct http_resp r;
+    enum cfs_http_role need;
+    char tok[64], how[160];
+
+    c->prepare(&s);
+    need = cfs_http_route_role(rt, s.url, m);
+    if (need == CFS_ROLE_NONE) {
+        fail_msg("%s %s (%s): public, and yet a scope case",
+                 method_name(m),
+                 s.url,
+                 c->what);
+    }
+    for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+        const char *detail;
+        uint64_t rev;
+
+        if (!refused[k]) {
+            continue;
+        }
+        scoped_token(need, refused[k], tok, sizeof(tok));
+        rev = revision_now();
+        do_case_with(&r, c, m, tok, &s, NULL);
+        if (r.status != 403 ||
+            (m != CFS_M_HEAD && strcmp(errno_of(&r), "EACCES") != 0)) {
+            fail_msg("%s %s (%s) as %s scoped to %s: %ld, not refused: %s",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     cfs_http_role_name(need),
+                     refused[k],
+                     r.status,
+                     r.body);
+        }
+        /* the refusal names neither the subtrees nor the path */
+        detail = json_string_value(json_object_get(r.json, "detail"));
+        if (detail && (strstr(detail, refused[k]) ||
+                       (strlen(c->scope) > 1 && strstr(detail, c->scope)))) {
+            fail_msg("%s %s (%s): the refusal names a path: %s",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     detail);
+        }
+        http_resp_done(&r);
+        if (revision_now() != rev) {
+            fail_msg("%s %s (%s): refused to a token scoped to %s, and yet a "
+                     "change",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     refused[k]);
+        }
+    }
+    scoped_token(need, c->scope, tok, sizeof(tok));
+    do_case_with(&r, c, m, tok, &s, NULL);
+    (void)snprintf(how,
+                   sizeof(how),
+                   "%s scoped to %s",
+                   cfs_http_role_name(need),
+                   c->scope);
+    expect_ok(&r, rt, c, m, &s, how);
+    http_resp_done(&r);
+    spec_done(&s);
+}
+
 /* A method the route does not answer: 405, Allow from the table. */
 static void promise_405(const struct cfs_http_route *rt, enum cfs_http_method m)
 {
@@ -929,6 +1179,7 @@ static void test_matrix(void **state)
     for (size_t i = 0; i < n_routes; i++) {
         const struct cfs_http_route *rt = &routes[i];
         unsigned covered = 0;
+        bool scoped = false;
 
         /* the table is complete: every write honours If-Match or says
          * why not, and what honours it or takes a body is answered */
@@ -962,6 +1213,22 @@ static void test_matrix(void **state)
                          rt->path,
                          c->what);
             }
+            /* the scope column: a subtree, or why there is none */
+            if (rt->no_scope && (c->scope || c->no_scope)) {
+                fail_msg("%s (%s): the table says no scope applies (%s), "
+                         "and yet the case has its own",
+                         rt->path,
+                         c->what,
+                         rt->no_scope);
+            }
+            if (!rt->no_scope && !c->scope && !c->no_scope) {
+                fail_msg("%s (%s) has no scope case: name the subtree that "
+                         "holds what it names (.scope), or say why there is "
+                         "none (.no_scope here, no_scope in the table)",
+                         rt->path,
+                         c->what);
+            }
+            scoped |= c->scope != NULL;
             for (size_t k = 0; k < N_METHODS; k++) {
                 enum cfs_http_method m = methods[k].m;
 
@@ -970,6 +1237,9 @@ static void test_matrix(void **state)
                 }
                 covered |= CFS_M(m);
                 promise_role(rt, c, m);
+                if (c->scope) {
+                    promise_scope(rt, c, m);
+                }
                 if ((rt->if_match & CFS_M(m)) && c->ok != 405) {
                     promise_if_match(rt, c, m);
                 }
@@ -978,11 +1248,20 @@ static void test_matrix(void **state)
                 promise_body_limit(c, m);
                 if (m == CFS_M_GET && (rt->methods & CFS_M(CFS_M_HEAD))) {
                     promise_role(rt, c, CFS_M_HEAD);
+                    if (c->scope) {
+                        promise_scope(rt, c, CFS_M_HEAD);
+                    }
                     promise_head(rt, c);
                     covered |= CFS_M(CFS_M_HEAD);
                 }
                 checked++;
             }
+        }
+        if (!rt->no_scope && !scoped) {
+            fail_msg("%s names a config path, and yet no case scopes a "
+                     "token: add one, or say in the table why none applies "
+                     "(no_scope)",
+                     rt->path);
         }
         if ((rt->methods & CFS_M(CFS_M_GET)) &&
             !(rt->methods & CFS_M(CFS_M_HEAD)) && !rt->no_head) {
@@ -1035,7 +1314,7 @@ static int setup(void **state)
                                  .threads = 2,
                                  .quiet = true,
                                  .body_limit = BODY_LIMIT};
-    char *path = NULL, *db = NULL;
+    char *path = NULL, *db = NULL, *text;
 
     (void)state;
     dir = harness_tmpdir();
@@ -1043,7 +1322,9 @@ static int setup(void **state)
         asprintf(&db, "%s/matrix.db", dir) < 0) {
         return -1;
     }
-    harness_write_file(path, tokens_text, strlen(tokens_text));
+    text = tokens_file();
+    harness_write_file(path, text, strlen(text));
+    free(text);
     if (cfs_http_tokens_load(path, &tokens, NULL, 0) < 0 ||
         harness_start_db(db) < 0) {
         return -1;
