@@ -49,7 +49,10 @@ static const struct token tokens[] = {
     {"r-all", CFS_ROLE_READER, "RdAllq7LmN9pVb4xKe2T", ""},
     {"r-usb", CFS_ROLE_READER, "RdUsbc4WqL9z7Ha1mJ3Y", "/usb_gadget"},
     {"w-all", CFS_ROLE_WRITER, "WrAllHs3Kd8Pw1Zc6nB5", ""},
-    {"w-simple", CFS_ROLE_WRITER, "WrSmpBm6Tx2Jv8Qe3rF0", "/02-simple-children"},
+    {"w-simple",
+     CFS_ROLE_WRITER,
+     "WrSmpBm6Tx2Jv8Qe3rF0",
+     "/02-simple-children"},
     {"w-deep",
      CFS_ROLE_WRITER,
      "WrDepEh7Zr3Mu5Kc9sG4",
@@ -71,8 +74,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (size_t i = 0; i < N_TOKENS; i++) {
         char hex[65];
 
-        cfs_http_token_hash(
-            tokens[i].secret, strlen(tokens[i].secret), hex);
+        cfs_http_token_hash(tokens[i].secret, strlen(tokens[i].secret), hex);
         o += (size_t)snprintf(file + o,
                               sizeof(file) - o,
                               "%s %s sha256:%s %s\n",
@@ -168,9 +170,11 @@ enum method { M_OTHER, M_READ, M_POST, M_PUT, M_DELETE };
 
 /* The method and the path (the target up to '?', in @path) of the first
  * request of @data; false when either is not plain. */
-static bool
-first_request(const uint8_t *data, size_t size, enum method *m, char *path,
-              size_t path_size)
+static bool first_request(const uint8_t *data,
+                          size_t size,
+                          enum method *m,
+                          char *path,
+                          size_t path_size)
 {
     static const struct {
         const char *name;
