@@ -126,6 +126,27 @@ static int by_name(const void *a, const void *b)
     return strcmp((*x)->name, (*y)->name);
 }
 
+/* @e (an entry of directory @path) is a child a listing shows: a
+ * directory, and one @scope lets through (@covered: @path is inside it). */
+static bool child_shown(const char *path,
+                        const struct cfs_entry *e,
+                        const struct cfs_http_scope *scope,
+                        bool covered)
+{
+    if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR ||
+        e->kind == CFS_KIND_LINK) {
+        return false;
+    }
+    if (!covered) {
+        char *cp = cfs_http_join(path, e->name);
+        bool sees = cp && cfs_http_scope_sees(scope, cp);
+
+        free(cp);
+        return sees;
+    }
+    return true;
+}
+
 /* The children of @es (directories of @path, in creation order) that
  * @page and @scope let through, sorted by name, at most page->limit of
  * them: a new array of pointers into @es (*ret_n of them), page->total and
@@ -151,21 +172,11 @@ static int page_children(const char *path,
     for (size_t i = 0; i < n; i++) {
         struct cfs_entry *e = &es[i];
 
-        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR ||
-            e->kind == CFS_KIND_LINK) {
-            continue;
-        }
         if (page->contains && !strstr(e->name, page->contains)) {
             continue;
         }
-        if (!covered) {
-            char *cp = cfs_http_join(path, e->name);
-            bool sees = cp && cfs_http_scope_sees(scope, cp);
-
-            free(cp);
-            if (!sees) {
-                continue;
-            }
+        if (!child_shown(path, e, scope, covered)) {
+            continue;
         }
         page->total++;
         sel[k++] = e;
@@ -205,22 +216,7 @@ static size_t count_children(const char *path,
     size_t k = 0;
 
     for (size_t i = 0; i < n; i++) {
-        const struct cfs_entry *e = &es[i];
-
-        if (e->kind == CFS_KIND_ATTR || e->kind == CFS_KIND_BIN_ATTR ||
-            e->kind == CFS_KIND_LINK) {
-            continue;
-        }
-        if (!covered) {
-            char *cp = cfs_http_join(path, e->name);
-            bool sees = cp && cfs_http_scope_sees(scope, cp);
-
-            free(cp);
-            if (!sees) {
-                continue;
-            }
-        }
-        k++;
+        k += child_shown(path, &es[i], scope, covered);
     }
     return k;
 }

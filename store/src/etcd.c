@@ -621,6 +621,25 @@ static int dec_sets(json_t *arr, struct dec_batch *d)
 
 /* ---- keys -------------------------------------------------------------- */
 
+/* @bytes (at most 16) random bytes as hex digits and a NUL into @out. */
+static void random_hex(char *out, size_t bytes)
+{
+    unsigned char rnd[16];
+
+    if (bytes > sizeof(rnd) || getrandom(rnd, bytes, 0) != (ssize_t)bytes) {
+        /* no entropy: a name from the clock and pid is unique enough */
+        (void)snprintf(out,
+                       2 * bytes + 1,
+                       "%0*" PRIx64,
+                       (int)(2 * bytes),
+                       mono_us() ^ ((uint64_t)getpid() << 40));
+        return;
+    }
+    for (size_t i = 0; i < bytes; i++) {
+        (void)snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+    }
+}
+
 static char *log_key(const struct store_etcd *e, uint64_t rev)
 {
     char *k = NULL;
@@ -713,17 +732,10 @@ static int etcd_append(struct store_etcd *e,
     if (strlen(text) > ETCD_INLINE_MAX) {
         /* Too big for one request: the parts first, under a fresh id,
          * then the log entry that names them. */
-        unsigned char rnd[8];
         char id[17];
         size_t len = strlen(text), k = 0;
 
-        if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-            r = -EIO;
-            goto out;
-        }
-        for (size_t i = 0; i < sizeof(rnd); i++) {
-            (void)snprintf(id + 2 * i, 3, "%02x", rnd[i]);
-        }
+        random_hex(id, 8);
         (void)snprintf(
             chunk_prefix, sizeof(chunk_prefix), "%s/chunk/%s/", e->prefix, id);
         for (size_t off = 0; off < len && r == 0; off += ETCD_CHUNK, k++) {
@@ -1422,24 +1434,6 @@ static void *watcher_main(void *arg)
 }
 
 /* ---- snapshots, the node registry, trimming ------------------------------ */
-
-static void random_hex(char *out, size_t bytes)
-{
-    unsigned char rnd[16];
-
-    if (bytes > sizeof(rnd) || getrandom(rnd, bytes, 0) != (ssize_t)bytes) {
-        /* no entropy: a name from the clock and pid is unique enough */
-        (void)snprintf(out,
-                       2 * bytes + 1,
-                       "%0*" PRIx64,
-                       (int)(2 * bytes),
-                       mono_us() ^ ((uint64_t)getpid() << 40));
-        return;
-    }
-    for (size_t i = 0; i < bytes; i++) {
-        (void)snprintf(out + 2 * i, 3, "%02x", rnd[i]);
-    }
-}
 
 static void sha256_hex(const void *p, size_t len, char *hex)
 {

@@ -224,6 +224,25 @@ static struct rec_obj *owner_of(struct config_item *item)
     return NULL;
 }
 
+const char *rec_links_to(const char *path)
+{
+    static char buf[512];
+    char **paths = NULL;
+    size_t n = 0;
+
+    buf[0] = 0;
+    assert_ok(cfs_links_to(path, &paths, &n));
+    for (size_t i = 0; i < n; i++) {
+        (void)snprintf(buf + strlen(buf),
+                       sizeof(buf) - strlen(buf),
+                       "%s%s",
+                       i ? " " : "",
+                       paths[i]);
+    }
+    cfs_paths_free(paths, n);
+    return buf;
+}
+
 bool rec_su_held(struct rec_obj *sub)
 {
     int rc;

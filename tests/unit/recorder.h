@@ -264,6 +264,10 @@ int rec_refs(struct config_item *item);
 struct rec_obj *rec_obj_of(struct config_item *item);
 /* Whether @sub's su_mutex is held by anyone right now. */
 bool rec_su_held(struct rec_obj *sub);
+/* The paths cfs_links_to(@path) gives, sorted, joined by spaces ("" for
+ * none); a static buffer, good until the next call. Fails the test if the
+ * call fails. */
+const char *rec_links_to(const char *path);
 
 void rec_set_hook(rec_hook_fn fn, void *data);
 

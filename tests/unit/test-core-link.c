@@ -57,26 +57,6 @@ static void expect_link(const char *path, const char *target)
     cfs_entry_done(&e);
 }
 
-/* The paths cfs_links_to(@path) gives, joined by spaces ("" for none). */
-static const char *links_to(const char *path)
-{
-    static char buf[512];
-    char **paths = NULL;
-    size_t n = 0;
-
-    buf[0] = 0;
-    assert_ok(cfs_links_to(path, &paths, &n));
-    for (size_t i = 0; i < n; i++) {
-        (void)snprintf(buf + strlen(buf),
-                       sizeof(buf) - strlen(buf),
-                       "%s%s",
-                       i ? " " : "",
-                       paths[i]);
-    }
-    cfs_paths_free(paths, n);
-    return buf;
-}
-
 /* SL7, SL9, T9: allow_link(dir item, target) runs without su_mutex; the
  * link is then an entry of its directory. */
 static void test_link_creates_entry(void **state)
@@ -380,42 +360,42 @@ static void test_links_to_index(void **state)
 
     (void)state;
     tree();
-    assert_string_equal(links_to("/sub/y"), "");
+    assert_string_equal(rec_links_to("/sub/y"), "");
     assert_ok(cfs_symlink(NULL, "/sub/x/l", "/sub/y"));
     assert_ok(cfs_symlink(NULL, "/sub/x/d/m", "/sub/y"));
     assert_ok(cfs_symlink(NULL, "/sub/y/l2", "/sub/x/d"));
-    assert_string_equal(links_to("/sub/y"), "/sub/x/d/m /sub/x/l");
-    assert_string_equal(links_to("/sub/x"), "/sub/y/l2");
-    assert_string_equal(links_to("/sub/x/d"), "/sub/y/l2");
-    assert_string_equal(links_to("/other/o"), "");
+    assert_string_equal(rec_links_to("/sub/y"), "/sub/x/d/m /sub/x/l");
+    assert_string_equal(rec_links_to("/sub/x"), "/sub/y/l2");
+    assert_string_equal(rec_links_to("/sub/x/d"), "/sub/y/l2");
+    assert_string_equal(rec_links_to("/other/o"), "");
     assert_rc(cfs_links_to("/sub/x/a", &(char **){NULL}, &(size_t){0}),
               -ENOTDIR);
 
     assert_ok(cfs_unlink(NULL, "/sub/x/l"));
-    assert_string_equal(links_to("/sub/y"), "/sub/x/d/m");
+    assert_string_equal(rec_links_to("/sub/y"), "/sub/x/d/m");
 
     /* undone: the unlinked link is back, the new one gone */
     txn = rec_txn_begin();
     assert_ok(cfs_unlink(txn, "/sub/x/d/m"));
     assert_ok(cfs_symlink(txn, "/sub/x/l3", "/sub/y"));
-    assert_string_equal(links_to("/sub/y"), "/sub/x/l3");
+    assert_string_equal(rec_links_to("/sub/y"), "/sub/x/l3");
     assert_ok(rec_txn_abort(txn));
-    assert_string_equal(links_to("/sub/y"), "/sub/x/d/m");
+    assert_string_equal(rec_links_to("/sub/y"), "/sub/x/d/m");
 
     /* kept: as done */
     txn = rec_txn_begin();
     assert_ok(cfs_symlink(txn, "/sub/x/l3", "/sub/y"));
     rec_txn_commit(txn);
-    assert_string_equal(links_to("/sub/y"), "/sub/x/d/m /sub/x/l3");
+    assert_string_equal(rec_links_to("/sub/y"), "/sub/x/d/m /sub/x/l3");
 
     /* the holder goes: its links with it */
     assert_ok(cfs_unlink(NULL, "/sub/x/d/m"));
     assert_ok(cfs_unlink(NULL, "/sub/x/l3"));
     assert_rc(cfs_rmdir(NULL, "/sub/x"), -EBUSY); /* y/l2 -> x/d */
     assert_ok(cfs_unlink(NULL, "/sub/y/l2"));
-    assert_string_equal(links_to("/sub/x"), "");
+    assert_string_equal(rec_links_to("/sub/x"), "");
     assert_ok(cfs_rmdir(NULL, "/sub/x"));
-    assert_string_equal(links_to("/sub/y"), "");
+    assert_string_equal(rec_links_to("/sub/y"), "");
     assert_rc(cfs_links_to("/sub/x", &(char **){NULL}, &(size_t){0}), -ENOENT);
 
     /* an rmdir undone brings its item back unlinked; links made again */
@@ -423,7 +403,7 @@ static void test_links_to_index(void **state)
     assert_ok(cfs_rmdir(txn, "/other/o"));
     assert_ok(rec_txn_abort(txn));
     assert_ok(cfs_symlink(NULL, "/sub/y/o", "/other/o"));
-    assert_string_equal(links_to("/other/o"), "/sub/y/o");
+    assert_string_equal(rec_links_to("/other/o"), "/sub/y/o");
 }
 
 int main(void)
