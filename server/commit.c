@@ -77,7 +77,6 @@ static void commit_done(void *ctx, int err, uint64_t revision)
     struct cfs_http_req *req = ctx;
     struct cfs_http_server *srv = req->srv;
 
-    (void)revision;
     cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, err == 0);
     if (err == 0) {
         cfs_http_events_publish(srv->events, req->evs);
@@ -85,7 +84,24 @@ static void commit_done(void *ctx, int err, uint64_t revision)
         cfs_http_events_discard(req->evs);
     }
     req->evs = NULL;
+    cfs_http_commit_resolve(req, err, err == 0 ? revision : 0);
+}
+
+void cfs_http_commit_begin(struct cfs_http_req *req)
+{
+    req->commit_start = cfs_http_now_us();
+    req->committing = true;
+    atomic_store(&req->cstate, CS_RUNNING);
+}
+
+void cfs_http_commit_resolve(struct cfs_http_req *req,
+                             int err,
+                             uint64_t revision)
+{
+    struct cfs_http_server *srv = req->srv;
+
     req->commit_err = err;
+    req->commit_rev = revision;
     switch (atomic_exchange(&req->cstate, CS_READY)) {
     case CS_SUSPENDED:
         MHD_resume_connection(req->conn); /* the handler runs again */

@@ -31,6 +31,15 @@ bool cfs_http_commit_ready(const struct cfs_http_req *req);
  * reset); after CFS_HTTP_CAS_RETRIES, a 503 with EAGAIN. */
 bool cfs_http_commit_finish(struct cfs_http_req *req);
 
+/* For a request whose answer comes from elsewhere (forward.h): it now
+ * waits as for a commit; cfs_http_commit_resolve() wakes it. */
+void cfs_http_commit_begin(struct cfs_http_req *req);
+/* The wait of @req is over (@err 0 or an errno; @revision it made
+ * durable, or 0): resume it. Any thread, once. */
+void cfs_http_commit_resolve(struct cfs_http_req *req,
+                             int err,
+                             uint64_t revision);
+
 /* Let every suspended answer be resumed; from now on, workers wait for
  * their commits themselves instead of suspending. Before the daemon stops. */
 void cfs_http_commit_stop(struct cfs_http_server *srv);

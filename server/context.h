@@ -29,6 +29,8 @@
 struct cfs_http_conn;
 struct cfs_http_events;
 struct cfs_http_evbatch;
+struct cfs_http_forward;
+struct cfs_http_fwd_job;
 struct cfs_http_route;
 struct cfs_http_scope;
 struct cfs_http_throttle;
@@ -85,6 +87,9 @@ struct cfs_http_server {
     uint16_t port;
     atomic_bool running; /* MHD_start_daemon() has returned */
     int static_fd;       /* opts.static_dir, O_PATH; -1 without one */
+    /* Cluster mode: the threads that send writes to the writer node
+     * (forward.h); NULL otherwise. */
+    struct cfs_http_forward *fwd;
 };
 
 struct cfs_http_req {
@@ -127,8 +132,13 @@ struct cfs_http_req {
     bool committing; /* submitted; the answer waits */
     bool sync_done;  /* waiting while stopping: called back (under c_lock) */
     atomic_int cstate;
-    unsigned retries; /* cluster: runs again after losing a race */
-    unsigned jitter;  /* rand_r() state of its back-off */
+    uint64_t commit_rev; /* the revision it made durable, or 0 */
+    unsigned retries;    /* cluster: runs again after losing a race */
+    /* Cluster mode: at the writer node (forward.h), or run here even if
+     * another node is the writer (it could not be reached). */
+    struct cfs_http_fwd_job *fwd;
+    bool no_forward;
+    unsigned jitter; /* rand_r() state of its back-off */
     size_t n_decoded;
 };
 

@@ -32,6 +32,7 @@
 #include "commit.h"
 #include "drain.h"
 #include "events.h"
+#include "forward.h"
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
@@ -331,7 +332,9 @@ static enum MHD_Result access_handler(void *cls,
                          srv->opts.body_limit);
     } else if (wait_min_revision(req)) {
     dispatch:
-        cfs_http_dispatch(req); /* other methods too: 405, the route's Allow */
+        if (!cfs_http_forward(req)) { /* cluster: to the writer */
+            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
+        }
     }
     if (req->committing) {
         /* The answer waits for the disk, this thread does not: the
@@ -340,7 +343,8 @@ static enum MHD_Result access_handler(void *cls,
             return MHD_YES;
         }
     committed:
-        if (cfs_http_commit_finish(req)) {
+        if (req->fwd ? cfs_http_forward_finish(req) /* the writer answered */
+                     : cfs_http_commit_finish(req)) {
             goto dispatch; /* lost a race on the cluster: run it again */
         }
     }
@@ -351,6 +355,7 @@ static enum MHD_Result access_handler(void *cls,
     /* Every body is what its Content-Type says, never sniffed into HTML. */
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
     mark_stale(req);
+    cfs_http_forward_mark(req); /* sent by another node: its revision */
     ret = MHD_queue_response(conn, (unsigned int)req->status, req->resp);
     MHD_destroy_response(req->resp);
     req->resp = NULL;
@@ -550,6 +555,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
 {
     struct cfs_http_server *srv = calloc(1, sizeof(*srv));
     struct sockaddr_in sa;
+    struct cfs_store_cluster_info cl;
     const union MHD_DaemonInfo *info;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
@@ -627,6 +633,10 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
+    if (r == 0 && srv->opts.forward_writes && srv->opts.store &&
+        cfs_store_cluster(srv->opts.store, &cl) == 0) {
+        r = cfs_http_forward_new(srv, srv->opts.peer_cacert, &srv->fwd);
+    }
     if (r == 0 && srv->tokens) {
         r = cfs_http_throttle_new(srv->opts.auth_fail_burst,
                                   srv->opts.auth_fail_window_s,
@@ -700,6 +710,7 @@ uint16_t cfs_http_server_port(const struct cfs_http_server *srv)
 void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
+        cfs_http_forward_stop(srv->fwd);   /* writes sent on end now */
         cfs_http_commit_stop(srv);         /* every waiting answer goes */
         cfs_http_events_stop(srv->events); /* streams end */
         if (srv->daemon) {
@@ -717,6 +728,7 @@ void cfs_http_server_free(struct cfs_http_server *srv)
             MHD_stop_daemon(srv->daemon);
         }
         cfs_http_events_free(srv->events);
+        cfs_http_forward_free(srv->fwd);
         if (srv->static_fd >= 0) {
             close(srv->static_fd);
         }

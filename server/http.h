@@ -52,6 +52,12 @@ struct cfs_http_options {
      * borrowed, read only during cfs_http_server_start(). */
     const char *tls_cert_pem;
     const char *tls_key_pem;
+    /* Cluster mode: the CA that signed the other nodes' certificates,
+     * for writes forwarded to a writer served over https; NULL: the
+     * system's CAs. */
+    const char *peer_cacert;
+    /* Cluster mode: send writes to the writer node (forward.h). */
+    bool forward_writes;
 };
 
 /** Start serving. Ownership: *ret_srv is new; stop with

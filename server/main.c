@@ -41,6 +41,9 @@ struct options {
     const char *etcd_user;
     const char *etcd_password_file;
     long snapshot_every;
+    bool forward_writes;
+    const char *advertise_url;
+    const char *peer_cacert;
     const char *schema_dir;
     bool schema_dir_given;
     const char *modules[MAX_MODULES];
@@ -132,6 +135,20 @@ static const struct opt opts[] = {
         "cluster mode: write a snapshot of the tree to etcd each N "
         "revisions, for nodes to start from, and trim the log below it; "
         "0 writes none", 10000),
+    OPT("forward-writes", NULL, "CONFIGFSD_FORWARD_WRITES", OPT_FLAG,
+        forward_writes,
+        "cluster mode: one node of those started with it appends every "
+        "write for them (the writer); the others send it their writes "
+        "instead of racing it (docs/cluster.md)"),
+    OPT("advertise-url", "URL", "CONFIGFSD_ADVERTISE_URL", OPT_STRING,
+        advertise_url,
+        "cluster mode, --forward-writes: where the other nodes reach this "
+        "one (http[s]://HOST:PORT); default: the --listen address unless "
+        "it is 0.0.0.0"),
+    OPT("peer-cacert", "FILE", "CONFIGFSD_PEER_CACERT", OPT_STRING,
+        peer_cacert,
+        "cluster mode: CA certificate of the other nodes' https, for "
+        "writes sent to the writer node; default: the system's CAs"),
     OPT("schema-dir", "DIR", "CONFIGFSD_SCHEMA_DIR", OPT_STRING, schema_dir,
         "declarative subsystems; default " CFS_SCHEMA_DIR),
     OPT("module", "PATH.so", "CONFIGFSD_MODULES", OPT_MODULE, modules,
@@ -926,6 +943,47 @@ static int start_subsystems(const struct options *o)
     return 0;
 }
 
+/* Cluster mode: where the other nodes send their writes when this node is
+ * the writer (docs/cluster.md). */
+static void advertise(const struct options *o, struct cfs_http_server *srv)
+{
+    char url[420];
+    size_t host = strcspn(o->listen, ":");
+    int r;
+
+    if (!o->store_url || !o->store_url[0] || !o->forward_writes) {
+        return;
+    }
+    if (o->advertise_url && o->advertise_url[0]) {
+        (void)snprintf(url, sizeof(url), "%s", o->advertise_url);
+    } else if (strncmp(o->listen, "0.0.0.0:", 8) == 0) {
+        cfs_log_notice("start",
+                       "no --advertise-url, listening on 0.0.0.0: this node "
+                       "never appends for the others");
+        return;
+    } else {
+        (void)snprintf(url,
+                       sizeof(url),
+                       "%s://%.*s:%u",
+                       tls_cert ? "https" : "http",
+                       (int)host,
+                       o->listen,
+                       cfs_http_server_port(srv));
+    }
+    while (strlen(url) > 0 && url[strlen(url) - 1] == '/') {
+        url[strlen(url) - 1] = '\0';
+    }
+    r = cfs_store_advertise(store, url);
+    if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "--advertise-url '%s': %s",
+                url,
+                r == -EINVAL ? "over 400 bytes, or with a space"
+                             : strerror(-r));
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -1094,6 +1152,8 @@ int main(int argc, char **argv)
     hopts.static_dir = o.static_dir;
     hopts.tls_cert_pem = tls_cert;
     hopts.tls_key_pem = tls_key;
+    hopts.peer_cacert = o.peer_cacert;
+    hopts.forward_writes = o.store_url && o.store_url[0] && o.forward_writes;
     r = cfs_http_server_start(&hopts, &srv);
     free_pem(&tls_key); /* GnuTLS holds its own copy now */
     if (r < 0) {
@@ -1111,6 +1171,7 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
+    advertise(&o, srv);
     pthread_mutex_lock(&g_srv_lock);
     g_srv = srv;
     pthread_mutex_unlock(&g_srv_lock);

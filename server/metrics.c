@@ -65,6 +65,16 @@ static atomic_uint_fast64_t auth_failures;
 static atomic_uint_fast64_t auth_throttled;
 static atomic_uint_fast64_t cas_retries;
 
+static atomic_uint_fast64_t forwarded, forward_failures;
+
+void cfs_http_metrics_forward(bool ok)
+{
+    atomic_fetch_add_explicit(&forwarded, 1, memory_order_relaxed);
+    if (!ok) {
+        atomic_fetch_add_explicit(&forward_failures, 1, memory_order_relaxed);
+    }
+}
+
 void cfs_http_metrics_cas_retry(void)
 {
     atomic_fetch_add_explicit(&cas_retries, 1, memory_order_relaxed);
@@ -279,6 +289,17 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             "after losing a race.\n# TYPE "
             "configfsd_cluster_cas_retries_total counter\n"
             "configfsd_cluster_cas_retries_total %llu\n"
+            "# HELP configfsd_cluster_forwarded_total Write requests sent "
+            "to the writer node.\n# TYPE configfsd_cluster_forwarded_total "
+            "counter\nconfigfsd_cluster_forwarded_total %llu\n"
+            "# HELP configfsd_cluster_forward_failures_total Of which the "
+            "writer did not answer.\n# TYPE "
+            "configfsd_cluster_forward_failures_total counter\n"
+            "configfsd_cluster_forward_failures_total %llu\n"
+            "# HELP configfsd_cluster_writer This node appends for the "
+            "others (1), another node does (0), none is known (-1).\n"
+            "# TYPE configfsd_cluster_writer gauge\n"
+            "configfsd_cluster_writer %d\n"
             "# HELP configfsd_cluster_remote_changes_total Change sets of "
             "other nodes applied here.\n# TYPE "
             "configfsd_cluster_remote_changes_total counter\n"
@@ -304,6 +325,11 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             cl.watching ? 1 : 0,
             (unsigned long long)cl.conflicts,
             (unsigned long long)atomic_load(&cas_retries),
+            (unsigned long long)atomic_load(&forwarded),
+            (unsigned long long)atomic_load(&forward_failures),
+            cl.writer_self ? 1
+            : cl.writer[0] ? 0
+                           : -1,
             (unsigned long long)cl.remote,
             (unsigned long long)cl.replay_errors,
             (unsigned long long)cl.requests,

@@ -18,6 +18,8 @@ void cfs_http_metrics_commit(uint64_t us, bool ok);
 void cfs_http_metrics_auth(bool failed);
 /* Cluster mode: a request runs again after losing a race. */
 void cfs_http_metrics_cas_retry(void);
+/* A write sent to the writer node; @ok: it answered. */
+void cfs_http_metrics_forward(bool ok);
 /* GET /metrics: Prometheus text. */
 void cfs_http_handle_metrics(struct cfs_http_req *req);
 

@@ -9,6 +9,8 @@ Writes, durable PUTs per second:
                 and values, as the gateway wants them)
   1 node        PUT of an attribute on one configfsd node on etcd
   3 nodes       the same on three nodes at once (sum)
+  3 forwarding  three nodes started with --forward-writes (one appends,
+                the others send it their writes), at once (sum)
   sqlite        one configfsd on SQLite (synchronous=FULL)
 Reads, GETs of an attribute per second:
   node N        each node of the 3-node cluster alone, in turn
@@ -152,6 +154,16 @@ def run_wrk(name, urls, secs, conns, lua):
     return fig
 
 
+def metric(node, name):
+    """The value of @name in @node's /metrics."""
+    st, _, b = node.req("GET", "/metrics")
+    assert st == 200, (st, b)
+    for line in b.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
 def need_tools():
     """etcd and wrk, installed from Debian if missing."""
     if not shutil.which("etcd"):
@@ -193,6 +205,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     need_tools()
     c = Cluster(binary)
+    fw = []
     sq = None
     attr = "/api/v1/config/02-simple-children/b%d/storeme"
     figs = {}
@@ -203,6 +216,17 @@ def main():
             st = n.req("POST", "/api/v1/config/02-simple-children",
                        {"name": "b%d" % i})[0]
             assert st == 201, st
+        fwd_url = "etcd://%s/fwd" % c.etcd.endpoints()
+        for i in range(3):
+            n = Node(binary, c.tmp, "fwd%d" % i, fwd_url, ["--forward-writes"])
+            fw.append(n)
+            n.start()
+            st = n.req("POST", "/api/v1/config/02-simple-children",
+                       {"name": "b%d" % i})[0]
+            assert st == 201, st
+        # one of them holds the writer's role, and the others know it
+        wait_for(lambda: sorted(metric(n, "configfsd_cluster_writer")
+                                for n in fw) == [0, 0, 1], 30, "a writer")
         sq = start_sqlite_node(binary, c.tmp)
         st = sq.req("POST", "/api/v1/config/02-simple-children",
                     {"name": "b0"})[0]
@@ -218,6 +242,9 @@ def main():
             "3 nodes on etcd (sum)",
             [n.url(attr % i) for i, n in enumerate(c.nodes)],
             secs, conns, PUT)
+        figs["fwd"] = run_wrk(
+            "3 forwarding nodes (sum)",
+            [n.url(attr % i) for i, n in enumerate(fw)], secs, conns, PUT)
         figs["sqlite"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
                                  secs, conns, PUT)
         print("reads (GET of an attribute)")
@@ -239,6 +266,8 @@ def main():
     finally:
         if sq and sq.proc:
             sq.stop()
+        for n in fw:
+            n.stop()
         c.stop()
 
     e, sqw, sqr = figs["etcd"].rate, figs["sqlite"].rate, figs["getsq"].rate
@@ -246,6 +275,8 @@ def main():
     print("  1 node on etcd            %.2f" % (figs["one"].rate / e))
     print("  3 nodes on etcd (sum)     %.2f  (goal >= 2)"
           % (figs["three"].rate / e))
+    print("  3 forwarding nodes (sum)  %.2f  (goal >= 2)"
+          % (figs["fwd"].rate / e))
     print("  1 node on SQLite          %.2f" % (sqw / e))
     print("  3 nodes (sum) / SQLite    %.2f" % (figs["three"].rate / sqw))
     print("read ratios (to the SQLite node's GET of this run; goal 1)")

@@ -83,7 +83,8 @@ struct store_etcd {
     char *user, *password;     /* etcd authentication, or NULL */
     char *auth_header;         /* "Authorization: TOKEN", under lock */
     char *k_head, *k_log, *k_log_end;
-    char *k_snapshot, *k_snap_lock, *k_nodes;
+    char *k_snapshot, *k_snap_lock, *k_nodes, *k_writer;
+    char *advertise;         /* this node's URL for other nodes, or NULL */
     char node_id[17];        /* this process, in PREFIX/nodes/ */
     uint64_t snapshot_every; /* 0: write none */
 
@@ -100,6 +101,9 @@ struct store_etcd {
     int64_t lease;     /* this node's lease (registry, snapshot lock), or 0 */
     uint64_t snap_rev; /* the last snapshot known to be published */
     bool fell_behind;  /* the log after applied was trimmed */
+    char writer[512];  /* the writer's URL ("" none), as last read */
+    bool writer_self;  /* ... and it is this node */
+    bool kick;         /* the keeper runs now, not at its next second */
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
 
@@ -2036,6 +2040,31 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     return 0;
 }
 
+/* Put @key = @val under @lease if @key does not exist. @return 0 with
+ * *ret_ok whether it was put. */
+static int put_if_absent(struct store_etcd *e,
+                         const char *key,
+                         const char *val,
+                         int64_t lease,
+                         bool *ret_ok)
+{
+    json_t *body = json_object(), *cmp = json_object();
+    json_t *put = op_put(key, val, strlen(val));
+    int r;
+
+    json_object_set_new(cmp, "key", jb64s(key));
+    json_object_set_new(cmp, "target", json_string("VERSION"));
+    json_object_set_new(cmp, "version", json_string("0"));
+    json_object_set_new(cmp, "result", json_string("EQUAL"));
+    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        json_object_get(put, "request_put"), "lease", lease_json(lease));
+    json_object_set_new(body, "success", json_pack("[o]", put));
+    r = etcd_txn(e, body, ret_ok);
+    json_decref(body);
+    return r;
+}
+
 /* A snapshot when this node is snapshot_every revisions past the last
  * one, if it gets the lock (else another node is writing it). */
 static void maybe_snapshot(struct cfs_store *s)
@@ -2044,7 +2073,7 @@ static void maybe_snapshot(struct cfs_store *s)
     struct snap_ptr ptr;
     uint64_t applied, known;
     int64_t lease = lease_of(e);
-    json_t *body, *cmp;
+    json_t *body;
     bool ok = false;
 
     pthread_mutex_lock(&e->lock);
@@ -2056,22 +2085,7 @@ static void maybe_snapshot(struct cfs_store *s)
         applied < ptr.revision + e->snapshot_every) {
         return;
     }
-    body = json_object();
-    cmp = json_object();
-    json_object_set_new(cmp, "key", jb64s(e->k_snap_lock));
-    json_object_set_new(cmp, "target", json_string("VERSION"));
-    json_object_set_new(cmp, "version", json_string("0"));
-    json_object_set_new(cmp, "result", json_string("EQUAL"));
-    json_object_set_new(body, "compare", json_pack("[o]", cmp));
-    {
-        json_t *put = op_put(e->k_snap_lock, e->node_id, strlen(e->node_id));
-
-        json_object_set_new(
-            json_object_get(put, "request_put"), "lease", lease_json(lease));
-        json_object_set_new(body, "success", json_pack("[o]", put));
-    }
-    (void)etcd_txn(e, body, &ok);
-    json_decref(body);
+    (void)put_if_absent(e, e->k_snap_lock, e->node_id, lease, &ok);
     if (!ok) {
         return; /* another node writes it */
     }
@@ -2095,13 +2109,75 @@ static void maybe_snapshot(struct cfs_store *s)
     json_decref(body);
 }
 
+/*
+ * Trimming goes on after the snapshot that allowed it: the registry says
+ * each node's applied revision once a second, so when the snapshot was
+ * published a node may still have been listed below it. The node that
+ * knows the snapshot (wrote or loaded it) trims again on later seconds,
+ * up to it, as the nodes' entries catch up. *trimmed: how far it did.
+ */
+static void maybe_trim(struct store_etcd *e, uint64_t *trimmed)
+{
+    uint64_t snap, low = 0;
+
+    pthread_mutex_lock(&e->lock);
+    snap = e->snap_rev;
+    pthread_mutex_unlock(&e->lock);
+    if (e->snapshot_every == 0 || snap <= *trimmed ||
+        lowest_live(e, snap, &low) < 0 || low <= *trimmed) {
+        return;
+    }
+    trim_log(e, low);
+    *trimmed = low;
+}
+
+/*
+ * The writer: the node that appends for the others. PREFIX/writer holds
+ * "NODE URL" under the writer's lease; the first node that finds it
+ * missing (and has a URL to give) takes it. Other nodes forward their
+ * writes to that URL (the server's forward.c), so that appends do not
+ * race. It is an optimisation, never a condition of correctness: every
+ * append is still a CAS on the head, whichever node makes it.
+ */
+static void elect_writer(struct store_etcd *e, int64_t lease)
+{
+    char *cur = NULL, *mine = NULL, *url;
+    size_t len = 0;
+    bool ok = false;
+
+    char adv[404];
+
+    pthread_mutex_lock(&e->lock);
+    (void)snprintf(adv, sizeof(adv), "%s", e->advertise ? e->advertise : "");
+    pthread_mutex_unlock(&e->lock);
+    if (etcd_get(e, e->k_writer, &cur, &len) < 0) {
+        return; /* keep what is known */
+    }
+    if (!cur && adv[0] && lease != 0 &&
+        asprintf(&mine, "%s %s", e->node_id, adv) >= 0 &&
+        put_if_absent(e, e->k_writer, mine, lease, &ok) == 0 && ok) {
+        cur = mine;
+        mine = NULL;
+    }
+    free(mine);
+    url = cur ? strchr(cur, ' ') : NULL;
+    pthread_mutex_lock(&e->lock);
+    (void)snprintf(e->writer, sizeof(e->writer), "%s", url ? url + 1 : "");
+    /* the same URL is this node too: a restarted process, a new id */
+    e->writer_self =
+        url && (strncmp(cur, e->node_id, (size_t)(url - cur)) == 0 ||
+                (adv[0] && strcmp(url + 1, adv) == 0));
+    pthread_mutex_unlock(&e->lock);
+    free(cur);
+}
+
 /* Keeps the lease (and so the registry entry and the lock) alive, says
  * how far this node applied, and writes snapshots. */
 static void *keeper_main(void *arg)
 {
     struct cfs_store *s = arg;
     struct store_etcd *e = s->etcd;
-    uint64_t reported = UINT64_MAX;
+    uint64_t reported = UINT64_MAX, trimmed = 0;
 
     pthread_setname_np(pthread_self(), "cfs-etcd-keep");
     for (;;) {
@@ -2110,12 +2186,17 @@ static void *keeper_main(void *arg)
         bool stop, behind;
         int r;
 
+        /* Once a second, not on every change: e->cond is broadcast on
+         * every commit and every applied batch, and a keep-alive and a
+         * registry put each time were most of etcd's load under writes
+         * (a Raft proposal per commit per node). */
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 1;
         pthread_mutex_lock(&e->lock);
-        if (!e->stop) {
-            pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+        while (!e->stop && !e->kick &&
+               pthread_cond_timedwait(&e->cond, &e->lock, &ts) != ETIMEDOUT) {
         }
+        e->kick = false;
         stop = e->stop;
         applied = e->applied;
         behind = e->fell_behind;
@@ -2133,7 +2214,9 @@ static void *keeper_main(void *arg)
         if (applied != reported && node_register(e, applied) == 0) {
             reported = applied;
         }
+        elect_writer(e, lease_of(e));
         maybe_snapshot(s);
+        maybe_trim(e, &trimmed);
     }
     return NULL;
 }
@@ -2192,7 +2275,8 @@ static int parse_url(struct store_etcd *e, const char *url)
         asprintf(&e->k_log_end, "%s/log0", e->prefix) < 0 ||
         asprintf(&e->k_snapshot, "%s/snapshot", e->prefix) < 0 ||
         asprintf(&e->k_snap_lock, "%s/snapshot-lock", e->prefix) < 0 ||
-        asprintf(&e->k_nodes, "%s/nodes/", e->prefix) < 0) {
+        asprintf(&e->k_nodes, "%s/nodes/", e->prefix) < 0 ||
+        asprintf(&e->k_writer, "%s/writer", e->prefix) < 0) {
         return -ENOMEM;
     }
     return 0;
@@ -2363,6 +2447,8 @@ void store_etcd_close(struct cfs_store *s)
     free(e->k_snapshot);
     free(e->k_snap_lock);
     free(e->k_nodes);
+    free(e->k_writer);
+    free(e->advertise);
     pthread_cond_destroy(&e->cond);
     pthread_mutex_destroy(&e->lock);
     free(e);
@@ -2456,6 +2542,8 @@ int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
     ret->snapshot_revision = e->snap_rev;
     ret->fell_behind = e->fell_behind;
     (void)snprintf(ret->error, sizeof(ret->error), "%s", e->error);
+    (void)snprintf(ret->writer, sizeof(ret->writer), "%s", e->writer);
+    ret->writer_self = e->writer_self;
     pthread_mutex_unlock(&e->lock);
     ret->snapshots_loaded = atomic_load(&e->n_snap_loaded);
     ret->snapshots_written = atomic_load(&e->n_snap_written);
@@ -2534,4 +2622,46 @@ int cfs_store_cluster_subsystems(struct cfs_store *s,
     }
     json_decref(ans);
     return r;
+}
+
+int cfs_store_writer(struct cfs_store *s, char *url, size_t size)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    int r = 0;
+
+    if (!e) {
+        return 0;
+    }
+    pthread_mutex_lock(&e->lock);
+    if (e->writer[0] && !e->writer_self && !e->fell_behind &&
+        strlen(e->writer) < size) {
+        memcpy(url, e->writer, strlen(e->writer) + 1);
+        r = 1;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return r;
+}
+
+int cfs_store_advertise(struct cfs_store *s, const char *url)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    char *copy;
+
+    if (!e) {
+        return -ENOTSUP;
+    }
+    if (!url || strlen(url) > 400 || strchr(url, ' ')) {
+        return -EINVAL;
+    }
+    copy = strdup(url);
+    if (!copy) {
+        return -ENOMEM;
+    }
+    pthread_mutex_lock(&e->lock);
+    free(e->advertise);
+    e->advertise = copy;
+    e->kick = true; /* stand as the writer now if there is none */
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return 0;
 }

@@ -360,7 +360,33 @@ struct cfs_store_cluster_info {
     uint64_t trimmed;           /* log entries this node deleted */
     bool fell_behind; /* the log this node needs was trimmed: it waits to
                          be restarted (on_fell_behind) */
+    char writer[512]; /* URL of the node that appends for the others, ""
+                         while none is known */
+    bool writer_self; /* ... and it is this node */
 };
+
+/**
+ * Cluster mode: where this node should send its writes. One node at a
+ * time holds the writer's role (under its etcd lease, taken by the first
+ * node with an advertised URL that finds it free); the others forward
+ * their write requests to it, so that their appends do not race. Only an
+ * optimisation: a node that appends itself is still correct (the CAS on
+ * the head), only slower under contention.
+ * @return 1 with @url (of @size bytes) the writer's URL when another node
+ * is the writer; 0 when this node is, none is known, or without a
+ * cluster.
+ */
+CFS_EXPORT int
+cfs_store_writer(struct cfs_store *store, char *url, size_t size);
+
+/**
+ * Cluster mode: @url ("http://HOST:PORT"), where other nodes reach this
+ * node's HTTP API, lets it stand as the writer (cfs_store_writer()); a
+ * node never given one never does. Call once serving.
+ * @return 0; -ENOTSUP without a cluster; -EINVAL for a URL over 400
+ * bytes or with a space; -ENOMEM.
+ */
+CFS_EXPORT int cfs_store_advertise(struct cfs_store *store, const char *url);
 
 /** @return 0; -ENOTSUP when the store is not in cluster mode. */
 CFS_EXPORT int cfs_store_cluster(struct cfs_store *store,

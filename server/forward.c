@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * forward.c - cluster mode: writes go to the one writer node.
+ *
+ * Nodes that append at once race for the head of the shared log, and each
+ * loss costs an undo, a catch-up and another round trip (docs/cluster.md).
+ * So the node that holds the writer's role (store/src/etcd.c, under its
+ * etcd lease) appends for all: another node sends it each write request
+ * as it came (method, raw URL and query, headers, body), answers with its
+ * answer, and first waits until it has applied the change itself, so that
+ * a client reads its own write on the node it wrote to.
+ *
+ * The worker does not wait: the request is queued to a pool of forwarding
+ * threads (one blocking libcurl transfer each, keep-alive to the writer)
+ * and sleeps as a commit does (commit.c), resumed once the writer
+ * answered. If the writer cannot be reached at all (nothing was sent),
+ * the request runs here, with the CAS, as without a writer. If it was
+ * sent and no answer came, nobody knows whether the writer made the
+ * change: the answer is 503 and says so, as for an etcd request that
+ * timed out.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include <configfs/store.h>
+
+#include "commit.h"
+#include "forward.h"
+#include "log.h"
+#include "metrics.h"
+#include "reply.h"
+#include "request.h"
+#include "router.h"
+
+#define FWD_THREADS     32
+#define FWD_TIMEOUT_MS  20000L /* a writer's commit waits for etcd */
+#define FWD_CONNECT_MS  1000L
+#define FWD_CATCH_UP_MS 5000u /* this node applies what the writer made */
+#define FWD_BODY_MAX    ((size_t)64 << 20)
+
+struct cfs_http_fwd_job {
+    struct cfs_http_fwd_job *next;
+    struct cfs_http_req *req;
+    struct cfs_http_forward *f;
+    bool writer_lost; /* the role moved on while waiting for its answer */
+    char *url;        /* the writer's URL, path and query */
+    struct curl_slist *headers; /* of the request, to send */
+    /* the answer */
+    CURLcode code;
+    long status;
+    char *body;
+    size_t body_len;
+    char **rh; /* response headers to pass on, "Name: value" */
+    size_t n_rh;
+    uint64_t revision; /* CFS_REVISION_HEADER, 0 without */
+    char writer[512];
+};
+
+struct cfs_http_forward {
+    struct cfs_http_server *srv;
+    char *cacert;
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    struct cfs_http_fwd_job *head, **tail;
+    bool stop;     /* the threads end once the queue is empty */
+    bool aborting; /* transfers end at once */
+    pthread_t threads[FWD_THREADS];
+    size_t n_threads;
+};
+
+/* Headers that belong to one connection, or that this node sets itself. */
+static bool hop_header(const char *name)
+{
+    static const char *const hop[] = {
+        "Connection",
+        "Keep-Alive",
+        "Transfer-Encoding",
+        "TE",
+        "Upgrade",
+        "Trailer",
+        "Proxy-Authorization",
+        "Proxy-Connection",
+        "Host",
+        "Content-Length",
+        "Expect",
+        "Date",
+        "X-Content-Type-Options",
+        "X-Configfsd-Stale",
+        CFS_FORWARDED_HEADER,
+        CFS_REVISION_HEADER,
+    };
+
+    for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++) {
+        if (strcasecmp(name, hop[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void job_free(struct cfs_http_fwd_job *j)
+{
+    if (j) {
+        free(j->url);
+        curl_slist_free_all(j->headers);
+        free(j->body);
+        for (size_t i = 0; i < j->n_rh; i++) {
+            free(j->rh[i]);
+        }
+        free(j->rh);
+        free(j);
+    }
+}
+
+/* ---- building the request, in the worker ------------------------------ */
+
+struct build {
+    char *text;
+    size_t len, cap;
+    bool failed;
+    struct curl_slist *headers;
+};
+
+static void add(struct build *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (b->failed) {
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *t = realloc(b->text, cap);
+
+        if (!t) {
+            b->failed = true;
+            return;
+        }
+        b->text = t;
+        b->cap = cap;
+    }
+    memcpy(b->text + b->len, s, n + 1);
+    b->len += n;
+}
+
+/* The query, as it came: values are kept undecoded (daemon.c's unescape
+ * callback), so they go on as they are. */
+static enum MHD_Result
+add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
+{
+    struct build *b = cls;
+
+    (void)kind;
+    add(b, strchr(b->text, '?') ? "&" : "?");
+    add(b, key);
+    if (v) {
+        add(b, "=");
+        add(b, v);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result
+add_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
+{
+    struct build *b = cls;
+    struct curl_slist *l;
+    char *line;
+
+    (void)kind;
+    if (b->failed || hop_header(key)) {
+        return MHD_YES;
+    }
+    if (asprintf(&line, "%s: %s", key, v ? v : "") < 0) {
+        b->failed = true;
+        return MHD_YES;
+    }
+    l = curl_slist_append(b->headers, line);
+    free(line);
+    if (!l) {
+        b->failed = true;
+    } else {
+        b->headers = l;
+    }
+    return MHD_YES;
+}
+
+static void enqueue(struct cfs_http_forward *f, struct cfs_http_fwd_job *j)
+{
+    pthread_mutex_lock(&f->lock);
+    *f->tail = j;
+    f->tail = &j->next;
+    pthread_cond_signal(&f->more);
+    pthread_mutex_unlock(&f->lock);
+}
+
+bool cfs_http_forward(struct cfs_http_req *req)
+{
+    struct cfs_http_forward *f = req->srv->fwd;
+    struct build b = {0};
+    struct cfs_http_fwd_job *j;
+    const char *const extra[] = {
+        CFS_FORWARDED_HEADER ": 1",
+        "Expect:",       /* no 100-continue round trip */
+        "Content-Type:", /* none unless the client sent one */
+    };
+    char writer[512];
+
+    if (!f || req->no_forward || !req->rt ||
+        !(req->rt->methods & CFS_M(req->method)) ||
+        (req->method != CFS_M_POST && req->method != CFS_M_PUT &&
+         req->method != CFS_M_DELETE) ||
+        cfs_http_header_in(req, CFS_FORWARDED_HEADER) ||
+        cfs_store_writer(req->srv->opts.store, writer, sizeof(writer)) != 1) {
+        return false;
+    }
+    j = calloc(1, sizeof(*j));
+    if (!j) {
+        return false; /* run it here */
+    }
+    (void)snprintf(j->writer, sizeof(j->writer), "%s", writer);
+    add(&b, writer);
+    add(&b, req->url);
+    (void)MHD_get_connection_values(
+        req->conn, MHD_GET_ARGUMENT_KIND, add_arg, &b);
+    (void)MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_header, &b);
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]) && !b.failed; i++) {
+        struct curl_slist *l;
+
+        if (i == 2 && cfs_http_header_in(req, "Content-Type")) {
+            continue;
+        }
+        l = curl_slist_append(b.headers, extra[i]);
+        if (!l) {
+            b.failed = true;
+        } else {
+            b.headers = l;
+        }
+    }
+    j->url = b.text;
+    j->headers = b.headers;
+    if (b.failed) {
+        job_free(j);
+        return false;
+    }
+    j->req = req;
+    j->f = f;
+    req->fwd = j;
+    cfs_http_commit_begin(req);
+    enqueue(f, j);
+    return true;
+}
+
+/* ---- the transfer, in a forwarding thread ------------------------------ */
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct cfs_http_fwd_job *j = ud;
+    size_t n = size * nmemb;
+    char *b;
+
+    if (j->body_len + n > FWD_BODY_MAX) {
+        return 0;
+    }
+    b = realloc(j->body, j->body_len + n + 1);
+    if (!b) {
+        return 0;
+    }
+    memcpy(b + j->body_len, data, n);
+    j->body = b;
+    j->body_len += n;
+    j->body[j->body_len] = '\0';
+    return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct cfs_http_fwd_job *j = ud;
+    size_t n = size * nmemb, len = n;
+    const char *colon = memchr(data, ':', n);
+    char name[128], **rh, *line;
+
+    while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n')) {
+        len--;
+    }
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+        /* a new status line (after a 100 Continue): a new set */
+        for (size_t i = 0; i < j->n_rh; i++) {
+            free(j->rh[i]);
+        }
+        j->n_rh = 0;
+        return n;
+    }
+    if (!colon || (size_t)(colon - data) >= sizeof(name)) {
+        return n; /* the blank line, or nothing to pass on */
+    }
+    memcpy(name, data, (size_t)(colon - data));
+    name[colon - data] = '\0';
+    if (strcasecmp(name, CFS_REVISION_HEADER) == 0) {
+        j->revision = strtoull(colon + 1, NULL, 10);
+        return n;
+    }
+    if (hop_header(name)) {
+        return n;
+    }
+    rh = realloc(j->rh, (j->n_rh + 1) * sizeof(*rh));
+    if (!rh) {
+        return 0;
+    }
+    j->rh = rh;
+    line = strndup(data, len);
+    if (!line) {
+        return 0;
+    }
+    j->rh[j->n_rh++] = line;
+    return n;
+}
+
+static bool aborting(struct cfs_http_forward *f)
+{
+    bool a;
+
+    pthread_mutex_lock(&f->lock);
+    a = f->aborting;
+    pthread_mutex_unlock(&f->lock);
+    return a;
+}
+
+/* Called at least once a second: end the transfer when stopping, or when
+ * the writer's role lapsed (a writer that hangs keeps accepting
+ * connections; its lease, not its socket, says it is gone). */
+static int
+on_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+    struct cfs_http_fwd_job *j = ud;
+    char now[512];
+
+    (void)a;
+    (void)b;
+    (void)c;
+    (void)d;
+    if (aborting(j->f)) {
+        return 1;
+    }
+    if (cfs_store_writer(j->req->srv->opts.store, now, sizeof(now)) != 1 ||
+        strcmp(now, j->writer) != 0) {
+        j->writer_lost = true;
+        return 1;
+    }
+    return 0;
+}
+
+static void
+transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
+{
+    struct cfs_http_req *req = j->req;
+
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, j->url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method_name);
+    if (req->body_len > 0 || req->method != CFS_M_DELETE) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+        curl_easy_setopt(
+            c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, j->headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, j);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, j);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, j);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, FWD_TIMEOUT_MS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, FWD_CONNECT_MS);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    if (f->cacert) {
+        curl_easy_setopt(c, CURLOPT_CAINFO, f->cacert);
+    }
+    j->code = curl_easy_perform(c);
+    if (j->code == CURLE_OK) {
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &j->status);
+        if (j->status >= 200 && j->status < 300 && j->revision > 0 &&
+            !aborting(f)) {
+            /* the client reads its write here */
+            (void)cfs_store_catch_up(
+                req->srv->opts.store, j->revision, FWD_CATCH_UP_MS);
+        }
+    }
+}
+
+static void *fwd_main(void *arg)
+{
+    struct cfs_http_forward *f = arg;
+    CURL *c = curl_easy_init();
+
+    pthread_setname_np(pthread_self(), "cfs-forward");
+    for (;;) {
+        struct cfs_http_fwd_job *j;
+
+        pthread_mutex_lock(&f->lock);
+        while (!f->head && !f->stop) {
+            pthread_cond_wait(&f->more, &f->lock);
+        }
+        j = f->head;
+        if (j) {
+            f->head = j->next;
+            if (!f->head) {
+                f->tail = &f->head;
+            }
+        }
+        pthread_mutex_unlock(&f->lock);
+        if (!j) {
+            break; /* stopping, and nothing left */
+        }
+        if (c) {
+            transfer(f, c, j);
+        } else {
+            j->code = CURLE_OUT_OF_MEMORY;
+        }
+        cfs_http_commit_resolve(j->req, 0, 0);
+    }
+    curl_easy_cleanup(c);
+    return NULL;
+}
+
+/* ---- the answer, in the worker ------------------------------------------ */
+
+bool cfs_http_forward_finish(struct cfs_http_req *req)
+{
+    struct cfs_http_fwd_job *j = req->fwd;
+    struct MHD_Response *resp;
+    bool nothing_sent;
+
+    req->committing = false;
+    req->fwd = NULL;
+    nothing_sent = j->code == CURLE_COULDNT_CONNECT ||
+                   j->code == CURLE_COULDNT_RESOLVE_HOST ||
+                   j->code == CURLE_OUT_OF_MEMORY;
+    cfs_http_metrics_forward(j->code == CURLE_OK);
+    if (j->code != CURLE_OK && nothing_sent && !aborting(req->srv->fwd)) {
+        /* The writer is gone (its role lapses with its lease): the
+         * request runs here, its append a CAS like any other. */
+        cfs_log(CFS_LOG_INFO,
+                "forward",
+                "the writer %s cannot be reached (%s): %s %s runs here",
+                j->writer,
+                curl_easy_strerror(j->code),
+                req->method_name,
+                req->url);
+        req->no_forward = true;
+        job_free(j);
+        return true;
+    }
+    if (j->code != CURLE_OK) {
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         -EIO,
+                         NULL,
+                         "the writer node %s did not answer (%s): the "
+                         "change may or may not have been made; read it "
+                         "back before retrying",
+                         j->writer,
+                         j->writer_lost ? "it is the writer no longer"
+                                        : curl_easy_strerror(j->code));
+        job_free(j);
+        return false;
+    }
+    resp = MHD_create_response_from_buffer(j->body_len,
+                                           j->body ? j->body : (void *)"",
+                                           j->body ? MHD_RESPMEM_MUST_FREE
+                                                   : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        cfs_http_no_memory(req);
+        job_free(j);
+        return false;
+    }
+    j->body = NULL; /* the response's now */
+    for (size_t i = 0; i < j->n_rh; i++) {
+        char *colon = strchr(j->rh[i], ':'), *v;
+
+        if (!colon) {
+            continue;
+        }
+        *colon = '\0';
+        v = colon + 1;
+        while (*v == ' ' || *v == '\t') {
+            v++;
+        }
+        (void)MHD_add_response_header(resp, j->rh[i], v);
+    }
+    cfs_http_reply_response(req, (int)j->status, resp);
+    req->resp_len = j->body_len;
+    job_free(j);
+    return false;
+}
+
+void cfs_http_forward_mark(struct cfs_http_req *req)
+{
+    char v[24];
+
+    if (req->commit_rev > 0 && cfs_http_header_in(req, CFS_FORWARDED_HEADER)) {
+        (void)snprintf(
+            v, sizeof(v), "%llu", (unsigned long long)req->commit_rev);
+        cfs_http_header(req, CFS_REVISION_HEADER, v);
+    }
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+int cfs_http_forward_new(struct cfs_http_server *srv,
+                         const char *peer_cacert,
+                         struct cfs_http_forward **ret)
+{
+    struct cfs_http_forward *f = calloc(1, sizeof(*f));
+    int r = 0;
+
+    *ret = NULL;
+    if (!f || (peer_cacert && !(f->cacert = strdup(peer_cacert)))) {
+        free(f);
+        return -ENOMEM;
+    }
+    f->srv = srv;
+    f->tail = &f->head;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->more, NULL);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    for (size_t i = 0; i < FWD_THREADS && r == 0; i++) {
+        r = -pthread_create(&f->threads[i], NULL, fwd_main, f);
+        if (r == 0) {
+            f->n_threads++;
+        }
+    }
+    if (r < 0) {
+        cfs_http_forward_free(f);
+        return r;
+    }
+    *ret = f;
+    return 0;
+}
+
+void cfs_http_forward_stop(struct cfs_http_forward *f)
+{
+    if (f) {
+        pthread_mutex_lock(&f->lock);
+        f->aborting = true;
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
+void cfs_http_forward_free(struct cfs_http_forward *f)
+{
+    if (!f) {
+        return;
+    }
+    pthread_mutex_lock(&f->lock);
+    f->stop = true;
+    f->aborting = true;
+    pthread_cond_broadcast(&f->more);
+    pthread_mutex_unlock(&f->lock);
+    for (size_t i = 0; i < f->n_threads; i++) {
+        pthread_join(f->threads[i], NULL);
+    }
+    pthread_cond_destroy(&f->more);
+    pthread_mutex_destroy(&f->lock);
+    free(f->cacert);
+    free(f);
+}
