@@ -555,7 +555,6 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
 {
     struct cfs_http_server *srv = calloc(1, sizeof(*srv));
     struct sockaddr_in sa;
-    struct cfs_store_cluster_info cl;
     const union MHD_DaemonInfo *info;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
@@ -633,8 +632,7 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     if (r == 0) {
         r = cfs_http_events_new(srv->opts.store, &srv->events);
     }
-    if (r == 0 && srv->opts.forward_writes && srv->opts.store &&
-        cfs_store_cluster(srv->opts.store, &cl) == 0) {
+    if (r == 0 && srv->opts.forward_writes) {
         r = cfs_http_forward_new(srv, srv->opts.peer_cacert, &srv->fwd);
     }
     if (r == 0 && srv->tokens) {

@@ -32,6 +32,7 @@
 
 #include "commit.h"
 #include "forward.h"
+#include "jsonw.h"
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
@@ -54,10 +55,9 @@ struct cfs_http_fwd_job {
     /* the answer */
     CURLcode code;
     long status;
-    char *body;
-    size_t body_len;
-    char **rh; /* response headers to pass on, "Name: value" */
-    size_t n_rh;
+    struct jw body;
+    char **rh; /* response headers to pass on: "Name", NUL, " value" */
+    size_t n_rh, cap_rh;
     uint64_t revision; /* CFS_REVISION_HEADER, 0 without */
     char writer[512];
 };
@@ -109,7 +109,7 @@ static void job_free(struct cfs_http_fwd_job *j)
     if (j) {
         free(j->url);
         curl_slist_free_all(j->headers);
-        free(j->body);
+        free(j->body.buf);
         for (size_t i = 0; i < j->n_rh; i++) {
             free(j->rh[i]);
         }
@@ -121,32 +121,15 @@ static void job_free(struct cfs_http_fwd_job *j)
 /* ---- building the request, in the worker ------------------------------ */
 
 struct build {
-    char *text;
-    size_t len, cap;
+    struct jw url; /* the writer's URL, the path, the query */
+    bool query;    /* a '?' is in url */
     bool failed;
     struct curl_slist *headers;
 };
 
 static void add(struct build *b, const char *s)
 {
-    size_t n = strlen(s);
-
-    if (b->failed) {
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *t = realloc(b->text, cap);
-
-        if (!t) {
-            b->failed = true;
-            return;
-        }
-        b->text = t;
-        b->cap = cap;
-    }
-    memcpy(b->text + b->len, s, n + 1);
-    b->len += n;
+    jw_raw(&b->url, s, strlen(s));
 }
 
 /* The query, as it came: values are kept undecoded (daemon.c's unescape
@@ -157,7 +140,8 @@ add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
     struct build *b = cls;
 
     (void)kind;
-    add(b, strchr(b->text, '?') ? "&" : "?");
+    add(b, b->query ? "&" : "?");
+    b->query = true;
     add(b, key);
     if (v) {
         add(b, "=");
@@ -166,11 +150,23 @@ add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
     return MHD_YES;
 }
 
+/* One header line to send. */
+static void add_line(struct build *b, const char *line)
+{
+    struct curl_slist *l =
+        b->failed ? NULL : curl_slist_append(b->headers, line);
+
+    if (!l) {
+        b->failed = true;
+    } else {
+        b->headers = l;
+    }
+}
+
 static enum MHD_Result
 add_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
 {
     struct build *b = cls;
-    struct curl_slist *l;
     char *line;
 
     (void)kind;
@@ -181,13 +177,8 @@ add_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
         b->failed = true;
         return MHD_YES;
     }
-    l = curl_slist_append(b->headers, line);
+    add_line(b, line);
     free(line);
-    if (!l) {
-        b->failed = true;
-    } else {
-        b->headers = l;
-    }
     return MHD_YES;
 }
 
@@ -205,11 +196,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     struct cfs_http_forward *f = req->srv->fwd;
     struct build b = {0};
     struct cfs_http_fwd_job *j;
-    const char *const extra[] = {
-        CFS_FORWARDED_HEADER ": 1",
-        "Expect:",       /* no 100-continue round trip */
-        "Content-Type:", /* none unless the client sent one */
-    };
+    size_t len;
     char writer[512];
 
     if (!f || req->no_forward || !req->rt ||
@@ -230,22 +217,13 @@ bool cfs_http_forward(struct cfs_http_req *req)
     (void)MHD_get_connection_values(
         req->conn, MHD_GET_ARGUMENT_KIND, add_arg, &b);
     (void)MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_header, &b);
-    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]) && !b.failed; i++) {
-        struct curl_slist *l;
-
-        if (i == 2 && cfs_http_header_in(req, "Content-Type")) {
-            continue;
-        }
-        l = curl_slist_append(b.headers, extra[i]);
-        if (!l) {
-            b.failed = true;
-        } else {
-            b.headers = l;
-        }
+    add_line(&b, CFS_FORWARDED_HEADER ": 1");
+    add_line(&b, "Expect:"); /* no 100-continue round trip */
+    if (!cfs_http_header_in(req, "Content-Type")) {
+        add_line(&b, "Content-Type:"); /* not curl's form type */
     }
-    j->url = b.text;
     j->headers = b.headers;
-    if (b.failed) {
+    if (jw_finish(&b.url, &j->url, &len) < 0 || b.failed) {
         job_free(j);
         return false;
     }
@@ -263,20 +241,12 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 {
     struct cfs_http_fwd_job *j = ud;
     size_t n = size * nmemb;
-    char *b;
 
-    if (j->body_len + n > FWD_BODY_MAX) {
+    if (j->body.len + n > FWD_BODY_MAX) {
         return 0;
     }
-    b = realloc(j->body, j->body_len + n + 1);
-    if (!b) {
-        return 0;
-    }
-    memcpy(b + j->body_len, data, n);
-    j->body = b;
-    j->body_len += n;
-    j->body[j->body_len] = '\0';
-    return n;
+    jw_raw(&j->body, data, n);
+    return j->body.oom ? 0 : n;
 }
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
@@ -284,7 +254,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
     struct cfs_http_fwd_job *j = ud;
     size_t n = size * nmemb, len = n;
     const char *colon = memchr(data, ':', n);
-    char name[128], **rh, *line;
+    char name[128], *line;
 
     while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n')) {
         len--;
@@ -309,15 +279,11 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
     if (hop_header(name)) {
         return n;
     }
-    rh = realloc(j->rh, (j->n_rh + 1) * sizeof(*rh));
-    if (!rh) {
+    if (cfs_grow(&j->rh, &j->cap_rh, j->n_rh, sizeof(*j->rh), 8) < 0 ||
+        !(line = strndup(data, len))) {
         return 0;
     }
-    j->rh = rh;
-    line = strndup(data, len);
-    if (!line) {
-        return 0;
-    }
+    line[colon - data] = '\0'; /* "Name", NUL, " value" */
     j->rh[j->n_rh++] = line;
     return n;
 }
@@ -446,7 +412,7 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
                    j->code == CURLE_COULDNT_RESOLVE_HOST ||
                    j->code == CURLE_OUT_OF_MEMORY;
     cfs_http_metrics_forward(j->code == CURLE_OK);
-    if (j->code != CURLE_OK && nothing_sent && !aborting(req->srv->fwd)) {
+    if (nothing_sent && !aborting(req->srv->fwd)) {
         /* The writer is gone (its role lapses with its lease): the
          * request runs here, its append a CAS like any other. */
         cfs_log(CFS_LOG_INFO,
@@ -474,31 +440,23 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
         job_free(j);
         return false;
     }
-    resp = MHD_create_response_from_buffer(j->body_len,
-                                           j->body ? j->body : (void *)"",
-                                           j->body ? MHD_RESPMEM_MUST_FREE
-                                                   : MHD_RESPMEM_PERSISTENT);
+    resp = MHD_create_response_from_buffer(
+        j->body.len,
+        j->body.buf ? j->body.buf : (void *)"",
+        j->body.buf ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!resp) {
         cfs_http_no_memory(req);
         job_free(j);
         return false;
     }
-    j->body = NULL; /* the response's now */
+    j->body.buf = NULL; /* the response's now */
     for (size_t i = 0; i < j->n_rh; i++) {
-        char *colon = strchr(j->rh[i], ':'), *v;
+        const char *v = j->rh[i] + strlen(j->rh[i]) + 1;
 
-        if (!colon) {
-            continue;
-        }
-        *colon = '\0';
-        v = colon + 1;
-        while (*v == ' ' || *v == '\t') {
-            v++;
-        }
-        (void)MHD_add_response_header(resp, j->rh[i], v);
+        (void)MHD_add_response_header(resp, j->rh[i], v + strspn(v, " \t"));
     }
     cfs_http_reply_response(req, (int)j->status, resp);
-    req->resp_len = j->body_len;
+    req->resp_len = j->body.len;
     job_free(j);
     return false;
 }

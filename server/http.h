@@ -56,7 +56,8 @@ struct cfs_http_options {
      * for writes forwarded to a writer served over https; NULL: the
      * system's CAs. */
     const char *peer_cacert;
-    /* Cluster mode: send writes to the writer node (forward.h). */
+    /* Cluster mode: send writes to the writer node (forward.h); without
+     * a cluster store there is never one to send to. */
     bool forward_writes;
 };
 

@@ -943,23 +943,22 @@ static int start_subsystems(const struct options *o)
     return 0;
 }
 
-/* Cluster mode: where the other nodes send their writes when this node is
- * the writer (docs/cluster.md). */
+/* Cluster mode, --forward-writes: follow the writer's role, and say where
+ * the other nodes send their writes when this node is the writer
+ * (docs/cluster.md). */
 static void advertise(const struct options *o, struct cfs_http_server *srv)
 {
     char url[420];
     size_t host = strcspn(o->listen, ":");
     int r;
 
-    if (!o->store_url || !o->store_url[0] || !o->forward_writes) {
-        return;
-    }
     if (o->advertise_url && o->advertise_url[0]) {
         (void)snprintf(url, sizeof(url), "%s", o->advertise_url);
     } else if (strncmp(o->listen, "0.0.0.0:", 8) == 0) {
         cfs_log_notice("start",
                        "no --advertise-url, listening on 0.0.0.0: this node "
                        "never appends for the others");
+        (void)cfs_store_advertise(store, NULL);
         return;
     } else {
         (void)snprintf(url,
@@ -981,6 +980,7 @@ static void advertise(const struct options *o, struct cfs_http_server *srv)
                 url,
                 r == -EINVAL ? "over 400 bytes, or with a space"
                              : strerror(-r));
+        (void)cfs_store_advertise(store, NULL); /* forwards all the same */
     }
 }
 
@@ -1171,7 +1171,9 @@ int main(int argc, char **argv)
                    tls_cert ? "https" : "http",
                    o.listen,
                    cfs_http_server_port(srv));
-    advertise(&o, srv);
+    if (hopts.forward_writes) {
+        advertise(&o, srv);
+    }
     pthread_mutex_lock(&g_srv_lock);
     g_srv = srv;
     pthread_mutex_unlock(&g_srv_lock);

@@ -36,7 +36,7 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "tests", "cluster"))
-from cluster import Cluster, Node, wait_for  # noqa: E402
+from cluster import Cluster, Node, metric, wait_for  # noqa: E402
 
 # One wrk script for every figure: REQUESTS is a Lua table of prebuilt
 # requests, cycled through; response() sorts the answers into ok and bad,
@@ -152,16 +152,6 @@ def run_wrk(name, urls, secs, conns, lua):
              "  (%d 503 EAGAIN, not counted)" % gaveup if gaveup else "",
              "  (%d FAILED)" % bad if bad else ""), flush=True)
     return fig
-
-
-def metric(node, name):
-    """The value of @name in @node's /metrics."""
-    st, _, b = node.req("GET", "/metrics")
-    assert st == 200, (st, b)
-    for line in b.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError("no %s in /metrics" % name)
 
 
 def need_tools():

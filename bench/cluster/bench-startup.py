@@ -17,17 +17,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tests", "cluster"))
-from cluster import Cluster, Node, wait_for  # noqa: E402
+from cluster import Cluster, Node, metric, wait_for  # noqa: E402
 
 SUB = "/api/v1/config/02-simple-children"
-
-
-def metric(node, name):
-    st, _, b = node.req("GET", "/metrics")
-    for line in b.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    return None
 
 
 def fill(node, items, writers):

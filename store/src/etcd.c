@@ -38,10 +38,11 @@
  * Snapshots (the keeper thread): every snapshot_every revisions one node
  * (whoever takes PREFIX/snapshot-lock) copies its cache with VACUUM INTO,
  * writes it in parts, publishes it with one txn on PREFIX/snapshot (only
- * while it still holds the lock), deletes older parts, then trims the log
- * below min(snapshot, lowest applied revision of a live node). A starting
- * node loads the published snapshot into its cache and reads the log from
- * its revision on. A node whose next entry was trimmed cannot catch up:
+ * while it still holds the lock) and deletes older parts; then, that
+ * second and the following ones, the node that knows the snapshot trims
+ * the log below min(snapshot, lowest applied revision of a live node). A
+ * starting node loads the published snapshot into its cache and reads the log
+ * from its revision on. A node whose next entry was trimmed cannot catch up:
  * read_log() says -ESTALE and the owner is told (on_fell_behind).
  */
 #include <errno.h>
@@ -85,6 +86,7 @@ struct store_etcd {
     char *k_head, *k_log, *k_log_end;
     char *k_snapshot, *k_snap_lock, *k_nodes, *k_writer;
     char *advertise;         /* this node's URL for other nodes, or NULL */
+    bool forwarding;         /* it follows the writer's role (advertise()) */
     char node_id[17];        /* this process, in PREFIX/nodes/ */
     uint64_t snapshot_every; /* 0: write none */
 
@@ -1911,7 +1913,7 @@ static void trim_log(struct store_etcd *e, uint64_t upto)
  * under this node's @lease: VACUUM INTO a file (a consistent copy of what
  * is durable in the cache, read beside the writers), its parts under a
  * fresh id, then one txn that puts PREFIX/snapshot only if the lock is
- * still this node's. Then older parts go, and the log is trimmed.
+ * still this node's. Then older parts go (maybe_trim() trims the log).
  */
 static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
 {
@@ -1919,7 +1921,7 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     char *file = NULL, id[17], hex[2 * SHA256_DIGEST_SIZE + 1];
     char pfx[600], after[600], mine[600];
     struct buf all = {0};
-    uint64_t rev = 0, parts = 0, low = 0;
+    uint64_t rev = 0, parts = 0;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     json_t *ptr = NULL, *body;
@@ -2034,9 +2036,6 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     }
     (void)etcd_txn(e, body, &ok);
     json_decref(body);
-    if (lowest_live(e, rev, &low) == 0 && low > 0) {
-        trim_log(e, low);
-    }
     return 0;
 }
 
@@ -2110,11 +2109,11 @@ static void maybe_snapshot(struct cfs_store *s)
 }
 
 /*
- * Trimming goes on after the snapshot that allowed it: the registry says
- * each node's applied revision once a second, so when the snapshot was
- * published a node may still have been listed below it. The node that
- * knows the snapshot (wrote or loaded it) trims again on later seconds,
- * up to it, as the nodes' entries catch up. *trimmed: how far it did.
+ * Trim the log below the snapshot this node knows (it wrote or loaded
+ * it), as far as every live node has applied: right after the snapshot,
+ * and again on later seconds, as the registry says each node's applied
+ * revision once a second only and a node may have been listed below the
+ * snapshot when it was published. *trimmed: how far it did.
  */
 static void maybe_trim(struct store_etcd *e, uint64_t *trimmed)
 {
@@ -2141,16 +2140,15 @@ static void maybe_trim(struct store_etcd *e, uint64_t *trimmed)
  */
 static void elect_writer(struct store_etcd *e, int64_t lease)
 {
-    char *cur = NULL, *mine = NULL, *url;
+    char *cur = NULL, *mine = NULL, *url, adv[404];
     size_t len = 0;
-    bool ok = false;
-
-    char adv[404];
+    bool ok = false, forwarding;
 
     pthread_mutex_lock(&e->lock);
     (void)snprintf(adv, sizeof(adv), "%s", e->advertise ? e->advertise : "");
+    forwarding = e->forwarding;
     pthread_mutex_unlock(&e->lock);
-    if (etcd_get(e, e->k_writer, &cur, &len) < 0) {
+    if (!forwarding || etcd_get(e, e->k_writer, &cur, &len) < 0) {
         return; /* keep what is known */
     }
     if (!cur && adv[0] && lease != 0 &&
@@ -2650,16 +2648,17 @@ int cfs_store_advertise(struct cfs_store *s, const char *url)
     if (!e) {
         return -ENOTSUP;
     }
-    if (!url || strlen(url) > 400 || strchr(url, ' ')) {
+    if (url && (strlen(url) > 400 || strchr(url, ' '))) {
         return -EINVAL;
     }
-    copy = strdup(url);
-    if (!copy) {
+    copy = url ? strdup(url) : NULL;
+    if (url && !copy) {
         return -ENOMEM;
     }
     pthread_mutex_lock(&e->lock);
     free(e->advertise);
     e->advertise = copy;
+    e->forwarding = true;
     e->kick = true; /* stand as the writer now if there is none */
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);

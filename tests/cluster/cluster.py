@@ -50,6 +50,16 @@ def http(method, url, body=None, headers=None, timeout=10):
         return e.code, dict(e.headers), e.read()
 
 
+def metric(node, name):
+    """The value of @name in @node's /metrics (it must be there)."""
+    st, _, b = node.req("GET", "/metrics")
+    assert st == 200, (st, b)
+    for line in b.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
 def make_tls(tmp):
     """A CA, a server certificate for 127.0.0.1 and a client certificate,
     made with openssl in @tmp. Returns the file names."""

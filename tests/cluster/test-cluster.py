@@ -12,7 +12,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, http, wait_for  # noqa: E402
+from cluster import Cluster, http, metric, wait_for  # noqa: E402
 
 API = "/api/v1/config"
 SUB = API + "/02-simple-children"
@@ -454,15 +454,6 @@ def t_auth(c):
 PICKY = API + "/picky"
 
 
-def metric(node, name):
-    st, _, b = node.req("GET", "/metrics")
-    assert st == 200, (st, b)
-    for line in b.decode().splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError("no %s in /metrics" % name)
-
-
 def t_replay_problem(c):
     """A change another node accepted and a callback refuses here is a
     replay problem on this node: in /readyz, GET /api/v1, /metrics and the
@@ -803,7 +794,7 @@ def t_forward_writes(c):
             name = "f%d" % k
             st, _, b = mkdir(n, SUB, name)
             assert st == 201, (n.name, st, b)
-            st, h, b = n.req("PUT", "%s/%s/storeme" % (SUB, name), "%d" % k)
+            st, _, b = n.req("PUT", "%s/%s/storeme" % (SUB, name), "%d" % k)
             assert st in (200, 204), (n.name, st, b)
             # read on the node that took it, with no ?min_revision=
             assert show(n, "%s/%s/storeme" % (SUB, name)).strip() == \
@@ -814,6 +805,7 @@ def t_forward_writes(c):
         assert metric_sum(nodes, "configfsd_cluster_cas_conflicts_total") == 0
         # the same directory from both other nodes at once: one winner,
         # the errno one node gives the loser
+        sent = metric_sum(others, "configfsd_cluster_forwarded_total")
         res = []
         ts = [threading.Thread(target=lambda n=n: res.append(
             mkdir(n, SUB, "same")[0])) for n in others]
@@ -825,6 +817,9 @@ def t_forward_writes(c):
         # a refusal comes back as the writer gave it
         st, _, b = others[0].req("PUT", SUB + "/nonexistent/storeme", "1")
         assert st == 404 and json.loads(b)["errno"] == "ENOENT", (st, b)
+        # ... and all three went to the writer, none ran where it came in
+        assert metric_sum(others, "configfsd_cluster_forwarded_total") \
+            == sent + 3
         assert_identical(nodes)
 
         # the writer dies under load on the others
@@ -851,7 +846,7 @@ def t_forward_writes(c):
             writer.proc.wait()
             n0 = len(acked)
             # the role lapses with the dead writer's lease (5 s)
-            r = wait_for(lambda: roles(others), 30, "a new writer")
+            wait_for(lambda: roles(others), 30, "a new writer")
             wait_for(lambda: len(acked) >= n0 + 20, 60, "writes go on")
         finally:
             stop.set()

@@ -24,49 +24,27 @@ tag=configfsd:test
 etcd_tag=configfsd-etcd:test
 run_id=configfsd-cluster-$$
 tmp=$(mktemp -d)
-pidfile=$tmp/dockerd.pid
 compose=(docker-compose -p "$run_id" -f "$src/docker/compose-cluster.yaml")
 compose_up=
-started_dockerd=
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift
-  for l in "$@"; do printf '%s\n' "$l" | tail -15 | sed 's/^/# /'; done
-}
+# shellcheck source=tests/container/lib.sh
+. "$src/tests/container/lib.sh"
 cleanup() {
   if [ -n "$compose_up" ]; then
     timeout 180 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
   fi
-  if [ -n "$started_dockerd" ] && [ -s "$pidfile" ]; then
-    local p; p=$(cat "$pidfile")
-    kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-  fi
+  docker_down
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { echo "Bail out! $*"; exit 1; }
 
 # ---- docker, docker-compose, the images --------------------------------------
-docker info >/dev/null 2>&1 || started_dockerd=1
-if ! out=$(DOCKERD_PIDFILE=$pidfile "$src/scripts/docker-base.sh" 2>&1); then
-  bail "scripts/docker-base.sh failed: $(echo "$out" | tail -5)"
-fi
+docker_up
 command -v docker-compose >/dev/null || bail "no docker-compose after scripts/docker-base.sh"
 ok "docker and docker-compose $(docker-compose version --short 2>/dev/null) run (scripts/docker-base.sh)"
 
 t0=$(date +%s)
-old_id=$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null)
-if ! out=$(timeout 1500 docker build -q -f "$src/docker/Dockerfile" -t "$tag" "$src" 2>&1); then
-  bail "docker build -f docker/Dockerfile failed: $(echo "$out" | tail -15)"
-fi
-new_id=$(docker image inspect -f '{{.Id}}' "$tag")
-if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
-  docker rmi "$old_id" >/dev/null 2>&1 # the previous run's, now untagged
-fi
+build_image "$tag"
 ok "docker build -f docker/Dockerfile . ($(($(date +%s) - t0)) s)"
 
 # the tokens file, made by the image's own configfsd; readable by its user
@@ -170,24 +148,23 @@ done
 if [ "$(curl -s -o /dev/null -m 2 -w '%{http_code}' "$(url 1 /readyz)")" = 200 ]; then
   not_ok "docker kill of node 1's container" "it still answers"
 fi
-rev2=$(put 2 "$sub/c1/storeme" 42)
-got=$(get 3 "$sub/c1/storeme" "${rev2:-0}")
-if [ -n "$rev2" ] && [ "$got" = 42 ]; then
-  ok "node 1 killed: a write on node 2 (revision $rev2) is read on node 3"
-else
-  not_ok "node 1 killed: a write on node 2 is read on node 3" "revision '$rev2', got '$got'" "$(logs)"
-fi
-rev3=$(put 3 "$sub/c1/storeme" 43)
-got=$(get 2 "$sub/c1/storeme" "${rev3:-0}")
-if [ -n "$rev3" ] && [ "$got" = 43 ]; then
-  ok "node 1 killed: a write on node 3 (revision $rev3) is read on node 2"
-else
-  not_ok "node 1 killed: a write on node 3 is read on node 2" "revision '$rev3', got '$got'" "$(logs)"
-fi
+# VALUE written on node FROM is read on node TO; sets rev to its revision
+write_read() {
+  local got
+  rev=$(put "$2" "$sub/c1/storeme" "$1")
+  got=$(get "$3" "$sub/c1/storeme" "${rev:-0}")
+  if [ -n "$rev" ] && [ "$got" = "$1" ]; then
+    ok "node 1 killed: a write on node $2 (revision $rev) is read on node $3"
+  else
+    not_ok "node 1 killed: a write on node $2 is read on node $3" "revision '$rev', got '$got'" "$(logs)"
+  fi
+}
+write_read 42 2 3
+write_read 43 3 2
 
 # ---- node 1 back: it rebuilt from the log -------------------------------------------
 docker start "$c1" >/dev/null 2>&1
-if ready 1 && [ "$(get 1 "$sub/c1/storeme" "${rev3:-0}")" = 43 ]; then
+if ready 1 && [ "$(get 1 "$sub/c1/storeme" "${rev:-0}")" = 43 ]; then
   ok "node 1 started again is ready and reads the writes made while it was down"
 else
   not_ok "node 1 started again is ready and reads the writes made while it was down" "$(logs)"

@@ -27,53 +27,30 @@ tag=configfsd:test
 run_id=configfsd-test-$$
 vol=$run_id-state
 tmp=$(mktemp -d)
-pidfile=$tmp/dockerd.pid
 containers=()
 compose=() compose_up=
-started_dockerd=
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift
-  for l in "$@"; do printf '%s\n' "$l" | tail -15 | sed 's/^/# /'; done
-}
+# shellcheck source=tests/container/lib.sh
+. "$src/tests/container/lib.sh"
 cleanup() {
   if [ -n "$compose_up" ]; then
     timeout 120 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
   fi
   for c in "${containers[@]}"; do docker rm -f -v "$c" >/dev/null 2>&1; done
   docker volume rm -f "$vol" >/dev/null 2>&1
-  if [ -n "$started_dockerd" ] && [ -s "$pidfile" ]; then
-    local p; p=$(cat "$pidfile")
-    kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-  fi
+  docker_down
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
-bail() { echo "Bail out! $*"; exit 1; }
 
 # ---- docker, the base image, our image -------------------------------------
-docker info >/dev/null 2>&1 || started_dockerd=1
-if ! out=$(DOCKERD_PIDFILE=$pidfile "$src/scripts/docker-base.sh" 2>&1); then
-  bail "scripts/docker-base.sh failed: $(echo "$out" | tail -5)"
-fi
+docker_up
 ok "docker runs and debian:bookworm-slim exists (scripts/docker-base.sh)"
 
-old_id=$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null)
 t0=$(date +%s)
-if ! out=$(timeout 1500 docker build -q -f "$src/docker/Dockerfile" -t "$tag" "$src" 2>&1); then
-  bail "docker build -f docker/Dockerfile failed: $(echo "$out" | tail -15)"
-fi
+build_image "$tag"
 ok "docker build -f docker/Dockerfile . ($(($(date +%s) - t0)) s)"
-new_id=$(docker image inspect -f '{{.Id}}' "$tag")
-if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
-  docker rmi "$old_id" >/dev/null 2>&1 # the previous run's, now untagged
-fi
 # the previous runs' build stages (dangling, newest first): this run's, the
 # newest, is the next run's cache
 docker images -q -f dangling=true -f label=io.configfsd.stage=build | tail -n +2 |

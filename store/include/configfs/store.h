@@ -380,9 +380,11 @@ CFS_EXPORT int
 cfs_store_writer(struct cfs_store *store, char *url, size_t size);
 
 /**
- * Cluster mode: @url ("http://HOST:PORT"), where other nodes reach this
- * node's HTTP API, lets it stand as the writer (cfs_store_writer()); a
- * node never given one never does. Call once serving.
+ * Cluster mode: this node takes part in forwarding: from now on it follows
+ * which node is the writer (cfs_store_writer(); a node that does not call
+ * this never reads it, and cfs_store_writer() says none). With @url
+ * ("http://HOST:PORT"), where other nodes reach this node's HTTP API, it
+ * also stands as the writer; NULL: it never does. Call once serving.
  * @return 0; -ENOTSUP without a cluster; -EINVAL for a URL over 400
  * bytes or with a space; -ENOMEM.
  */
