@@ -74,6 +74,9 @@
 #define ETCD_START_TRIES 5 /* snapshot replaced while a node loads it */
 /* log entries deleted per request (read first, for the parts of big ones) */
 #define ETCD_TRIM_PAGE 32
+/* log entries held from the watch for the applier, at most (bytes): past
+ * that it reads them from the log instead */
+#define ETCD_SEEN_MAX ((size_t)32 * 1024 * 1024)
 
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
@@ -106,6 +109,8 @@ struct store_etcd {
     char writer[512];  /* the writer's URL ("" none), as last read */
     bool writer_self;  /* ... and it is this node */
     bool kick;         /* the keeper runs now, not at its next second */
+    struct seen *seen_head, *seen_tail; /* log entries the watch brought */
+    size_t seen_bytes;                  /* ... their size, bounded */
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
 
@@ -114,6 +119,14 @@ struct store_etcd {
 
     atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
         n_replay_errors, n_snap_loaded, n_snap_written, n_trimmed;
+};
+
+/* A log entry as the watch delivered it, waiting for the applier. */
+struct seen {
+    json_t *entry; /* the value, parsed */
+    uint64_t first, last;
+    size_t bytes;
+    struct seen *next;
 };
 
 /* A pointer as PREFIX/snapshot holds it. */
@@ -817,11 +830,9 @@ out:
 
 /* ---- reading the log --------------------------------------------------- */
 
-/* One log entry's value, chunks fetched, as change sets. */
-static int
-read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
+/* One log entry, parsed (@j: taken), chunks fetched, as change sets. */
+static int decode_entry(struct store_etcd *e, json_t *j, struct dec_batch *d)
 {
-    json_t *j = json_loadb(v, len, 0, NULL);
     int r = 0;
 
     memset(d, 0, sizeof(*d));
@@ -871,6 +882,13 @@ read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
         dec_free(d);
     }
     return r;
+}
+
+/* One log entry's value, as change sets. */
+static int
+read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
+{
+    return decode_entry(e, json_loadb(v, len, 0, NULL), d);
 }
 
 typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
@@ -1152,6 +1170,52 @@ out:
 static int read_head(struct store_etcd *e, int64_t *ret_etcd_rev);
 static int read_pointer(struct store_etcd *e, struct snap_ptr *ptr);
 
+/* @pre e->lock */
+static void seen_pop(struct store_etcd *e)
+{
+    struct seen *x = e->seen_head;
+
+    e->seen_head = x->next;
+    if (!e->seen_head) {
+        e->seen_tail = NULL;
+    }
+    e->seen_bytes -= x->bytes;
+    json_decref(x->entry);
+    free(x);
+}
+
+/*
+ * Apply the next log entry from what the watch brought, if it is the one
+ * after the last applied: no request to etcd (entries applied already are
+ * dropped). @return whether one was taken (applied, or failed: the caller
+ * looks again, and reads the log for what is missing). @pre e->lock held;
+ * released while applying.
+ */
+static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
+{
+    struct store_etcd *e = s->etcd;
+    struct dec_batch d;
+    json_t *j;
+    int r;
+
+    while (e->seen_head && e->seen_head->last <= e->applied) {
+        seen_pop(e);
+    }
+    if (!e->seen_head || e->seen_head->first != e->applied + 1) {
+        return false; /* none, or a gap: the log has it */
+    }
+    j = json_incref(e->seen_head->entry);
+    seen_pop(e);
+    pthread_mutex_unlock(&e->lock);
+    r = decode_entry(e, j, &d);
+    if (r == 0) {
+        (void)remote_batch(s, &d);
+        dec_free(&d);
+    }
+    pthread_mutex_lock(&e->lock);
+    return r == 0;
+}
+
 static void *applier_main(void *arg)
 {
     struct cfs_store *s = arg;
@@ -1190,6 +1254,9 @@ static void *applier_main(void *arg)
         }
         if (e->fell_behind) {
             pthread_cond_wait(&e->cond, &e->lock); /* until stopped */
+            continue;
+        }
+        if (apply_seen(s)) {
             continue;
         }
         from = e->applied + 1;
@@ -1241,6 +1308,43 @@ struct watch_ctx {
     bool compacted, canceled;
 };
 
+/* A log entry from the watch: kept for the applier, within a bound. */
+static void keep_seen(struct store_etcd *e, const char *v, size_t len)
+{
+    json_t *j;
+    struct seen *x;
+
+    pthread_mutex_lock(&e->lock);
+    if (e->seen_bytes + len > ETCD_SEEN_MAX) {
+        pthread_mutex_unlock(&e->lock);
+        return; /* the applier reads it from the log */
+    }
+    pthread_mutex_unlock(&e->lock);
+    j = json_loadb(v, len, 0, NULL);
+    x = j ? calloc(1, sizeof(*x)) : NULL;
+    if (!x) {
+        json_decref(j);
+        return;
+    }
+    x->entry = j;
+    x->first = jnum(json_object_get(j, "first"));
+    x->last = jnum(json_object_get(j, "last"));
+    x->bytes = len;
+    pthread_mutex_lock(&e->lock);
+    if (e->seen_tail) {
+        e->seen_tail->next = x;
+    } else {
+        e->seen_head = x;
+    }
+    e->seen_tail = x;
+    e->seen_bytes += len;
+    if (x->last > e->log_head) {
+        e->log_head = x->last;
+    }
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+}
+
 static void watch_line(struct watch_ctx *w, const char *line, size_t len)
 {
     json_t *j = json_loadb(line, len, 0, NULL);
@@ -1264,12 +1368,18 @@ static void watch_line(struct watch_ctx *w, const char *line, size_t len)
     }
     evs = json_object_get(res, "events");
     for (size_t i = 0; i < json_array_size(evs); i++) {
-        json_t *kv = json_object_get(json_array_get(evs, i), "kv");
-        char *v = kv_field(kv, "value", NULL);
+        json_t *ev = json_array_get(evs, i), *kv = json_object_get(ev, "kv");
+        size_t kl = 0, vl = 0;
+        char *k = kv_field(kv, "key", &kl), *v = kv_field(kv, "value", &vl);
 
-        if (v) {
-            note_head(w->e, strtoull(v, NULL, 10));
+        if (k && v && json_object_get(ev, "type") == NULL) { /* a PUT */
+            if (strcmp(k, w->e->k_head) == 0) {
+                note_head(w->e, strtoull(v, NULL, 10));
+            } else if (strncmp(k, w->e->k_log, strlen(w->e->k_log)) == 0) {
+                keep_seen(w->e, v, vl);
+            }
         }
+        free(k);
         free(v);
     }
     json_decref(j);
@@ -1394,7 +1504,10 @@ static void *watcher_main(void *arg)
         w.canceled = false;
         body = json_object();
         cr = json_object();
+        /* PREFIX/head up to PREFIX/log0: the head and every log entry,
+         * with its value (nothing else sorts between them) */
         json_object_set_new(cr, "key", jb64s(e->k_head));
+        json_object_set_new(cr, "range_end", jb64s(e->k_log_end));
         json_object_set_new(cr, "start_revision", json_integer(w.next_rev));
         json_object_set_new(body, "create_request", cr);
         text = json_dumps(body, JSON_COMPACT);
@@ -2439,6 +2552,9 @@ void store_etcd_close(struct cfs_store *s)
         free(e->password);
     }
     free(e->auth_header);
+    while (e->seen_head) {
+        seen_pop(e);
+    }
     free(e->k_head);
     free(e->k_log);
     free(e->k_log_end);

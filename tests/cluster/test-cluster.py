@@ -102,6 +102,27 @@ def t_read_your_writes(c):
     assert json.loads(body)["title"] == "Gateway Timeout", body
 
 
+def t_apply_from_watch(c):
+    """Another node's writes are applied from the watch, not read again."""
+    a, b = c.nodes[0], c.nodes[1]
+    assert mkdir(a, SUB, "aw")[0] == 201
+    converge(c.nodes)
+    before = metric(b, "configfsd_etcd_requests_total")
+    t0 = time.monotonic()
+    n = 100
+    for k in range(n):
+        st, _, body = a.req("PUT", SUB + "/aw/storeme", str(k))
+        assert st in (200, 204), (st, body)
+    converge([a, b])
+    took = time.monotonic() - t0
+    used = metric(b, "configfsd_etcd_requests_total") - before
+    # b applied 100 entries; what it asked etcd meanwhile is its keeper's
+    # and idle applier's business (a few a second), not one read each
+    assert used < n / 2, "b made %d requests to etcd in %.1f s" % (used, took)
+    assert show(b, SUB + "/aw/storeme").strip() == str(n - 1)
+    assert_identical(c.nodes)
+
+
 def t_race_mkdir(c):
     """Two nodes make the same directory at once: one wins, the other gets
     EEXIST as one node would; no node diverges."""
@@ -571,8 +592,8 @@ def etcd_kvs(c, key, prefix=False, keys_only=False):
             .decode()
     if keys_only:
         body["keys_only"] = True
-    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/range"
-                    % c.etcd.client[0], body)
+    up = [p for p, proc in zip(c.etcd.client, c.etcd.procs) if proc]
+    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/range" % up[0], body)
     assert st == 200, (st, b)
     return [(base64.b64decode(kv["key"]).decode(),
              base64.b64decode(kv.get("value", "")))
@@ -678,10 +699,12 @@ def t_snapshot_trim_and_load(c):
 
 
 def t_snapshot_fell_behind(c):
-    """A node stopped (SIGSTOP) past its lease while the others write
-    through several snapshots and trims: on SIGCONT it finds the log it
-    needs gone, says so, restarts itself from the snapshot and ends
-    byte-identical."""
+    """A node stopped (SIGSTOP) past its lease, its watch cut (the etcd
+    member it watched restarted), while the others write through several
+    snapshots and trims: on SIGCONT it finds the log it needs gone, says
+    so, restarts itself from the snapshot and ends byte-identical. (With
+    its watch still open it would catch up from the events the watch
+    kept for it, as t_stopped_node_catches_up shows.)"""
     import signal
     from cluster import Node
     prefix = "/behind"
@@ -701,10 +724,18 @@ def t_snapshot_fell_behind(c):
             wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
                                           keys_only=True)) == 2,
                      30, "the stopped node to leave the registry")
-            writes([a, b], "g", 60)
-            wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1) and
-                     snapshot_of(c, prefix)["revision"] >= stopped_at + 30,
-                     30, "snapshots and a trim past the stopped node")
+            # the member its watch is on (the first endpoint) goes away:
+            # the watch ends, and what follows never reaches it
+            c.etcd.kill(0)
+            try:
+                writes([a, b], "g", 60)
+                wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1) and
+                         snapshot_of(c, prefix)["revision"] >=
+                         stopped_at + 30,
+                         30, "snapshots and a trim past the stopped node")
+            finally:
+                c.etcd.restart(0)
+                wait_for(lambda: c.etcd.healthy(0), 30, "etcd member 0")
             offset = v.log_size()
         finally:
             v.proc.send_signal(signal.SIGCONT)
@@ -714,6 +745,46 @@ def t_snapshot_fell_behind(c):
             and "restarting" in log, log
         assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 1
         assert_identical(nodes)
+        writes(nodes, "h", 3)
+        assert_identical(nodes)
+    finally:
+        for n in nodes:
+            if n.proc:
+                n.proc.send_signal(signal.SIGCONT)
+            n.stop()
+
+
+def t_stopped_node_catches_up(c):
+    """A node stopped (SIGSTOP) past its lease while the others write
+    through several snapshots and trims, its watch left open: on SIGCONT
+    it applies what the watch kept for it, without a restart, and ends
+    byte-identical."""
+    import signal
+    from cluster import Node
+    prefix = "/stopped"
+    url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
+    nodes = [Node(c.binary, c.tmp, "stopped-" + x, url,
+                  ["--snapshot-every", "10"]) for x in "abv"]
+    a, b, v = nodes
+    try:
+        for n in nodes:
+            n.start()
+        writes(nodes, "f", 12)
+        stopped_at = converge(nodes)
+        v.proc.send_signal(signal.SIGSTOP)
+        try:
+            wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
+                                          keys_only=True)) == 2,
+                     30, "the stopped node to leave the registry")
+            writes([a, b], "g", 60)
+            wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1), 30,
+                     "a trim past the stopped node")
+        finally:
+            v.proc.send_signal(signal.SIGCONT)
+        assert_identical(nodes)
+        log = v.read_log()
+        assert "fell behind" not in log, log
+        assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 0
         writes(nodes, "h", 3)
         assert_identical(nodes)
     finally:
@@ -866,6 +937,7 @@ def t_forward_writes(c):
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
+    t_apply_from_watch,
     t_race_mkdir,
     t_big_import,
     t_race_if_match,
@@ -878,6 +950,7 @@ TESTS = [
     t_replay_problem,
     t_snapshot_trim_and_load,
     t_snapshot_fell_behind,
+    t_stopped_node_catches_up,
     t_etcd_compaction,
     t_forward_writes,
 ]
