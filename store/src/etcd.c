@@ -722,11 +722,35 @@ static void note_head(struct store_etcd *e, uint64_t head)
     pthread_mutex_unlock(&e->lock);
 }
 
+/* The first kv of the @i-th answer of a txn's ranges, or NULL. */
+static json_t *range_kv(json_t *ans, size_t i)
+{
+    json_t *resp = json_array_get(json_object_get(ans, "responses"), i);
+
+    return json_array_get(
+        json_object_get(json_object_get(resp, "response_range"), "kvs"), 0);
+}
+
+/* Whether @kv, a log entry read back, is the one with @nonce. */
+static bool own_entry(json_t *kv, const char *nonce)
+{
+    size_t len = 0;
+    char *v = kv_field(kv, "value", &len);
+    json_t *j = v ? json_loadb(v, len, 0, NULL) : NULL;
+    const char *n = json_string_value(json_object_get(j, "nonce"));
+    bool own = n && strcmp(n, nonce) == 0;
+
+    json_decref(j);
+    free(v);
+    return own;
+}
+
 /*
  * Append @sets (revisions consecutive, in order) to the log with one CAS on
  * the head. @return 0; -ESTALE if another node appended first (the head
  * now known is noted for the applier); -ETIMEDOUT/-ECONNREFUSED/-EIO when
- * etcd could not be reached or has no quorum; -ENOMEM.
+ * etcd could not be reached or has no quorum (it may or may not have been
+ * appended); -ENOMEM.
  */
 static int etcd_append(struct store_etcd *e,
                        const struct cfs_store_changeset *sets,
@@ -736,12 +760,18 @@ static int etcd_append(struct store_etcd *e,
     uint64_t base = first - 1;
     json_t *val = json_object(), *body = NULL, *ans = NULL, *cmp, *succ, *fail;
     char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
-    char basestr[24], laststr[24];
+    char basestr[24], laststr[24], nonce[17];
     int r = 0;
 
+    /* Names this append. A request etcd carried out but whose answer was
+     * lost is sent again (by libcurl on a fresh connection, or here to
+     * the next member) and then loses the CAS to itself: the entry at
+     * @first, which the failure returns, tells. */
+    random_hex(nonce, 8);
     json_object_set_new(val, "v", json_integer(1));
     json_object_set_new(val, "first", json_integer((json_int_t)first));
     json_object_set_new(val, "last", json_integer((json_int_t)last));
+    json_object_set_new(val, "nonce", json_string(nonce));
     json_object_set_new(val, "sets", enc_sets(sets, n));
     text = json_dumps(val, JSON_COMPACT);
     if (!text || !lk) {
@@ -765,6 +795,7 @@ static int etcd_append(struct store_etcd *e,
             r = put_plain(e, key, text + off, part);
         }
         if (r < 0) {
+            delete_prefix(e, chunk_prefix); /* named by no entry */
             goto out;
         }
         json_decref(val);
@@ -772,6 +803,7 @@ static int etcd_append(struct store_etcd *e,
         json_object_set_new(val, "v", json_integer(1));
         json_object_set_new(val, "first", json_integer((json_int_t)first));
         json_object_set_new(val, "last", json_integer((json_int_t)last));
+        json_object_set_new(val, "nonce", json_string(nonce));
         json_object_set_new(val, "chunks", json_integer((json_int_t)k));
         json_object_set_new(val, "id", json_string(id));
         free(text);
@@ -802,21 +834,27 @@ static int etcd_append(struct store_etcd *e,
     json_object_set_new(body, "success", succ);
     fail = json_object();
     json_object_set_new(fail, "key", jb64s(e->k_head));
-    json_object_set_new(
-        body, "failure", json_pack("[{so}]", "request_range", fail));
+    json_object_set_new(body,
+                        "failure",
+                        json_pack("[{so}{s{so}}]",
+                                  "request_range",
+                                  fail,
+                                  "request_range",
+                                  "key",
+                                  jb64s(lk)));
     r = etcd_post(e, "/v3/kv/txn", body, &ans);
-    if (r == 0 && !json_is_true(json_object_get(ans, "succeeded"))) {
-        json_t *resp = json_array_get(json_object_get(ans, "responses"), 0);
-        json_t *kvs =
-            json_object_get(json_object_get(resp, "response_range"), "kvs");
-        char *hv = kv_field(json_array_get(kvs, 0), "value", NULL);
+    if (r == 0 && !json_is_true(json_object_get(ans, "succeeded")) &&
+        !own_entry(range_kv(ans, 1), nonce)) {
+        char *hv = kv_field(range_kv(ans, 0), "value", NULL);
 
         note_head(e, hv ? strtoull(hv, NULL, 10) : 0);
         free(hv);
         atomic_fetch_add(&e->n_conflicts, 1);
         r = -ESTALE;
     }
-    if (r < 0 && chunk_prefix[0]) {
+    /* The parts go only with an entry surely not made: after a timeout
+     * the entry that names them may be in the log. */
+    if (r == -ESTALE && chunk_prefix[0]) {
         delete_prefix(e, chunk_prefix);
     }
 out:

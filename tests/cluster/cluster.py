@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -278,3 +279,159 @@ class Cluster:
         self.etcd.stop()
         if not os.environ.get("CFS_KEEP_TMP"):
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Dropper:
+    """Shared by LossyProxy instances: while armed, the first request
+    whose body holds @marker reaches etcd, and its answer is lost."""
+
+    def __init__(self, marker):
+        self.marker = marker
+        self.armed = False
+        self.dropped = 0
+        self.lock = threading.Lock()
+
+    def arm(self):
+        with self.lock:
+            self.armed = True
+
+    def take(self, body):
+        with self.lock:
+            if self.armed and self.marker in body:
+                self.armed = False
+                self.dropped += 1
+                return True
+            return False
+
+
+class LossyProxy:
+    """An HTTP/1.1 proxy on a free loopback port in front of one etcd
+    member. Requests pass through one at a time per connection (a watch
+    is piped both ways as it streams); a request @dropper takes is sent
+    to etcd, its answer read and thrown away, and the client's connection
+    closed: etcd did it, the client cannot know."""
+
+    def __init__(self, upstream_port, dropper):
+        self.upstream = ("127.0.0.1", upstream_port)
+        self.dropper = dropper
+        self.srv = socket.socket()
+        self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(64)
+        self.port = self.srv.getsockname()[1]
+        self.socks = []
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self):
+        self.closed = True
+        for s in [self.srv] + self.socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                cs, _ = self.srv.accept()
+            except OSError:
+                return
+            self.socks.append(cs)
+            threading.Thread(target=self._serve, args=(cs,),
+                             daemon=True).start()
+
+    @staticmethod
+    def _head(sock, buf):
+        """(head bytes, rest) of the next message, or (None, b"")."""
+        while b"\r\n\r\n" not in buf:
+            data = sock.recv(65536)
+            if not data:
+                return None, b""
+            buf += data
+        head, rest = buf.split(b"\r\n\r\n", 1)
+        return head + b"\r\n\r\n", rest
+
+    @staticmethod
+    def _exactly(sock, buf, n):
+        while len(buf) < n:
+            data = sock.recv(65536)
+            if not data:
+                raise OSError("closed in a body")
+            buf += data
+        return buf[:n], buf[n:]
+
+    def _body(self, sock, head, buf):
+        """(raw body as sent, rest): Content-Length or chunked."""
+        low = head.lower()
+        if b"transfer-encoding: chunked" in low:
+            out = b""
+            while True:
+                while b"\r\n" not in buf:
+                    data = sock.recv(65536)
+                    if not data:
+                        raise OSError("closed in a chunk")
+                    buf += data
+                line, buf = buf.split(b"\r\n", 1)
+                size = int(line.split(b";")[0], 16)
+                chunk, buf = self._exactly(sock, buf, size + 2)
+                out += line + b"\r\n" + chunk
+                if size == 0:
+                    return out, buf
+        for line in low.split(b"\r\n"):
+            if line.startswith(b"content-length:"):
+                return self._exactly(sock, buf, int(line.split(b":")[1]))
+        return b"", buf
+
+    def _pipe(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _serve(self, cs):
+        us = socket.create_connection(self.upstream)
+        self.socks.append(us)
+        cbuf, ubuf = b"", b""
+        try:
+            while True:
+                head, cbuf = self._head(cs, cbuf)
+                if head is None:
+                    return
+                if b"expect: 100-continue" in head.lower():
+                    cs.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    head = b"\r\n".join(
+                        h for h in head.split(b"\r\n")
+                        if not h.lower().startswith(b"expect:"))
+                body, cbuf = self._body(cs, head, cbuf)
+                us.sendall(head + body)
+                path = head.split(b" ", 2)[1]
+                if path == b"/v3/watch":
+                    threading.Thread(target=self._pipe, args=(us, cs),
+                                     daemon=True).start()
+                    if cbuf:
+                        us.sendall(cbuf)
+                    self._pipe(cs, us)
+                    return
+                rhead, ubuf = self._head(us, ubuf)
+                if rhead is None:
+                    return
+                rbody, ubuf = self._body(us, rhead, ubuf)
+                if self.dropper.take(body):
+                    return  # etcd answered; the client never hears it
+                cs.sendall(rhead + rbody)
+        except OSError:
+            pass
+        finally:
+            cs.close()
+            us.close()

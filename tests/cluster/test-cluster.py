@@ -332,17 +332,17 @@ def t_sse_resume_across_nodes(c):
     assert_identical(c.nodes)
 
 
-def t_big_import(c):
-    """An import larger than one etcd request (chunks, then one CAS) is
-    applied on every node at once and entirely."""
-    import base64
+def big_import_doc(node, model_name, count):
+    """An export of @node with @count more items, copies of @model_name
+    with 200-character names: more than one etcd request holds."""
     import copy
-    st, _, b = c.nodes[0].req("GET", "/api/v1/export")
+    st, _, b = node.req("GET", "/api/v1/export")
+    assert st == 200, (st, b)
     doc = json.loads(b)
     sub = [n for n in doc["root"]["children"]
            if n["name"] == "02-simple-children"][0]
-    model = [n for n in sub["children"] if n["name"] == "w0"][0]
-    for i in range(4000):
+    model = [n for n in sub["children"] if n["name"] == model_name][0]
+    for i in range(count):
         ch = copy.deepcopy(model)
         ch["name"] = "big-%04d-%s" % (i, "x" * 200)
         ch["path"] = "/02-simple-children/" + ch["name"]
@@ -350,6 +350,62 @@ def t_big_import(c):
             if v["name"] == "storeme":
                 v["value"] = str(i)
         sub["children"].append(ch)
+    return doc
+
+
+def t_answer_lost(c):
+    """An append etcd made whose answer was lost (the connection broke
+    after the commit): the node asks the next member, loses the CAS to
+    its own entry, knows it by its nonce and answers as made (a mkdir
+    201, not 409); an import in chunks keeps its chunks, and the other
+    node applies it."""
+    import base64
+    from cluster import Dropper, LossyProxy, Node
+    prefix = "/lost"
+    drop = Dropper(b'"%s"' % base64.b64encode((prefix + "/head").encode()))
+    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
+    lossy = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
+                                      for p in proxies), prefix)
+    direct = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
+    a = Node(c.binary, c.tmp, "lost-a", lossy, ["--body-limit", "16777216"])
+    b = Node(c.binary, c.tmp, "lost-b", direct)
+    try:
+        a.start()
+        b.start()
+        drop.arm()
+        st, _, body = mkdir(a, SUB, "lost-1")
+        assert drop.dropped == 1, "no answer was lost"
+        assert st == 201, (st, body)
+        assert metric(a, "configfsd_cluster_cas_conflicts_total") == 0
+        st, _, body = a.req("PUT", SUB + "/lost-1/storeme", "1")
+        assert st in (200, 204), (st, body)
+        assert_identical([a, b])
+        doc = big_import_doc(a, "lost-1", 4000)
+        drop.arm()
+        st, _, body = a.req("POST", "/api/v1/import", doc, timeout=120)
+        assert drop.dropped == 2, "no answer was lost"
+        assert st == 200, (st, body[:300])
+        rev = json.loads(body)["revision"]
+
+        def applied():
+            r = b.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
+                      % (SUB, "x" * 200, rev), timeout=60)
+            return None if r[0] == 504 else r
+        st, _, body = wait_for(applied, 120, "b to apply the import")
+        assert st == 200 and body.decode().strip() == "3999", (st, body)
+        assert_identical([a, b])
+    finally:
+        a.stop()
+        b.stop()
+        for p in proxies:
+            p.close()
+
+
+def t_big_import(c):
+    """An import larger than one etcd request (chunks, then one CAS) is
+    applied on every node at once and entirely."""
+    import base64
+    doc = big_import_doc(c.nodes[0], "w0", 4000)
     st, _, b = c.nodes[1].req("POST", "/api/v1/import", doc, timeout=120)
     assert st == 200, (st, b[:500])
     rev = json.loads(b).get("revision")
@@ -940,6 +996,7 @@ TESTS = [
     t_apply_from_watch,
     t_race_mkdir,
     t_big_import,
+    t_answer_lost,
     t_race_if_match,
     t_kill_node_under_load,
     t_sse_resume_across_nodes,
