@@ -98,10 +98,11 @@ struct store_etcd {
     uint64_t applied;  /* last revision in the tree and the cache */
     uint64_t log_head; /* last revision known to be in etcd */
     bool stop, watching, loaded;
-    bool applying;     /* the applier holds back local commits (catch_up()
-                          waits for it to be done) */
-    bool appending;    /* this node's CAS is in flight: the head the watch
-                          reports may be its own */
+    bool applying;         /* the applier holds back local commits (catch_up()
+                              waits for it to be done) */
+    bool appending;        /* this node's CAS is in flight: the head the watch
+                              reports may be its own */
+    uint64_t append_first; /* ... the first revision it appends */
     char error[256];   /* the last etcd failure, "" when the last call worked */
     int64_t lease;     /* this node's lease (registry, snapshot lock), or 0 */
     uint64_t snap_rev; /* the last snapshot known to be published */
@@ -1347,12 +1348,21 @@ struct watch_ctx {
 };
 
 /* A log entry from the watch: kept for the applier, within a bound. */
-static void keep_seen(struct store_etcd *e, const char *v, size_t len)
+static void
+keep_seen(struct store_etcd *e, const char *key, const char *v, size_t len)
 {
+    uint64_t first = strtoull(key + strlen(e->k_log), NULL, 10);
     json_t *j;
     struct seen *x;
 
     pthread_mutex_lock(&e->lock);
+    if (first <= e->applied || (e->appending && first == e->append_first)) {
+        /* Applied, or this node's own append, whose answer is on its way
+         * (if it never comes, the applier reads the entry from the log):
+         * not even parsed. */
+        pthread_mutex_unlock(&e->lock);
+        return;
+    }
     if (e->seen_bytes + len > ETCD_SEEN_MAX) {
         pthread_mutex_unlock(&e->lock);
         return; /* the applier reads it from the log */
@@ -1414,7 +1424,7 @@ static void watch_line(struct watch_ctx *w, const char *line, size_t len)
             if (strcmp(k, w->e->k_head) == 0) {
                 note_head(w->e, strtoull(v, NULL, 10));
             } else if (strncmp(k, w->e->k_log, strlen(w->e->k_log)) == 0) {
-                keep_seen(w->e, v, vl);
+                keep_seen(w->e, k, v, vl);
             }
         }
         free(k);
@@ -2620,6 +2630,7 @@ int store_etcd_commit(struct cfs_store *s,
     }
     pthread_mutex_lock(&e->lock);
     e->appending = true;
+    e->append_first = set_rev(&sets[0]);
     pthread_mutex_unlock(&e->lock);
     r = etcd_append(e, sets, n);
     if (r < 0) {
