@@ -77,6 +77,9 @@
 /* log entries held from the watch for the applier, at most (bytes): past
  * that it reads them from the log instead */
 #define ETCD_SEEN_MAX ((size_t)32 * 1024 * 1024)
+/* how long the applier waits for the watch before it takes a log that
+ * lost what it needs for a fall behind (seconds) */
+#define ETCD_WATCH_GRACE_S 2
 
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
@@ -1255,6 +1258,27 @@ static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
     return r == 0;
 }
 
+/*
+ * The log lost the entry after the last applied, but the watch may still
+ * bring it: a node frozen with its watch open finds the entries in its
+ * socket, and the applier, woken first, read the log before the watch
+ * thread read them. Wait a moment for it. @pre e->lock
+ */
+static bool watch_brings(struct store_etcd *e) CFS_STORE_NO_TSA
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ETCD_WATCH_GRACE_S;
+    while (e->watching && !e->stop &&
+           !(e->seen_head && e->seen_head->first <= e->applied + 1)) {
+        if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) == ETIMEDOUT) {
+            break;
+        }
+    }
+    return e->seen_head && e->seen_head->first <= e->applied + 1;
+}
+
 static void *applier_main(void *arg)
 {
     struct cfs_store *s = arg;
@@ -1303,6 +1327,9 @@ static void *applier_main(void *arg)
         pthread_mutex_unlock(&e->lock);
         r = read_log(s, from, head, remote_batch, NULL);
         pthread_mutex_lock(&e->lock);
+        if (r == -ESTALE && !e->stop && watch_brings(e)) {
+            continue; /* the watch had it: applied next time round */
+        }
         if (r == -ESTALE && !e->stop) {
             /* Trimmed below a snapshot while this node was away (stopped,
              * cut off past its lease): the log cannot bring it back. */

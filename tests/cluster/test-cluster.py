@@ -828,18 +828,20 @@ def t_stopped_node_catches_up(c):
         writes(nodes, "f", 12)
         stopped_at = converge(nodes)
         v.proc.send_signal(signal.SIGSTOP)
+        t0 = time.monotonic()
         try:
             wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
                                           keys_only=True)) == 2,
                      30, "the stopped node to leave the registry")
-            writes([a, b], "g", 60)
+            writes([a, b], "g", 24)
             wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1), 30,
                      "a trim past the stopped node")
         finally:
             v.proc.send_signal(signal.SIGCONT)
+        stopped = time.monotonic() - t0
         assert_identical(nodes)
         log = v.read_log()
-        assert "fell behind" not in log, log
+        assert "fell behind" not in log, "stopped %.1f s: %s" % (stopped, log)
         assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 0
         writes(nodes, "h", 3)
         assert_identical(nodes)
