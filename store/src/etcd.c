@@ -1384,9 +1384,10 @@ keep_seen(struct store_etcd *e, const char *key, const char *v, size_t len)
 
     pthread_mutex_lock(&e->lock);
     if (first <= e->applied || (e->appending && first == e->append_first)) {
-        /* Applied, or this node's own append, whose answer is on its way
-         * (if it never comes, the applier reads the entry from the log):
-         * not even parsed. */
+        /* Applied, or this node's own append, whose answer is on its way:
+         * not even parsed. (If the append failed, this entry is another
+         * node's, or it was made after all: the applier reads it from the
+         * log.) */
         pthread_mutex_unlock(&e->lock);
         return;
     }
@@ -1444,8 +1445,8 @@ static void watch_line(struct watch_ctx *w, const char *line, size_t len)
     evs = json_object_get(res, "events");
     for (size_t i = 0; i < json_array_size(evs); i++) {
         json_t *ev = json_array_get(evs, i), *kv = json_object_get(ev, "kv");
-        size_t kl = 0, vl = 0;
-        char *k = kv_field(kv, "key", &kl), *v = kv_field(kv, "value", &vl);
+        size_t vl = 0;
+        char *k = kv_field(kv, "key", NULL), *v = kv_field(kv, "value", &vl);
 
         if (k && v && json_object_get(ev, "type") == NULL) { /* a PUT */
             if (strcmp(k, w->e->k_head) == 0) {
