@@ -242,6 +242,7 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
                       i,
                       "op reaches outside the subtrees the token is "
                       "limited to");
+        cfs_http_scope_challenge(req);
         return false;
     }
     return true;

@@ -314,6 +314,7 @@ void cfs_http_handle_import(struct cfs_http_req *req)
                                   "the import would change the tree outside "
                                   "the subtrees the token is limited to",
                                   extra);
+            cfs_http_scope_challenge(req);
             cfs_txn_abort(txn);
             goto out;
         }

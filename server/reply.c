@@ -392,6 +392,11 @@ void cfs_http_scope_deny(struct cfs_http_req *req)
                      "%s may not reach this path: its token is limited to "
                      "other subtrees",
                      req->principal ? req->principal : "this client");
+    cfs_http_scope_challenge(req);
+}
+
+void cfs_http_scope_challenge(struct cfs_http_req *req)
+{
     /* as a role too low (auth.c): the token does not reach this far, and a
      * 403 answered before the method is looked at (PUT on the root, a
      * method no node takes) is the contract's token refusal */

@@ -102,4 +102,8 @@ bool cfs_http_scope_allow(struct cfs_http_req *req,
  * neither the path nor the subtrees. */
 void cfs_http_scope_deny(struct cfs_http_req *req);
 
+/* The header that goes with every 403 of a token that does not reach as
+ * far as the request (RFC 6750 insufficient_scope): after the problem. */
+void cfs_http_scope_challenge(struct cfs_http_req *req);
+
 #endif /* CFS_HTTP_REPLY_H */

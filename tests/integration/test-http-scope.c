@@ -88,6 +88,15 @@ static void as_ok(const char *token,
     http_resp_done(&r);
 }
 
+/* 403 EACCES with the challenge of a token that does not reach so far. */
+static void expect_scope_refusal(const struct http_resp *r)
+{
+    expect_problem(r, 403, "EACCES");
+    expect_header(r,
+                  "WWW-Authenticate",
+                  "Bearer realm=\"configfsd\", error=\"insufficient_scope\"");
+}
+
 static void as_denied(const char *token,
                       const char *method,
                       const char *path,
@@ -100,7 +109,7 @@ static void as_denied(const char *token,
     if (r.status != 403) {
         print_error("%s %s: %ld %s\n", method, path, r.status, r.body);
     }
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     /* the refusal names no path (but the request's own, as "instance") */
     detail = json_string_value(json_object_get(r.json, "detail"));
     assert_non_null(detail);
@@ -518,7 +527,7 @@ static void test_scope_batch_and_rename(void **state)
        "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/g1/functions/"
        "acm.b\"},{\"op\":\"mkdir\",\"path\":\"/usb_gadget/g2/functions/"
        "acm.b\"}]}");
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
                      1);
     http_resp_done(&r);
@@ -528,7 +537,7 @@ static void test_scope_batch_and_rename(void **state)
        "/api/v1/batch",
        "{\"ops\":[{\"op\":\"symlink\",\"path\":\"/usb_gadget/g1/configs/c.1/"
        "l\",\"target\":\"/usb_gadget/g2/functions/ncm.usb0\"}]}");
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
                      0);
     http_resp_done(&r);
@@ -539,7 +548,7 @@ static void test_scope_batch_and_rename(void **state)
        "/api/v1/batch",
        "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget//g2/functions/"
        "acm.c\"}]}");
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     http_resp_done(&r);
     as_ok(ROOT_TOKEN,
           "GET",
@@ -685,12 +694,12 @@ static void test_scope_export_import(void **state)
     http_resp_done(&r);
     /* replace would remove what the token does not see */
     as(&r, SA_TOKEN, "POST", "/api/v1/import?mode=replace&dry_run=1", doc);
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     assert_true(json_is_integer(json_object_get(r.json, "op_index")));
     assert_null(strstr(r.body, "usb_gadget"));
     http_resp_done(&r);
     as(&r, SA_TOKEN, "POST", "/api/v1/import?mode=replace", doc);
-    expect_problem(&r, 403, "EACCES");
+    expect_scope_refusal(&r);
     http_resp_done(&r);
     as_ok(ROOT_TOKEN, "GET", "/api/v1/config/usb_gadget/g2", NULL, 200);
     free(doc);
