@@ -754,6 +754,48 @@ def t_snapshot_trim_and_load(c):
             n.stop()
 
 
+class StoppedNode:
+    """Three nodes on @prefix (a snapshot every 10 revisions) that made 12
+    changes; then the third, v, is stopped (SIGSTOP) until its lease ran
+    out (5 s) and it no longer holds the log back. As a context manager:
+    every node is continued and stopped at the end."""
+
+    def __init__(self, c, prefix, name):
+        from cluster import Node
+        url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
+        self.c, self.prefix = c, prefix
+        self.nodes = [Node(c.binary, c.tmp, "%s-%s" % (name, x), url,
+                           ["--snapshot-every", "10"]) for x in "abv"]
+        self.a, self.b, self.v = self.nodes
+
+    def __enter__(self):
+        import signal
+        try:
+            for n in self.nodes:
+                n.start()
+            writes(self.nodes, "f", 12)
+            self.stopped_at = converge(self.nodes)
+            self.v.proc.send_signal(signal.SIGSTOP)
+            wait_for(lambda: len(etcd_kvs(self.c, self.prefix + "/nodes/",
+                                          prefix=True, keys_only=True)) == 2,
+                     30, "the stopped node to leave the registry")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def cont(self):
+        import signal
+        self.v.proc.send_signal(signal.SIGCONT)
+
+    def __exit__(self, *exc):
+        import signal
+        for n in self.nodes:
+            if n.proc:
+                n.proc.send_signal(signal.SIGCONT)
+            n.stop()
+
+
 def t_snapshot_fell_behind(c):
     """A node stopped (SIGSTOP) past its lease, its watch cut (the etcd
     member it watched restarted), while the others write through several
@@ -761,53 +803,31 @@ def t_snapshot_fell_behind(c):
     so, restarts itself from the snapshot and ends byte-identical. (With
     its watch still open it would catch up from the events the watch
     kept for it, as t_stopped_node_catches_up shows.)"""
-    import signal
-    from cluster import Node
-    prefix = "/behind"
-    url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
-    extra = ["--snapshot-every", "10"]
-    a, b, v = (Node(c.binary, c.tmp, "behind-" + x, url, extra)
-               for x in "abv")
-    nodes = [a, b, v]
-    try:
-        for n in nodes:
-            n.start()
-        writes(nodes, "f", 12)
-        stopped_at = converge(nodes)
-        v.proc.send_signal(signal.SIGSTOP)
+    with StoppedNode(c, "/behind", "behind") as s:
         try:
-            # its lease runs out (5 s): it no longer holds the log back
-            wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
-                                          keys_only=True)) == 2,
-                     30, "the stopped node to leave the registry")
             # the member its watch is on (the first endpoint) goes away:
             # the watch ends, and what follows never reaches it
             c.etcd.kill(0)
             try:
-                writes([a, b], "g", 60)
-                wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1) and
-                         snapshot_of(c, prefix)["revision"] >=
-                         stopped_at + 30,
+                writes([s.a, s.b], "g", 60)
+                wait_for(lambda: trimmed_past(c, s.prefix, s.stopped_at + 1)
+                         and snapshot_of(c, s.prefix)["revision"] >=
+                         s.stopped_at + 30,
                          30, "snapshots and a trim past the stopped node")
             finally:
                 c.etcd.restart(0)
                 wait_for(lambda: c.etcd.healthy(0), 30, "etcd member 0")
-            offset = v.log_size()
+            offset = s.v.log_size()
         finally:
-            v.proc.send_signal(signal.SIGCONT)
-        v.wait_restarted(offset)
-        log = v.read_log()
+            s.cont()
+        s.v.wait_restarted(offset)
+        log = s.v.read_log()
         assert "fell behind" in log and "level=error" in log \
             and "restarting" in log, log
-        assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 1
-        assert_identical(nodes)
-        writes(nodes, "h", 3)
-        assert_identical(nodes)
-    finally:
-        for n in nodes:
-            if n.proc:
-                n.proc.send_signal(signal.SIGCONT)
-            n.stop()
+        assert metric(s.v, "configfsd_cluster_snapshots_loaded_total") == 1
+        assert_identical(s.nodes)
+        writes(s.nodes, "h", 3)
+        assert_identical(s.nodes)
 
 
 def t_stopped_node_catches_up(c):
@@ -815,41 +835,22 @@ def t_stopped_node_catches_up(c):
     through several snapshots and trims, its watch left open: on SIGCONT
     it applies what the watch kept for it, without a restart, and ends
     byte-identical."""
-    import signal
-    from cluster import Node
-    prefix = "/stopped"
-    url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
-    nodes = [Node(c.binary, c.tmp, "stopped-" + x, url,
-                  ["--snapshot-every", "10"]) for x in "abv"]
-    a, b, v = nodes
-    try:
-        for n in nodes:
-            n.start()
-        writes(nodes, "f", 12)
-        stopped_at = converge(nodes)
-        v.proc.send_signal(signal.SIGSTOP)
+    with StoppedNode(c, "/stopped", "stopped") as s:
         t0 = time.monotonic()
         try:
-            wait_for(lambda: len(etcd_kvs(c, prefix + "/nodes/", prefix=True,
-                                          keys_only=True)) == 2,
-                     30, "the stopped node to leave the registry")
-            writes([a, b], "g", 24)
-            wait_for(lambda: trimmed_past(c, prefix, stopped_at + 1), 30,
+            writes([s.a, s.b], "g", 24)
+            wait_for(lambda: trimmed_past(c, s.prefix, s.stopped_at + 1), 30,
                      "a trim past the stopped node")
         finally:
-            v.proc.send_signal(signal.SIGCONT)
+            s.cont()
         stopped = time.monotonic() - t0
-        assert_identical(nodes)
-        log = v.read_log()
-        assert "fell behind" not in log, "stopped %.1f s: %s" % (stopped, log)
-        assert metric(v, "configfsd_cluster_snapshots_loaded_total") == 0
-        writes(nodes, "h", 3)
-        assert_identical(nodes)
-    finally:
-        for n in nodes:
-            if n.proc:
-                n.proc.send_signal(signal.SIGCONT)
-            n.stop()
+        assert_identical(s.nodes)
+        log = s.v.read_log()
+        assert "fell behind" not in log, "stopped %.1f s (after its lease):" \
+            " %s" % (stopped, log)
+        assert metric(s.v, "configfsd_cluster_snapshots_loaded_total") == 0
+        writes(s.nodes, "h", 3)
+        assert_identical(s.nodes)
 
 
 def t_etcd_compaction(c):
