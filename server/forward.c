@@ -44,13 +44,16 @@
 #define FWD_CONNECT_MS  1000L
 #define FWD_CATCH_UP_MS 5000u /* this node applies what the writer made */
 #define FWD_BODY_MAX    ((size_t)64 << 20)
+/* how often a transfer looks whether its writer still holds the role */
+#define FWD_ROLE_CHECK_US 1000000u
 
 struct cfs_http_fwd_job {
     struct cfs_http_fwd_job *next;
     struct cfs_http_req *req;
     struct cfs_http_forward *f;
     bool writer_lost; /* the role moved on while waiting for its answer */
-    char *url;        /* the writer's URL, path and query */
+    uint64_t role_checked_us;   /* when that was last looked at */
+    char *url;                  /* the writer's URL, path and query */
     struct curl_slist *headers; /* of the request, to send */
     /* the answer */
     CURLcode code;
@@ -68,8 +71,8 @@ struct cfs_http_forward {
     pthread_mutex_t lock;
     pthread_cond_t more;
     struct cfs_http_fwd_job *head, **tail;
-    bool stop;     /* the threads end once the queue is empty */
-    bool aborting; /* transfers end at once */
+    bool stop;            /* the threads end once the queue is empty */
+    atomic_bool aborting; /* transfers end at once */
     pthread_t threads[FWD_THREADS];
     size_t n_threads;
 };
@@ -229,6 +232,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     }
     j->req = req;
     j->f = f;
+    j->role_checked_us = cfs_http_now_us(); /* just read it */
     req->fwd = j;
     cfs_http_commit_begin(req);
     enqueue(f, j);
@@ -288,32 +292,29 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-static bool aborting(struct cfs_http_forward *f)
-{
-    bool a;
-
-    pthread_mutex_lock(&f->lock);
-    a = f->aborting;
-    pthread_mutex_unlock(&f->lock);
-    return a;
-}
-
-/* Called at least once a second: end the transfer when stopping, or when
- * the writer's role lapsed (a writer that hangs keeps accepting
- * connections; its lease, not its socket, says it is gone). */
+/* Called at least once a second, and on every turn of the transfer: end
+ * it when stopping, or when the writer's role lapsed (a writer that hangs
+ * keeps accepting connections; its lease, not its socket, says it is
+ * gone). The role, under the store's lock, only once a second: most
+ * transfers end long before. */
 static int
 on_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
 {
     struct cfs_http_fwd_job *j = ud;
+    uint64_t now_us = cfs_http_now_us();
     char now[512];
 
     (void)a;
     (void)b;
     (void)c;
     (void)d;
-    if (aborting(j->f)) {
+    if (atomic_load(&j->f->aborting)) {
         return 1;
     }
+    if (now_us - j->role_checked_us < FWD_ROLE_CHECK_US) {
+        return 0;
+    }
+    j->role_checked_us = now_us;
     if (cfs_store_writer(j->req->srv->opts.store, now, sizeof(now)) != 1 ||
         strcmp(now, j->writer) != 0) {
         j->writer_lost = true;
@@ -355,7 +356,7 @@ transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
     if (j->code == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &j->status);
         if (j->status >= 200 && j->status < 300 && j->revision > 0 &&
-            !aborting(f)) {
+            !atomic_load(&f->aborting)) {
             /* the client reads its write here */
             (void)cfs_store_catch_up(
                 req->srv->opts.store, j->revision, FWD_CATCH_UP_MS);
@@ -412,7 +413,7 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
                    j->code == CURLE_COULDNT_RESOLVE_HOST ||
                    j->code == CURLE_OUT_OF_MEMORY;
     cfs_http_metrics_forward(j->code == CURLE_OK);
-    if (nothing_sent && !aborting(req->srv->fwd)) {
+    if (nothing_sent && !atomic_load(&req->srv->fwd->aborting)) {
         /* The writer is gone (its role lapses with its lease): the
          * request runs here, its append a CAS like any other. */
         cfs_log(CFS_LOG_INFO,
@@ -508,9 +509,7 @@ int cfs_http_forward_new(struct cfs_http_server *srv,
 void cfs_http_forward_stop(struct cfs_http_forward *f)
 {
     if (f) {
-        pthread_mutex_lock(&f->lock);
-        f->aborting = true;
-        pthread_mutex_unlock(&f->lock);
+        atomic_store(&f->aborting, true);
     }
 }
 
@@ -521,7 +520,7 @@ void cfs_http_forward_free(struct cfs_http_forward *f)
     }
     pthread_mutex_lock(&f->lock);
     f->stop = true;
-    f->aborting = true;
+    atomic_store(&f->aborting, true);
     pthread_cond_broadcast(&f->more);
     pthread_mutex_unlock(&f->lock);
     for (size_t i = 0; i < f->n_threads; i++) {

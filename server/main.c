@@ -949,7 +949,7 @@ static int start_subsystems(const struct options *o)
 static void advertise(const struct options *o, struct cfs_http_server *srv)
 {
     char url[420];
-    size_t host = strcspn(o->listen, ":");
+    size_t host = strcspn(o->listen, ":"), len;
     int r;
 
     if (o->advertise_url && o->advertise_url[0]) {
@@ -969,8 +969,8 @@ static void advertise(const struct options *o, struct cfs_http_server *srv)
                        o->listen,
                        cfs_http_server_port(srv));
     }
-    while (strlen(url) > 0 && url[strlen(url) - 1] == '/') {
-        url[strlen(url) - 1] = '\0';
+    for (len = strlen(url); len > 0 && url[len - 1] == '/'; len--) {
+        url[len - 1] = '\0';
     }
     r = cfs_store_advertise(store, url);
     if (r < 0) {

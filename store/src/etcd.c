@@ -685,6 +685,23 @@ static json_t *op_put(const char *key, const char *val, size_t len)
     return o;
 }
 
+/* A txn's compare: @key equals @value, or (@value NULL) does not exist. */
+static json_t *cmp_value(const char *key, const char *value)
+{
+    json_t *c = json_object();
+
+    json_object_set_new(c, "key", jb64s(key));
+    if (value) {
+        json_object_set_new(c, "target", json_string("VALUE"));
+        json_object_set_new(c, "value", jb64s(value));
+    } else {
+        json_object_set_new(c, "target", json_string("VERSION"));
+        json_object_set_new(c, "version", json_string("0"));
+    }
+    json_object_set_new(c, "result", json_string("EQUAL"));
+    return c;
+}
+
 static int
 put_plain(struct store_etcd *e, const char *key, const char *val, size_t len)
 {
@@ -762,7 +779,7 @@ static int etcd_append(struct store_etcd *e,
 {
     uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
     uint64_t base = first - 1;
-    json_t *val = json_object(), *body = NULL, *ans = NULL, *cmp, *succ, *fail;
+    json_t *val = json_object(), *body = NULL, *ans = NULL, *succ, *fail;
     char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
     char basestr[24], laststr[24], nonce[17];
     int r = 0;
@@ -821,17 +838,10 @@ static int etcd_append(struct store_etcd *e,
     (void)snprintf(basestr, sizeof(basestr), "%" PRIu64, base);
     (void)snprintf(laststr, sizeof(laststr), "%" PRIu64, last);
     body = json_object();
-    cmp = json_object();
-    json_object_set_new(cmp, "key", jb64s(e->k_head));
-    if (base == 0) {
-        json_object_set_new(cmp, "target", json_string("VERSION"));
-        json_object_set_new(cmp, "version", json_string("0"));
-    } else {
-        json_object_set_new(cmp, "target", json_string("VALUE"));
-        json_object_set_new(cmp, "value", jb64s(basestr));
-    }
-    json_object_set_new(cmp, "result", json_string("EQUAL"));
-    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        body,
+        "compare",
+        json_pack("[o]", cmp_value(e->k_head, base ? basestr : NULL)));
     succ = json_array();
     json_array_append_new(succ, op_put(lk, text, strlen(text)));
     json_array_append_new(succ, op_put(e->k_head, laststr, strlen(laststr)));
@@ -2236,15 +2246,12 @@ static int put_if_absent(struct store_etcd *e,
                          int64_t lease,
                          bool *ret_ok)
 {
-    json_t *body = json_object(), *cmp = json_object();
+    json_t *body = json_object();
     json_t *put = op_put(key, val, strlen(val));
     int r;
 
-    json_object_set_new(cmp, "key", jb64s(key));
-    json_object_set_new(cmp, "target", json_string("VERSION"));
-    json_object_set_new(cmp, "version", json_string("0"));
-    json_object_set_new(cmp, "result", json_string("EQUAL"));
-    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_value(key, NULL)));
     json_object_set_new(
         json_object_get(put, "request_put"), "lease", lease_json(lease));
     json_object_set_new(body, "success", json_pack("[o]", put));
@@ -2768,7 +2775,7 @@ int cfs_store_cluster_subsystems(struct cfs_store *s,
                                  char **ret_cluster_set)
 {
     struct store_etcd *e = s ? s->etcd : NULL;
-    json_t *body, *ans = NULL, *cmp, *fail;
+    json_t *body, *ans = NULL, *fail;
     char *key = NULL;
     int r;
 
@@ -2781,12 +2788,8 @@ int cfs_store_cluster_subsystems(struct cfs_store *s,
     }
     /* The first node records the set; the others compare with it. */
     body = json_object();
-    cmp = json_object();
-    json_object_set_new(cmp, "key", jb64s(key));
-    json_object_set_new(cmp, "target", json_string("VERSION"));
-    json_object_set_new(cmp, "version", json_string("0"));
-    json_object_set_new(cmp, "result", json_string("EQUAL"));
-    json_object_set_new(body, "compare", json_pack("[o]", cmp));
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_value(key, NULL)));
     json_object_set_new(
         body, "success", json_pack("[o]", op_put(key, set, strlen(set))));
     fail = json_object();
