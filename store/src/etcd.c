@@ -11,7 +11,9 @@
  *                             revision: {"v":1,"first":F,"last":L,"sets":[..]}
  *                             or, too big for one request,
  *                             {"v":1,"first":F,"last":L,"chunks":K,"id":ID}
- *   PREFIX/chunk/ID/%06u      the K parts of a big batch, written first
+ *   PREFIX/chunk/%020llu-ID/%06u
+ *                             the K parts of a big batch, written first,
+ *                             named by its first revision (ID: F-hex)
  *   PREFIX/snapshot           the published snapshot of the cache:
  *                             {"v":1,"revision":S,"id":ID,"parts":K,
  *                              "length":L,"sha256":HEX}
@@ -27,6 +29,9 @@
  * A big batch's chunks are plain puts made before that txn: until the txn
  * names them nobody reads them, so the batch still becomes visible at once
  * and entirely, or (if the txn fails) never; the losing node deletes them.
+ * Trimming the log deletes the parts of every revision it trims, named or
+ * not, so the parts of an append that never landed (a node killed between
+ * its parts and its txn, a timeout) go with the entries around them.
  *
  * Following: a watch on the head key (a long-lived POST /v3/watch) only
  * tells the applier thread how far the log goes; the applier reads the
@@ -72,8 +77,6 @@
 #define ETCD_SNAP_PART   ((size_t)640 * 1024) /* snapshot bytes per key */
 #define ETCD_LEASE_TTL   5                    /* seconds, node registry */
 #define ETCD_START_TRIES 5 /* snapshot replaced while a node loads it */
-/* log entries deleted per request (read first, for the parts of big ones) */
-#define ETCD_TRIM_PAGE 32
 /* log entries held from the watch for the applier, at most (bytes): past
  * that it reads them from the log instead */
 #define ETCD_SEEN_MAX ((size_t)32 * 1024 * 1024)
@@ -487,6 +490,17 @@ etcd_post_raw(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
     return r;
 }
 
+/* Where the parts of big batches from revision @rev on begin. */
+static char *chunk_key(const struct store_etcd *e, uint64_t rev)
+{
+    char *k = NULL;
+
+    if (asprintf(&k, "%s/chunk/%020" PRIu64, e->prefix, rev) < 0) {
+        return NULL;
+    }
+    return k;
+}
+
 /* A kv's base64 field decoded, or NULL. */
 static char *kv_field(json_t *kv, const char *name, size_t *ret_len)
 {
@@ -716,21 +730,34 @@ put_plain(struct store_etcd *e, const char *key, const char *val, size_t len)
     return r;
 }
 
-static void delete_prefix(struct store_etcd *e, const char *prefix)
+/* Delete [@key, @end): @return the number of keys deleted, or an errno. */
+static int64_t
+delete_range(struct store_etcd *e, const char *key, const char *end)
 {
     json_t *body = json_object(), *ans = NULL;
+    int64_t r;
+
+    json_object_set_new(body, "key", jb64s(key));
+    json_object_set_new(body, "range_end", jb64s(end));
+    r = etcd_post(e, "/v3/kv/deleterange", body, &ans);
+    if (r == 0) {
+        r = (int64_t)jnum(json_object_get(ans, "deleted"));
+    }
+    json_decref(ans);
+    json_decref(body);
+    return r;
+}
+
+static void delete_prefix(struct store_etcd *e, const char *prefix)
+{
     size_t n = strlen(prefix);
     char *end = strdup(prefix);
 
     if (end && n > 0) {
         end[n - 1]++;
-        json_object_set_new(body, "key", jb64s(prefix));
-        json_object_set_new(body, "range_end", jb64s(end));
-        (void)etcd_post(e, "/v3/kv/deleterange", body, &ans);
+        (void)delete_range(e, prefix, end);
     }
     free(end);
-    json_decref(body);
-    json_decref(ans);
 }
 
 static void note_head(struct store_etcd *e, uint64_t head)
@@ -781,7 +808,7 @@ static int etcd_append(struct store_etcd *e,
     uint64_t base = first - 1;
     json_t *val = json_object(), *body = NULL, *ans = NULL, *succ, *fail;
     char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
-    char basestr[24], laststr[24], nonce[17];
+    char basestr[24], laststr[24], nonce[17], id[40];
     int r = 0;
 
     /* Names this append. A request etcd carried out but whose answer was
@@ -800,12 +827,13 @@ static int etcd_append(struct store_etcd *e,
         goto out;
     }
     if (strlen(text) > ETCD_INLINE_MAX) {
-        /* Too big for one request: the parts first, under a fresh id,
-         * then the log entry that names them. */
-        char id[17];
+        /* Too big for one request: the parts first, under a fresh id
+         * that begins with the first revision (for trimming), then the
+         * log entry that names them. */
         size_t len = strlen(text), k = 0;
 
-        random_hex(id, 8);
+        (void)snprintf(id, sizeof(id), "%020" PRIu64 "-", first);
+        random_hex(id + 21, 8);
         (void)snprintf(
             chunk_prefix, sizeof(chunk_prefix), "%s/chunk/%s/", e->prefix, id);
         for (size_t off = 0; off < len && r == 0; off += ETCD_CHUNK, k++) {
@@ -2039,72 +2067,31 @@ static int lowest_live(struct store_etcd *e, uint64_t bound, uint64_t *ret)
 }
 
 /*
- * Delete the log entries (and the parts of big ones) at or below @upto, a
- * batch boundary, a page at a time. Nobody reads them again: a starting
- * node loads a snapshot at or above @upto, and every live node has
- * applied at least @upto.
+ * Delete the log entries at or below @upto, a batch boundary, and the
+ * parts of big batches from those revisions: the entries' own, and any
+ * left by an append that never landed (a node killed between its parts
+ * and its txn, a timeout). Nobody reads them again: a starting node loads
+ * a snapshot at or above @upto, and every live node has applied at least
+ * @upto. Two requests and nothing read, as the keys begin with the
+ * revision. The entries go first: a failure in between leaves parts that
+ * nothing names (the next trim takes them), never an entry without them.
  */
 static void trim_log(struct store_etcd *e, uint64_t upto)
 {
-    char *end = log_key(e, upto + 1);
+    char *log_end = log_key(e, upto + 1), *parts_end = chunk_key(e, upto + 1);
+    char *parts = NULL;
+    int64_t n = -ENOMEM;
 
-    for (int page = 0; end && page < 100000; page++) {
-        json_t *body = json_object(), *ans = NULL, *kvs, *last;
-        size_t n, klen = 0;
-        char *lastkey = NULL;
-        bool more;
-        int r;
-
-        json_object_set_new(body, "key", jb64s(e->k_log));
-        json_object_set_new(body, "range_end", jb64s(end));
-        json_object_set_new(body, "limit", json_integer(ETCD_TRIM_PAGE));
-        r = etcd_post(e, "/v3/kv/range", body, &ans);
-        json_decref(body);
-        kvs = json_object_get(ans, "kvs");
-        n = json_array_size(kvs);
-        more = json_is_true(json_object_get(ans, "more"));
-        for (size_t i = 0; r == 0 && i < n; i++) {
-            size_t vl = 0;
-            char *v = kv_field(json_array_get(kvs, i), "value", &vl);
-            json_t *j = v ? json_loadb(v, vl, 0, NULL) : NULL;
-            const char *id = json_string_value(json_object_get(j, "id"));
-
-            if (id && json_object_get(j, "chunks")) {
-                char cp[600];
-
-                (void)snprintf(cp, sizeof(cp), "%s/chunk/%s/", e->prefix, id);
-                delete_prefix(e, cp);
-            }
-            json_decref(j);
-            free(v);
-        }
-        last = json_array_get(kvs, n ? n - 1 : 0);
-        if (r == 0 && n > 0) {
-            lastkey = kv_field(last, "key", &klen);
-        }
-        if (lastkey) {
-            /* [first log key, the last one read] -- its end is the last
-             * key and a NUL byte */
-            json_t *del = json_object(), *dans = NULL;
-
-            json_object_set_new(del, "key", jb64s(e->k_log));
-            json_object_set_new(del, "range_end", jb64(lastkey, klen + 1));
-            if (etcd_post(e, "/v3/kv/deleterange", del, &dans) == 0) {
-                atomic_fetch_add(&e->n_trimmed,
-                                 jnum(json_object_get(dans, "deleted")));
-            } else {
-                more = false;
-            }
-            json_decref(dans);
-            json_decref(del);
-        }
-        free(lastkey);
-        json_decref(ans);
-        if (r < 0 || n == 0 || !more) {
-            break;
-        }
+    if (log_end && parts_end && asprintf(&parts, "%s/chunk/", e->prefix) > 0) {
+        n = delete_range(e, e->k_log, log_end);
     }
-    free(end);
+    if (n > 0) {
+        atomic_fetch_add(&e->n_trimmed, (uint64_t)n);
+        (void)delete_range(e, parts, parts_end);
+    }
+    free(log_end);
+    free(parts);
+    free(parts_end);
 }
 
 /*

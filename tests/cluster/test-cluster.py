@@ -656,6 +656,15 @@ def etcd_kvs(c, key, prefix=False, keys_only=False):
             for kv in json.loads(b).get("kvs", [])]
 
 
+def etcd_put(c, key, value):
+    import base64
+    up = [p for p, proc in zip(c.etcd.client, c.etcd.procs) if proc]
+    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/put" % up[0], {
+        "key": base64.b64encode(key.encode()).decode(),
+        "value": base64.b64encode(value).decode()})
+    assert st == 200, (st, b)
+
+
 def snapshot_of(c, prefix):
     kv = etcd_kvs(c, prefix + "/snapshot")
     return json.loads(kv[0][1]) if kv else None
@@ -693,7 +702,8 @@ def writes(nodes, tag, count):
 
 def t_snapshot_trim_and_load(c):
     """Every N revisions one node publishes a snapshot and trims the log
-    below it; a new node starts from the snapshot, byte-identical."""
+    below it, and the parts of big batches of the revisions it trims,
+    named or not; a new node starts from the snapshot, byte-identical."""
     from cluster import Node
     prefix = "/snaps"
     url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
@@ -701,6 +711,13 @@ def t_snapshot_trim_and_load(c):
     a, b = (Node(c.binary, c.tmp, "snap-" + x, url, extra) for x in "ab")
     fresh = Node(c.binary, c.tmp, "snap-fresh", url, extra)
     nodes = [a, b]
+    # parts no entry names: a node killed between the parts of a big
+    # batch at revision 5 and its append (someone else appended 5), and
+    # an upload still in flight for a revision far ahead
+    orphan = prefix + "/chunk/%020d-%s/000000" % (5, "0badc0de0badc0de")
+    ahead = prefix + "/chunk/%020d-%s/000000" % (10 ** 9, "feedfacefeedface")
+    etcd_put(c, orphan, b"{")
+    etcd_put(c, ahead, b"{")
     try:
         for n in nodes:
             n.start()
@@ -734,6 +751,9 @@ def t_snapshot_trim_and_load(c):
         else:
             assert first <= snap["revision"] + 1, (first, snap)
         assert metric_sum(nodes, "configfsd_cluster_log_trimmed_total") > 0
+        parts = [k for k, _ in etcd_kvs(c, prefix + "/chunk/", prefix=True,
+                                        keys_only=True)]
+        assert parts == [ahead], parts
         # a new node: the snapshot, then the log after it
         fresh.start()
         nodes.append(fresh)
