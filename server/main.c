@@ -41,6 +41,7 @@ struct options {
     const char *etcd_user;
     const char *etcd_password_file;
     long snapshot_every;
+    long snapshot_growth;
     bool forward_writes;
     const char *advertise_url;
     const char *peer_cacert;
@@ -135,6 +136,11 @@ static const struct opt opts[] = {
         "cluster mode: write a snapshot of the tree to etcd each N "
         "revisions, for nodes to start from, and trim the log below it; "
         "0 writes none", 10000),
+    NUM("snapshot-growth", "PERCENT", "CONFIGFSD_SNAPSHOT_GROWTH", OPT_LONG,
+        snapshot_growth, 0, 1L << 20, "0..2^20",
+        "cluster mode: write a snapshot only once the log since the last "
+        "one holds PERCENT % of its size too (snapshots carry the "
+        "journal); 0: by --snapshot-every alone", 100),
     OPT("forward-writes", NULL, "CONFIGFSD_FORWARD_WRITES", OPT_FLAG,
         forward_writes,
         "cluster mode: one node of those started with it appends every "
@@ -374,6 +380,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->log_level = "info";
     o->history_limit = -1;
     o->snapshot_every = 10000;
+    o->snapshot_growth = 100;
     r = env_options(o, raw);
     if (r) {
         return r;
@@ -700,6 +707,7 @@ static int open_store(const struct options *o)
         so.on_replay_error = remote_refused;
         so.on_fell_behind = fell_behind;
         so.snapshot_every = (uint64_t)o->snapshot_every;
+        so.snapshot_growth = (uint64_t)o->snapshot_growth;
     }
     so.sync = strcmp(o->sync, "normal") == 0 ? CFS_STORE_SYNC_NORMAL
                                              : CFS_STORE_SYNC_FULL;

@@ -548,16 +548,19 @@ static int write_state(struct cfs_store *s, uint64_t revision, uint64_t floor)
 
 int store_write_sets(struct cfs_store *s,
                      const struct cfs_store_changeset *sets,
-                     size_t n)
+                     size_t n,
+                     int64_t time_us)
 {
     const uint64_t seq0 = s->seq, since0 = s->since_prune;
     const uint64_t jrev0 = s->j_revision;
     uint64_t revision = s->revision, floor = s->floor;
-    int64_t time_us = now_us();
     int r = store_step_done(s->st[ST_BEGIN]);
 
     if (r < 0) {
         return r;
+    }
+    if (time_us == 0) {
+        time_us = now_us();
     }
     for (size_t i = 0; i < n && r == 0; i++) {
         for (size_t j = 0; j < sets[i].n && r == 0; j++) {

@@ -113,7 +113,7 @@ static int write_sets(struct cfs_store *s,
     pthread_mutex_lock(&s->w_lock);
     /* cluster mode: appended to etcd's log, then kept in the local copy */
     r = s->etcd && n > 0 ? store_etcd_commit(s, sets, n)
-                         : store_write_sets(s, sets, n);
+                         : store_write_sets(s, sets, n, 0);
     *ret_revision = s->revision;
     *ret_floor = s->floor;
     pthread_mutex_unlock(&s->w_lock);

@@ -8,9 +8,11 @@
  * Keys under PREFIX:
  *   PREFIX/head               the last configfsd revision appended
  *   PREFIX/log/%020llu        one batch of change sets, keyed by its first
- *                             revision: {"v":1,"first":F,"last":L,"sets":[..]}
- *                             or, too big for one request,
- *                             {"v":1,"first":F,"last":L,"chunks":K,"id":ID}
+ *                             revision: {"v":2,"first":F,"last":L,
+ *                             "nonce":N,"t":TIME,"u":WHO,"sets":[..]}
+ *                             (enc_sets()) or, too big for one request,
+ *                             {"v":2,"first":F,"last":L,"nonce":N,
+ *                              "chunks":K,"id":ID}
  *   PREFIX/chunk/%020llu-ID/%06u
  *                             the K parts of a big batch, written first,
  *                             named by its first revision (ID: F-hex)
@@ -94,10 +96,11 @@ struct store_etcd {
     char *auth_header;         /* "Authorization: TOKEN", under lock */
     char *k_head, *k_log, *k_log_end;
     char *k_snapshot, *k_snap_lock, *k_nodes, *k_writer;
-    char *advertise;         /* this node's URL for other nodes, or NULL */
-    bool forwarding;         /* it follows the writer's role (advertise()) */
-    char node_id[17];        /* this process, in PREFIX/nodes/ */
-    uint64_t snapshot_every; /* 0: write none */
+    char *advertise;          /* this node's URL for other nodes, or NULL */
+    bool forwarding;          /* it follows the writer's role (advertise()) */
+    char node_id[17];         /* this process, in PREFIX/nodes/ */
+    uint64_t snapshot_every;  /* 0: write none */
+    uint64_t snapshot_growth; /* percent of the last snapshot's size */
 
     pthread_mutex_t lock; /* what follows */
     pthread_cond_t cond;
@@ -126,6 +129,9 @@ struct store_etcd {
 
     atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
         n_replay_errors, n_snap_loaded, n_snap_written, n_trimmed;
+    /* log entries this node appended or read, for the bytes per revision
+     * of the log (maybe_snapshot()) */
+    atomic_uint_fast64_t log_bytes, log_revs;
 };
 
 /* A log entry as the watch delivered it, waiting for the applier. */
@@ -490,6 +496,13 @@ etcd_post_raw(struct store_etcd *e, const char *api, json_t *body, json_t **ret)
     return r;
 }
 
+/* A log entry of @bytes for @revs revisions, appended or read here. */
+static void count_log(struct store_etcd *e, size_t bytes, uint64_t revs)
+{
+    atomic_fetch_add(&e->log_bytes, bytes);
+    atomic_fetch_add(&e->log_revs, revs);
+}
+
 /* Where the parts of big batches from revision @rev on begin. */
 static char *chunk_key(const struct store_etcd *e, uint64_t rev)
 {
@@ -561,27 +574,46 @@ static uint64_t set_rev(const struct cfs_store_changeset *set)
     return set->n ? set->changes[0].revision : 0;
 }
 
-static json_t *enc_sets(const struct cfs_store_changeset *sets, size_t n)
+static bool same_principal(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Into the log entry @val: @n change sets (revisions consecutive, so each
+ * set's is "first" plus its index), committed at @t, and their principal
+ * once for the entry when every set has the same one, else with each set.
+ * A batch's entry is what etcd stores, replicates and sends every watcher,
+ * so nothing in it is said twice.
+ */
+static void enc_sets(json_t *val,
+                     const struct cfs_store_changeset *sets,
+                     size_t n,
+                     int64_t t)
 {
     json_t *arr = json_array();
-    int64_t t = wall_us();
+    bool one = true;
 
+    for (size_t i = 1; i < n && one; i++) {
+        one = same_principal(sets[i].principal, sets[0].principal);
+    }
+    json_object_set_new(val, "t", json_integer(t));
+    if (one && sets[0].principal) {
+        json_object_set_new(val, "u", json_string(sets[0].principal));
+    }
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object(), *cs = json_array();
 
-        json_object_set_new(
-            o, "r", json_integer((json_int_t)set_rev(&sets[i])));
-        if (sets[i].principal) {
+        if (!one && sets[i].principal) {
             json_object_set_new(o, "u", json_string(sets[i].principal));
         }
-        json_object_set_new(o, "t", json_integer(t));
         for (size_t j = 0; j < sets[i].n; j++) {
             json_array_append_new(cs, enc_change(&sets[i].changes[j]));
         }
         json_object_set_new(o, "c", cs);
         json_array_append_new(arr, o);
     }
-    return arr;
+    json_object_set_new(val, "sets", arr);
 }
 
 /* Change sets read back from the log: everything owned here. */
@@ -589,6 +621,7 @@ struct dec_batch {
     struct cfs_store_changeset *sets;
     size_t n;
     uint64_t first, last;
+    int64_t time_us; /* when it was committed; 0: not said */
 };
 
 static void dec_free(struct dec_batch *d)
@@ -608,10 +641,23 @@ static void dec_free(struct dec_batch *d)
     memset(d, 0, sizeof(*d));
 }
 
-static int dec_sets(json_t *arr, struct dec_batch *d)
+/* The change sets of the log entry @entry (format 1: revision, principal and
+ * time with each set; 2: enc_sets()'s). */
+static int dec_sets(json_t *entry, struct dec_batch *d)
 {
+    json_t *arr = json_object_get(entry, "sets");
+    json_int_t v = json_integer_value(json_object_get(entry, "v"));
+    const char *u_all = json_string_value(json_object_get(entry, "u"));
+    json_t *t = json_object_get(entry, "t");
     size_t n = json_array_size(arr);
 
+    if (v != 1 && v != 2) {
+        return -EUCLEAN; /* written by a newer configfsd */
+    }
+    if (!t && n > 0) {
+        t = json_object_get(json_array_get(arr, 0), "t");
+    }
+    d->time_us = json_integer_value(t);
     d->sets = calloc(n ? n : 1, sizeof(*d->sets));
     if (!d->sets) {
         return -ENOMEM;
@@ -619,8 +665,11 @@ static int dec_sets(json_t *arr, struct dec_batch *d)
     d->n = n;
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(arr, i), *cs = json_object_get(o, "c");
-        uint64_t rev = jnum(json_object_get(o, "r"));
-        const char *u = json_string_value(json_object_get(o, "u"));
+        json_t *r = json_object_get(o, "r");
+        uint64_t rev = r ? jnum(r) : d->first + i;
+        const char *u = json_object_get(o, "u")
+                            ? json_string_value(json_object_get(o, "u"))
+                            : u_all;
         size_t m = json_array_size(cs);
         struct cfs_change *ch = calloc(m ? m : 1, sizeof(*ch));
 
@@ -802,13 +851,15 @@ static bool own_entry(json_t *kv, const char *nonce)
  */
 static int etcd_append(struct store_etcd *e,
                        const struct cfs_store_changeset *sets,
-                       size_t n)
+                       size_t n,
+                       int64_t time_us)
 {
     uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
     uint64_t base = first - 1;
     json_t *val = json_object(), *body = NULL, *ans = NULL, *succ, *fail;
     char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
     char basestr[24], laststr[24], nonce[17], id[40];
+    size_t bytes = 0;
     int r = 0;
 
     /* Names this append. A request etcd carried out but whose answer was
@@ -816,17 +867,18 @@ static int etcd_append(struct store_etcd *e,
      * the next member) and then loses the CAS to itself: the entry at
      * @first, which the failure returns, tells. */
     random_hex(nonce, 8);
-    json_object_set_new(val, "v", json_integer(1));
+    json_object_set_new(val, "v", json_integer(2));
     json_object_set_new(val, "first", json_integer((json_int_t)first));
     json_object_set_new(val, "last", json_integer((json_int_t)last));
     json_object_set_new(val, "nonce", json_string(nonce));
-    json_object_set_new(val, "sets", enc_sets(sets, n));
+    enc_sets(val, sets, n, time_us);
     text = json_dumps(val, JSON_COMPACT);
     if (!text || !lk) {
         r = -ENOMEM;
         goto out;
     }
-    if (strlen(text) > ETCD_INLINE_MAX) {
+    bytes = strlen(text);
+    if (bytes > ETCD_INLINE_MAX) {
         /* Too big for one request: the parts first, under a fresh id
          * that begins with the first revision (for trimming), then the
          * log entry that names them. */
@@ -849,7 +901,7 @@ static int etcd_append(struct store_etcd *e,
         }
         json_decref(val);
         val = json_object();
-        json_object_set_new(val, "v", json_integer(1));
+        json_object_set_new(val, "v", json_integer(2));
         json_object_set_new(val, "first", json_integer((json_int_t)first));
         json_object_set_new(val, "last", json_integer((json_int_t)last));
         json_object_set_new(val, "nonce", json_string(nonce));
@@ -899,6 +951,9 @@ static int etcd_append(struct store_etcd *e,
     if (r == -ESTALE && chunk_prefix[0]) {
         delete_prefix(e, chunk_prefix);
     }
+    if (r == 0) {
+        count_log(e, bytes, last - first + 1);
+    }
 out:
     json_decref(ans);
     json_decref(body);
@@ -910,8 +965,10 @@ out:
 
 /* ---- reading the log --------------------------------------------------- */
 
-/* One log entry, parsed (@j: taken), chunks fetched, as change sets. */
-static int decode_entry(struct store_etcd *e, json_t *j, struct dec_batch *d)
+/* One log entry of @bytes, parsed (@j: taken), chunks fetched, as change
+ * sets. */
+static int
+decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
 {
     int r = 0;
 
@@ -951,24 +1008,27 @@ static int decode_entry(struct store_etcd *e, json_t *j, struct dec_batch *d)
         }
         json_decref(j);
         j = r == 0 && all.p ? json_loadb(all.p, all.n, 0, NULL) : NULL;
+        bytes = all.n;
         free(all.p);
         if (!j) {
             return r < 0 ? r : -EUCLEAN;
         }
     }
-    r = dec_sets(json_object_get(j, "sets"), d);
+    r = dec_sets(j, d);
     json_decref(j);
     if (r < 0) {
         dec_free(d);
+        return r;
     }
-    return r;
+    count_log(e, bytes, d->last >= d->first ? d->last - d->first + 1 : 0);
+    return 0;
 }
 
 /* One log entry's value, as change sets. */
 static int
 read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
 {
-    return decode_entry(e, json_loadb(v, len, 0, NULL), d);
+    return decode_entry(e, json_loadb(v, len, 0, NULL), len, d);
 }
 
 typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
@@ -1056,7 +1116,7 @@ static int load_batch(struct cfs_store *s, struct dec_batch *d)
     int r;
 
     pthread_mutex_lock(&s->w_lock);
-    r = store_write_sets(s, d->sets, d->n);
+    r = store_write_sets(s, d->sets, d->n, d->time_us);
     pthread_mutex_unlock(&s->w_lock);
     if (r == 0) {
         pthread_mutex_lock(&s->etcd->lock);
@@ -1211,7 +1271,7 @@ static int remote_batch(struct cfs_store *s, struct dec_batch *d)
         }
     }
     pthread_mutex_lock(&s->w_lock);
-    r = store_write_sets(s, d->sets, d->n);
+    r = store_write_sets(s, d->sets, d->n, d->time_us);
     pthread_mutex_unlock(&s->w_lock);
     if (r < 0) {
         store_problem_add(s, "/", CFS_STORE_STEP_UNDO, r);
@@ -1275,6 +1335,7 @@ static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
 {
     struct store_etcd *e = s->etcd;
     struct dec_batch d;
+    size_t bytes;
     json_t *j;
     int r;
 
@@ -1285,9 +1346,10 @@ static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
         return false; /* none, or a gap: the log has it */
     }
     j = json_incref(e->seen_head->entry);
+    bytes = e->seen_head->bytes;
     seen_pop(e);
     pthread_mutex_unlock(&e->lock);
-    r = decode_entry(e, j, &d);
+    r = decode_entry(e, j, bytes, &d);
     if (r == 0) {
         (void)remote_batch(s, &d);
         dec_free(&d);
@@ -1412,18 +1474,20 @@ struct watch_ctx {
     bool compacted, canceled;
 };
 
-/* A log entry from the watch: kept for the applier, within a bound. */
-static void
-keep_seen(struct store_etcd *e, const char *key, const char *v, size_t len)
+/* A log entry from the watch (@kv, at @key): kept for the applier,
+ * within a bound. */
+static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
 {
     uint64_t first = strtoull(key + strlen(e->k_log), NULL, 10);
-    json_t *j;
+    size_t len = strlen(json_string_value(json_object_get(kv, "value")));
+    json_t *j = NULL;
     struct seen *x;
+    char *v;
 
     pthread_mutex_lock(&e->lock);
     if (first <= e->applied || (e->appending && first == e->append_first)) {
         /* Applied, or this node's own append, whose answer is on its way:
-         * not even parsed. (If the append failed, this entry is another
+         * not even decoded. (If the append failed, this entry is another
          * node's, or it was made after all: the applier reads it from the
          * log.) */
         pthread_mutex_unlock(&e->lock);
@@ -1434,7 +1498,9 @@ keep_seen(struct store_etcd *e, const char *key, const char *v, size_t len)
         return; /* the applier reads it from the log */
     }
     pthread_mutex_unlock(&e->lock);
-    j = json_loadb(v, len, 0, NULL);
+    v = kv_field(kv, "value", &len);
+    j = v ? json_loadb(v, len, 0, NULL) : NULL;
+    free(v);
     x = j ? calloc(1, sizeof(*x)) : NULL;
     if (!x) {
         json_decref(j);
@@ -1483,18 +1549,22 @@ static void watch_line(struct watch_ctx *w, const char *line, size_t len)
     evs = json_object_get(res, "events");
     for (size_t i = 0; i < json_array_size(evs); i++) {
         json_t *ev = json_array_get(evs, i), *kv = json_object_get(ev, "kv");
-        size_t vl = 0;
-        char *k = kv_field(kv, "key", NULL), *v = kv_field(kv, "value", &vl);
+        char *k = kv_field(kv, "key", NULL);
 
-        if (k && v && json_object_get(ev, "type") == NULL) { /* a PUT */
+        /* a PUT: no "type"; its value decoded only when needed (a log
+         * entry is big, and this node's own is not decoded at all) */
+        if (k && json_is_string(json_object_get(kv, "value")) &&
+            json_object_get(ev, "type") == NULL) {
             if (strcmp(k, w->e->k_head) == 0) {
-                note_head(w->e, strtoull(v, NULL, 10));
+                char *v = kv_field(kv, "value", NULL);
+
+                note_head(w->e, v ? strtoull(v, NULL, 10) : 0);
+                free(v);
             } else if (strncmp(k, w->e->k_log, strlen(w->e->k_log)) == 0) {
-                keep_seen(w->e, k, v, vl);
+                keep_seen(w->e, k, kv);
             }
         }
         free(k);
-        free(v);
     }
     json_decref(j);
 }
@@ -2247,8 +2317,35 @@ static int put_if_absent(struct store_etcd *e,
     return r;
 }
 
-/* A snapshot when this node is snapshot_every revisions past the last
- * one, if it gets the lock (else another node is writing it). */
+/*
+ * Whether the log after the snapshot @ptr, up to @applied, holds at least
+ * snapshot_growth percent of the snapshot's size, as this node's average
+ * bytes per revision of the log estimate it. The snapshot carries the
+ * journal, so it grows with every revision: by revisions alone, writing
+ * snapshots would cost more and more per change. This way they cost at
+ * most 100/snapshot_growth bytes per byte of log, and the log kept stays
+ * within that share of the snapshot.
+ */
+static bool
+log_grown(struct store_etcd *e, uint64_t applied, const struct snap_ptr *ptr)
+{
+    uint64_t bytes = atomic_load(&e->log_bytes);
+    uint64_t revs = atomic_load(&e->log_revs);
+    double since;
+
+    if (e->snapshot_growth == 0 || ptr->length == 0) {
+        return true; /* by revisions alone, or the first snapshot */
+    }
+    if (revs == 0) {
+        return false;
+    }
+    since = (double)(applied - ptr->revision) * (double)bytes / (double)revs;
+    return since * 100.0 >= (double)ptr->length * (double)e->snapshot_growth;
+}
+
+/* A snapshot when this node is snapshot_every revisions past the last one
+ * and the log has grown enough since (log_grown()), if it gets the lock
+ * (else another node is writing it). */
 static void maybe_snapshot(struct cfs_store *s)
 {
     struct store_etcd *e = s->etcd;
@@ -2264,7 +2361,8 @@ static void maybe_snapshot(struct cfs_store *s)
     pthread_mutex_unlock(&e->lock);
     if (e->snapshot_every == 0 || lease == 0 ||
         applied < known + e->snapshot_every || read_pointer(e, &ptr) < 0 ||
-        applied < ptr.revision + e->snapshot_every) {
+        applied < ptr.revision + e->snapshot_every ||
+        !log_grown(e, applied, &ptr)) {
         return;
     }
     (void)put_if_absent(e, e->k_snap_lock, e->node_id, lease, &ok);
@@ -2273,7 +2371,8 @@ static void maybe_snapshot(struct cfs_store *s)
     }
     /* Under the lock: the pointer now is the last one published. */
     if (read_pointer(e, &ptr) == 0 &&
-        applied >= ptr.revision + e->snapshot_every) {
+        applied >= ptr.revision + e->snapshot_every &&
+        log_grown(e, applied, &ptr)) {
         (void)write_snapshot(s, lease, ptr.revision);
     }
     /* Release the lock, if it is still this node's. */
@@ -2497,6 +2596,7 @@ int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
         }
     }
     e->snapshot_every = opts->snapshot_every;
+    e->snapshot_growth = opts->snapshot_growth;
     random_hex(e->node_id, 8);
     r = lease_grant(e);
     if (r < 0) {
@@ -2645,6 +2745,7 @@ int store_etcd_commit(struct cfs_store *s,
                       size_t n)
 {
     struct store_etcd *e = s->etcd;
+    int64_t time_us = wall_us(); /* the journal's time on every node */
     int r;
 
     if (n == 0) {
@@ -2654,7 +2755,7 @@ int store_etcd_commit(struct cfs_store *s,
     e->appending = true;
     e->append_first = set_rev(&sets[0]);
     pthread_mutex_unlock(&e->lock);
-    r = etcd_append(e, sets, n);
+    r = etcd_append(e, sets, n, time_us);
     if (r < 0) {
         pthread_mutex_lock(&e->lock);
         e->appending = false;
@@ -2663,7 +2764,7 @@ int store_etcd_commit(struct cfs_store *s,
         return r;
     }
     /* In etcd: the cluster's truth. The cache follows. */
-    r = store_write_sets(s, sets, n);
+    r = store_write_sets(s, sets, n, time_us);
     if (r < 0) {
         store_problem_add(s, "/", CFS_STORE_STEP_UNDO, r);
     }

@@ -195,13 +195,15 @@ int store_prepare_write(struct cfs_store *store);
 void store_finalize_write(struct cfs_store *store);
 
 /**
- * Write @n change sets in one SQLite transaction and make it durable.
+ * Write @n change sets in one SQLite transaction and make it durable,
+ * journaled at @time_us (microseconds since the epoch; 0: now).
  * @pre w_lock held. On failure everything is rolled back, including the
  * in-memory counters.
  */
 int store_write_sets(struct cfs_store *store,
                      const struct cfs_store_changeset *sets,
-                     size_t n) CFS_STORE_NO_TSA;
+                     size_t n,
+                     int64_t time_us) CFS_STORE_NO_TSA;
 
 /* ---- commit.c ---------------------------------------------------------- */
 

@@ -42,12 +42,35 @@ def exports(nodes):
     return out
 
 
+def histories(nodes):
+    """Per node, {revision: [its history entries]} of the newest 1000."""
+    out = []
+    for n in nodes:
+        st, _, b = n.req("GET", "/api/v1/history?limit=1000")
+        assert st == 200, (n.name, st, b)
+        h = {}
+        for e in json.loads(b)["entries"]:
+            h.setdefault(e["revision"], []).append(e)
+        out.append(h)
+    return out
+
+
 def assert_identical(nodes):
+    """Every node's export is byte-identical, and so is the history of
+    every revision they all still keep (principal and time included: the
+    time the change set was committed, not when each node applied it)."""
     converge(nodes)
     ex = exports(nodes)
     for n, e in zip(nodes[1:], ex[1:]):
         assert e == ex[0], "export of %s differs from %s:\n%s\n---\n%s" % (
             n.name, nodes[0].name, e[:2000], ex[0][:2000])
+    hs = histories(nodes)
+    common = set(hs[0]).intersection(*hs[1:])
+    assert common, "no revision in every node's history"
+    for n, h in zip(nodes[1:], hs[1:]):
+        for rev in sorted(common):
+            assert h[rev] == hs[0][rev], "history of %d on %s: %s, on %s: %s" \
+                % (rev, n.name, h[rev], nodes[0].name, hs[0][rev])
 
 
 def mkdir(node, parent, name):
@@ -430,6 +453,83 @@ def t_big_import(c):
     assert_identical(c.nodes)
 
 
+def keeper_done(c, prefix, node):
+    """Wait until @node's keeper (once a second: the registry, then the
+    snapshot) has finished a round that knew its last revision: it has
+    registered that revision, and then the next one, made here."""
+    def registered(rev):
+        return any(int(v or 0) >= rev for _, v in
+                   etcd_kvs(c, prefix + "/nodes/", prefix=True))
+    rev = revision_of(node)
+    wait_for(lambda: registered(rev), 30, "the registry at %d" % rev)
+    st, _, b = node.req("PUT", SUB + "/g-0/storeme", str(rev))
+    assert st in (200, 204), (st, b)
+    wait_for(lambda: registered(rev + 1), 30, "the registry at %d" % (rev + 1))
+
+
+def t_snapshot_growth(c):
+    """Past the first snapshot, the next one waits until the log since it
+    holds the snapshot's size (--snapshot-growth 100, the default), not
+    only --snapshot-every revisions: a snapshot carries the journal, so by
+    revisions alone each would cost more than the log it replaces."""
+    from cluster import Node
+    prefix = "/growth"
+    n = Node(c.binary, c.tmp, "growth", "etcd://%s%s"
+             % (c.etcd.endpoints(), prefix), ["--snapshot-every", "10"])
+    try:
+        n.start()
+        writes([n], "g", 12)
+        first = wait_for(lambda: snapshot_of(c, prefix), 30,
+                         "the first snapshot")
+        # 20 small changes: twice --snapshot-every, a few KiB of log
+        writes([n], "h", 20)
+        keeper_done(c, prefix, n)
+        assert snapshot_of(c, prefix) == first, "a snapshot for a few KiB"
+        # changes of at most 1000 bytes each in the log, one at a time
+        second, made = None, 0
+        while second is None and made < 3000:
+            st, _, b = n.req("PUT", SUB + "/g-0/storeme", str(made))
+            assert st in (200, 204), (st, b)
+            made += 1
+            s = snapshot_of(c, prefix)
+            second = s if s["revision"] > first["revision"] else None
+        assert second, "no second snapshot after %d changes" % made
+        gap = second["revision"] - first["revision"]
+        assert gap * 1000 >= first["length"], (gap, first)
+    finally:
+        n.stop()
+
+
+def t_log_format_1(c):
+    """Log entries written in the first format (revision, principal and
+    time with each change set) are read as ever: a node starting on such
+    a log applies them, with their principal and time in its history."""
+    from cluster import Node
+    prefix = "/format1"
+    sets = [{"r": 1, "u": "alice", "t": 1700000000123456,
+             "c": [{"o": 1, "p": "/02-simple-children/old"}]},
+            {"r": 2, "u": "bob", "t": 1700000000123456,
+             "c": [{"o": 3, "p": "/02-simple-children/old/storeme",
+                    "a": "NDI=", "h": "MAo="}]}]
+    entry = {"v": 1, "first": 1, "last": 2, "nonce": "0123456789abcdef",
+             "sets": sets}
+    etcd_put(c, prefix + "/log/%020d" % 1, json.dumps(entry).encode())
+    etcd_put(c, prefix + "/head", b"2")
+    n = Node(c.binary, c.tmp, "format1", "etcd://%s%s"
+             % (c.etcd.endpoints(), prefix))
+    try:
+        n.start()
+        assert (show(n, SUB + "/old/storeme") or "").strip() == "42"
+        st, _, b = n.req("GET", "/api/v1/history")
+        assert st == 200, (st, b)
+        got = sorted((e["revision"], e["principal"], e["time"])
+                     for e in json.loads(b)["entries"])
+        t = "2023-11-14T22:13:20.123456Z"
+        assert got == [(1, "alice", t), (2, "bob", t)], got
+    finally:
+        n.stop()
+
+
 def t_subsystem_set(c):
     """A node whose subsystems differ from the cluster's refuses to join,
     naming the difference."""
@@ -707,7 +807,8 @@ def t_snapshot_trim_and_load(c):
     from cluster import Node
     prefix = "/snaps"
     url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
-    extra = ["--snapshot-every", "20"]
+    # a snapshot each 20 revisions, however little the log grew
+    extra = ["--snapshot-every", "20", "--snapshot-growth", "0"]
     a, b = (Node(c.binary, c.tmp, "snap-" + x, url, extra) for x in "ab")
     fresh = Node(c.binary, c.tmp, "snap-fresh", url, extra)
     nodes = [a, b]
@@ -775,7 +876,8 @@ def t_snapshot_trim_and_load(c):
 
 
 class StoppedNode:
-    """Three nodes on @prefix (a snapshot every 10 revisions) that made 12
+    """Three nodes on @prefix (a snapshot every 10 revisions, however
+    little the log grew) that made 12
     changes; then the third, v, is stopped (SIGSTOP) until its lease ran
     out (5 s) and it no longer holds the log back. As a context manager:
     every node is continued and stopped at the end."""
@@ -785,7 +887,8 @@ class StoppedNode:
         url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
         self.c, self.prefix = c, prefix
         self.nodes = [Node(c.binary, c.tmp, "%s-%s" % (name, x), url,
-                           ["--snapshot-every", "10"]) for x in "abv"]
+                           ["--snapshot-every", "10", "--snapshot-growth",
+                            "0"]) for x in "abv"]
         self.a, self.b, self.v = self.nodes
 
     def __enter__(self):
@@ -1029,6 +1132,8 @@ TESTS = [
     t_etcd_member_loss,
     t_replay_problem,
     t_snapshot_trim_and_load,
+    t_snapshot_growth,
+    t_log_format_1,
     t_snapshot_fell_behind,
     t_stopped_node_catches_up,
     t_etcd_compaction,

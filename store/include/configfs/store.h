@@ -93,6 +93,12 @@ struct cfs_store_options {
      * node writes a given snapshot), then trim the log below it; 0 writes
      * none (a snapshot written by another node is still loaded at start). */
     uint64_t snapshot_every;
+    /* ... and only once the log since the last snapshot holds at least
+     * this percentage of its size (a snapshot carries the journal, so by
+     * revisions alone each would cost more than the last): 100 keeps the
+     * bytes of snapshots written at most those of the log; 0: by
+     * revisions alone. */
+    uint64_t snapshot_growth;
     /* Cluster mode: called once, in the store's applier thread with no
      * lock held, when this node can no longer follow the log: the next
      * change set it needs (after @applied) was trimmed, below the snapshot
