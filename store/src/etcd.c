@@ -117,8 +117,9 @@ struct store_etcd {
     uint64_t snap_rev; /* the last snapshot known to be published */
     bool fell_behind;  /* the log after applied was trimmed */
     char writer[512];  /* the writer's URL ("" none), as last read */
-    bool writer_self;  /* ... and it is this node */
-    bool kick;         /* the keeper runs now, not at its next second */
+    uint64_t unreadable; /* the revision whose entry cannot be read here */
+    bool writer_self;    /* ... and it is this node */
+    bool kick;           /* the keeper runs now, not at its next second */
     struct seen *seen_head, *seen_tail; /* log entries the watch brought */
     size_t seen_bytes;                  /* ... their size, bounded */
     CURL *pool[ETCD_CURL_POOL];
@@ -1448,6 +1449,16 @@ static void *applier_main(void *arg)
             }
             pthread_mutex_lock(&e->lock);
             continue;
+        }
+        if (r == -EUCLEAN && !e->stop && e->unreadable != e->applied + 1) {
+            /* Written by a newer configfsd, or damaged: nothing after it
+             * can be applied. Reported once, as a problem of this node
+             * (/readyz, /metrics); it is read again, as other errors. */
+            e->unreadable = e->applied + 1;
+            atomic_fetch_add(&e->n_replay_errors, 1);
+            pthread_mutex_unlock(&e->lock);
+            store_problem_add(s, "/", CFS_STORE_STEP_LOG, r);
+            pthread_mutex_lock(&e->lock);
         }
         if (r < 0 && !e->stop) {
             struct timespec ts;

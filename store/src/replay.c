@@ -168,6 +168,8 @@ const char *cfs_store_step_name(enum cfs_store_step_op op)
         return "subsystem";
     case CFS_STORE_STEP_UNDO:
         return "undo";
+    case CFS_STORE_STEP_LOG:
+        return "log";
     }
     return "?";
 }

@@ -530,6 +530,37 @@ def t_log_format_1(c):
         n.stop()
 
 
+def t_unreadable_entry(c):
+    """A log entry this node cannot read (a newer configfsd's format, or
+    damaged) is a problem of the node, step "log", errno EIO: /readyz
+    503, counted in /metrics; nothing after it is applied, and reads go
+    on. Never skipped."""
+    from cluster import Node
+    prefix = "/unreadable"
+    n = Node(c.binary, c.tmp, "unreadable", "etcd://%s%s"
+             % (c.etcd.endpoints(), prefix))
+    try:
+        n.start()
+        assert mkdir(n, SUB, "u1")[0] == 201
+        rev = revision_of(n)
+        entry = {"v": 3, "first": rev + 1, "last": rev + 1, "x": []}
+        etcd_put(c, prefix + "/log/%020d" % (rev + 1),
+                 json.dumps(entry).encode())
+        etcd_put(c, prefix + "/head", str(rev + 1).encode())
+
+        def refused():
+            st, _, b = n.req("GET", "/readyz")
+            return st == 503 and [p for p in json.loads(b).get(
+                "problems", []) if p.get("step") == "log"]
+        got = wait_for(refused, 30, "the problem in /readyz")
+        assert got[0]["errno"] == "EIO", got
+        assert metric(n, "configfsd_cluster_replay_errors_total") >= 1
+        assert revision_of(n) == rev
+        assert show(n, SUB + "/u1/storeme") is not None
+    finally:
+        n.stop()
+
+
 def t_subsystem_set(c):
     """A node whose subsystems differ from the cluster's refuses to join,
     naming the difference."""
@@ -1022,6 +1053,50 @@ def ambiguous(st, b):
     return p.get("errno") == "EIO" and "may or may not" in p["detail"]
 
 
+def t_writer_unreachable(c):
+    """--forward-writes with a writer that cannot be reached (its address
+    drops every connection attempt: the connect times out and nothing is
+    sent): the write runs on the node that took it, with the CAS, and is
+    answered as made; not 503 "may or may not have been made"."""
+    import socket
+    from cluster import Node
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(0)
+    fill = []  # the accept queue full: further SYNs are dropped
+    for _ in range(4):
+        f = socket.socket()
+        f.setblocking(False)
+        try:
+            f.connect(hole.getsockname())
+        except BlockingIOError:
+            pass
+        fill.append(f)
+    url = "etcd://%s/hole" % c.etcd.endpoints()
+    a = Node(c.binary, c.tmp, "hole-a", url, [
+        "--forward-writes", "--advertise-url",
+        "http://127.0.0.1:%d" % hole.getsockname()[1]])
+    b = Node(c.binary, c.tmp, "hole-b", url, ["--forward-writes"])
+    try:
+        a.start()
+        wait_for(lambda: metric(a, "configfsd_cluster_writer") == 1, 20,
+                 "a to be the writer")
+        b.start()
+        for k in range(20):
+            st, _, body = mkdir(b, SUB, "hole-%d" % k)
+            assert st == 201, (k, st, body)
+            if metric(b, "configfsd_cluster_forward_failures_total"):
+                break
+        assert metric(b, "configfsd_cluster_forward_failures_total") >= 1
+        assert metric(a, "configfsd_cluster_writer") == 1
+        assert_identical([a, b])
+    finally:
+        a.stop()
+        b.stop()
+        for f in fill + [hole]:
+            f.close()
+
+
 def t_forward_writes(c):
     """--forward-writes: one node (the writer) appends for the others, who
     send it their writes: no race between nodes, each write read back at
@@ -1134,10 +1209,12 @@ TESTS = [
     t_snapshot_trim_and_load,
     t_snapshot_growth,
     t_log_format_1,
+    t_unreadable_entry,
     t_snapshot_fell_behind,
     t_stopped_node_catches_up,
     t_etcd_compaction,
     t_forward_writes,
+    t_writer_unreachable,
 ]
 
 

@@ -230,6 +230,10 @@ enum cfs_store_step_op {
                                  that is not registered */
     CFS_STORE_STEP_UNDO,      /* problems only: a failed commit could not be
                                  undone in the tree */
+    CFS_STORE_STEP_LOG,       /* problems only (cluster mode): a change set
+                                 in the shared log this node cannot read (a
+                                 newer format, or damaged); it applies
+                                 nothing after it */
 };
 
 /** "mkdir", "dir", "store", "symlink", "commit", "subsystem", "undo". */
