@@ -139,6 +139,33 @@ for i in 2 3; do
 done
 
 # ---- node 1's container killed: writes go on on the others ------------------------
+# --forward-writes (the compose file sets it): one node holds the
+# writer's role and the others send it their writes, over the compose
+# network, at the URL each advertises (http://nodeN:8080)
+metric() { curl -s -f -m 5 "${auth[@]}" "$(url "$1" /metrics)" | sed -n "s/^$2 //p"; }
+writer=
+for _ in $(seq 1 60); do
+  roles=$(for i in 1 2 3; do metric "$i" configfsd_cluster_writer; done | tr '\n' ' ')
+  [ "$(tr ' ' '\n' <<<"$roles" | sort | tr -d '\n')" = 001 ] && break
+  sleep 0.5
+done
+for i in 1 2 3; do [ "$(metric "$i" configfsd_cluster_writer)" = 1 ] && writer=$i; done
+other=$((writer % 3 + 1))
+forwarded=0
+for k in $(seq 1 40); do
+  [ -n "$writer" ] || break
+  rev=$(put "$other" "$sub/c1/storeme" "$((100 + k))")
+  forwarded=$(metric "$other" configfsd_cluster_forwarded_total)
+  [ "${forwarded:-0}" -gt 0 ] && break
+  sleep 0.5
+done
+if [ -n "$writer" ] && [ "${forwarded:-0}" -gt 0 ] &&
+   [ "$(get "$writer" "$sub/c1/storeme" "${rev:-0}")" = "$((100 + k))" ]; then
+  ok "one writer (node $writer); a write on node $other is forwarded to it and read there"
+else
+  not_ok "one writer; a write on another node is forwarded to it" "roles: '$roles'" "forwarded '$forwarded', revision '$rev'" "$(logs)"
+fi
+
 c1=$(cid node1)
 docker kill "$c1" >/dev/null 2>&1
 for _ in $(seq 1 40); do
