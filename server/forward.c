@@ -328,6 +328,7 @@ static void
 transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
 {
     struct cfs_http_req *req = j->req;
+    long sent = 0;
 
     curl_easy_reset(c);
     curl_easy_setopt(c, CURLOPT_URL, j->url);
@@ -354,16 +355,11 @@ transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
         curl_easy_setopt(c, CURLOPT_CAINFO, f->cacert);
     }
     j->code = curl_easy_perform(c);
-    {
-        long bytes = 0;
-
-        /* counted once the request's head is handed to the socket: 0
-         * means the writer cannot have it whole (a connect that timed
-         * out, a writer that is unreachable) */
-        j->sent =
-            curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &bytes) != CURLE_OK ||
-            bytes > 0;
-    }
+    /* counted once the request's head is handed to the socket: 0 means
+     * the writer cannot have it whole (a connection refused or timed out,
+     * a name that did not resolve) */
+    j->sent = curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &sent) != CURLE_OK ||
+              sent > 0;
     if (j->code == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &j->status);
         if (j->status >= 200 && j->status < 300 && j->revision > 0 &&
@@ -420,10 +416,9 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
 
     req->committing = false;
     req->fwd = NULL;
-    nothing_sent = j->code == CURLE_COULDNT_CONNECT ||
-                   j->code == CURLE_COULDNT_RESOLVE_HOST ||
-                   j->code == CURLE_OUT_OF_MEMORY ||
-                   (j->code != CURLE_OK && !j->sent);
+    /* no request bytes, or no transfer at all (no curl handle) */
+    nothing_sent =
+        j->code == CURLE_OUT_OF_MEMORY || (j->code != CURLE_OK && !j->sent);
     cfs_http_metrics_forward(j->code == CURLE_OK);
     if (nothing_sent && !atomic_load(&req->srv->fwd->aborting)) {
         /* The writer is gone (its role lapses with its lease): the

@@ -36,7 +36,7 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "tests", "cluster"))
-from cluster import Cluster, Node, metric, wait_for  # noqa: E402
+from cluster import Cluster, Node, metric, need_wrk, wait_for  # noqa: E402
 
 # One wrk script for every figure: REQUESTS is a Lua table of prebuilt
 # requests, cycled through; response() sorts the answers into ok and bad,
@@ -159,32 +159,8 @@ def need_tools():
     if not shutil.which("etcd"):
         subprocess.run([os.path.join(here, "..", "..", "scripts",
                                      "etcd-deps.sh")], check=True)
-    if not shutil.which("wrk"):
-        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "wrk"],
-                       check=True, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-
-
-def start_sqlite_node(binary, tmp):
-    sq = Node(binary, tmp, "sqlite", None)
-    logf = open(sq.log, "wb")
-    sq.proc = subprocess.Popen(
-        [binary, "--listen", "127.0.0.1:0", "--db",
-         os.path.join(tmp, "bench.db"), "--log-level", "warning"],
-        stderr=logf, stdout=subprocess.DEVNULL, env=dict(os.environ,
-                                                          TMPDIR=tmp))
-    logf.close()
-
-    def port():
-        if sq.proc.poll() is not None:
-            raise RuntimeError("the SQLite node exited: " + sq.read_log())
-        with open(sq.log) as f:
-            m = re.search(r"\(port (\d+)\)", f.read())
-            return int(m.group(1)) if m else None
-    sq.port = wait_for(port, 30, "the SQLite node")
-    wait_for(sq.ready, 30, "the SQLite node to be ready")
-    return sq
+    if not need_wrk():
+        raise RuntimeError("wrk is missing and could not be installed")
 
 
 def main():
@@ -217,7 +193,8 @@ def main():
         # one of them holds the writer's role, and the others know it
         wait_for(lambda: sorted(metric(n, "configfsd_cluster_writer")
                                 for n in fw) == [0, 0, 1], 30, "a writer")
-        sq = start_sqlite_node(binary, c.tmp)
+        sq = Node(binary, c.tmp, "sqlite", None)  # its own SQLite file
+        sq.start()
         st = sq.req("POST", "/api/v1/config/02-simple-children",
                     {"name": "b0"})[0]
         assert st == 201, st

@@ -666,11 +666,9 @@ static int dec_sets(json_t *entry, struct dec_batch *d)
     d->n = n;
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(arr, i), *cs = json_object_get(o, "c");
-        json_t *r = json_object_get(o, "r");
+        json_t *r = json_object_get(o, "r"), *u_set = json_object_get(o, "u");
         uint64_t rev = r ? jnum(r) : d->first + i;
-        const char *u = json_object_get(o, "u")
-                            ? json_string_value(json_object_get(o, "u"))
-                            : u_all;
+        const char *u = u_set ? json_string_value(u_set) : u_all;
         size_t m = json_array_size(cs);
         struct cfs_change *ch = calloc(m ? m : 1, sizeof(*ch));
 
@@ -829,6 +827,19 @@ static json_t *range_kv(json_t *ans, size_t i)
         json_object_get(json_object_get(resp, "response_range"), "kvs"), 0);
 }
 
+/* A log entry's own fields (format 2), for an append named by @nonce; the
+ * change sets, or the parts that hold them, go in after. */
+static json_t *entry_new(uint64_t first, uint64_t last, const char *nonce)
+{
+    json_t *val = json_object();
+
+    json_object_set_new(val, "v", json_integer(2));
+    json_object_set_new(val, "first", json_integer((json_int_t)first));
+    json_object_set_new(val, "last", json_integer((json_int_t)last));
+    json_object_set_new(val, "nonce", json_string(nonce));
+    return val;
+}
+
 /* Whether @kv, a log entry read back, is the one with @nonce. */
 static bool own_entry(json_t *kv, const char *nonce)
 {
@@ -857,9 +868,9 @@ static int etcd_append(struct store_etcd *e,
 {
     uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
     uint64_t base = first - 1;
-    json_t *val = json_object(), *body = NULL, *ans = NULL, *succ, *fail;
+    json_t *val, *body = NULL, *ans = NULL, *succ, *fail;
     char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
-    char basestr[24], laststr[24], nonce[17], id[40];
+    char basestr[24], laststr[24], nonce[17];
     size_t bytes = 0;
     int r = 0;
 
@@ -868,10 +879,7 @@ static int etcd_append(struct store_etcd *e,
      * the next member) and then loses the CAS to itself: the entry at
      * @first, which the failure returns, tells. */
     random_hex(nonce, 8);
-    json_object_set_new(val, "v", json_integer(2));
-    json_object_set_new(val, "first", json_integer((json_int_t)first));
-    json_object_set_new(val, "last", json_integer((json_int_t)last));
-    json_object_set_new(val, "nonce", json_string(nonce));
+    val = entry_new(first, last, nonce);
     enc_sets(val, sets, n, time_us);
     text = json_dumps(val, JSON_COMPACT);
     if (!text || !lk) {
@@ -883,15 +891,16 @@ static int etcd_append(struct store_etcd *e,
         /* Too big for one request: the parts first, under a fresh id
          * that begins with the first revision (for trimming), then the
          * log entry that names them. */
-        size_t len = strlen(text), k = 0;
+        char id[40];
+        size_t k = 0;
 
         (void)snprintf(id, sizeof(id), "%020" PRIu64 "-", first);
         random_hex(id + 21, 8);
         (void)snprintf(
             chunk_prefix, sizeof(chunk_prefix), "%s/chunk/%s/", e->prefix, id);
-        for (size_t off = 0; off < len && r == 0; off += ETCD_CHUNK, k++) {
+        for (size_t off = 0; off < bytes && r == 0; off += ETCD_CHUNK, k++) {
             char key[640];
-            size_t part = len - off < ETCD_CHUNK ? len - off : ETCD_CHUNK;
+            size_t part = bytes - off < ETCD_CHUNK ? bytes - off : ETCD_CHUNK;
 
             (void)snprintf(key, sizeof(key), "%s%06zu", chunk_prefix, k);
             r = put_plain(e, key, text + off, part);
@@ -901,11 +910,7 @@ static int etcd_append(struct store_etcd *e,
             goto out;
         }
         json_decref(val);
-        val = json_object();
-        json_object_set_new(val, "v", json_integer(2));
-        json_object_set_new(val, "first", json_integer((json_int_t)first));
-        json_object_set_new(val, "last", json_integer((json_int_t)last));
-        json_object_set_new(val, "nonce", json_string(nonce));
+        val = entry_new(first, last, nonce);
         json_object_set_new(val, "chunks", json_integer((json_int_t)k));
         json_object_set_new(val, "id", json_string(id));
         free(text);
@@ -1490,7 +1495,9 @@ struct watch_ctx {
 static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
 {
     uint64_t first = strtoull(key + strlen(e->k_log), NULL, 10);
-    size_t len = strlen(json_string_value(json_object_get(kv, "value")));
+    /* bounded by its base64 length: a little more than the entry */
+    size_t b64 = strlen(json_string_value(json_object_get(kv, "value")));
+    size_t len = 0;
     json_t *j = NULL;
     struct seen *x;
     char *v;
@@ -1504,7 +1511,7 @@ static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
         pthread_mutex_unlock(&e->lock);
         return;
     }
-    if (e->seen_bytes + len > ETCD_SEEN_MAX) {
+    if (e->seen_bytes + b64 > ETCD_SEEN_MAX) {
         pthread_mutex_unlock(&e->lock);
         return; /* the applier reads it from the log */
     }
@@ -2160,10 +2167,10 @@ static int lowest_live(struct store_etcd *e, uint64_t bound, uint64_t *ret)
 static void trim_log(struct store_etcd *e, uint64_t upto)
 {
     char *log_end = log_key(e, upto + 1), *parts_end = chunk_key(e, upto + 1);
-    char *parts = NULL;
+    char *parts = chunk_key(e, 0); /* no revision 0: before every part */
     int64_t n = -ENOMEM;
 
-    if (log_end && parts_end && asprintf(&parts, "%s/chunk/", e->prefix) > 0) {
+    if (log_end && parts_end && parts) {
         n = delete_range(e, e->k_log, log_end);
     }
     if (n > 0) {

@@ -24,6 +24,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def need_wrk():
+    """Whether wrk (the load generator) is here, installed from Debian if
+    it was missing (as root, or with sudo -n)."""
+    if not shutil.which("wrk"):
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "wrk"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    return shutil.which("wrk") is not None
+
+
 def wait_for(cond, timeout, what):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -159,6 +170,9 @@ class Etcd:
 
 
 class Node:
+    """A configfsd on a free loopback port, on etcd (@store, an etcd://
+    URL) or, with @store None, on its own SQLite file in @tmp."""
+
     def __init__(self, binary, tmp, name, store, extra=(), env=None):
         self.binary, self.tmp, self.name = binary, tmp, name
         self.store, self.extra = store, list(extra)
@@ -170,9 +184,11 @@ class Node:
         env = dict(os.environ, TMPDIR=self.tmp, **self.env)
         logf = open(self.log, "ab")
         start = logf.tell()
+        where = (["--store", self.store] if self.store else
+                 ["--db", os.path.join(self.tmp, self.name + ".db")])
         self.proc = subprocess.Popen(
-            [self.binary, "--listen", "127.0.0.1:0", "--store", self.store,
-             "--log-level", "warning"] + self.extra,
+            [self.binary, "--listen", "127.0.0.1:0"] + where +
+            ["--log-level", "warning"] + self.extra,
             stderr=logf, stdout=subprocess.DEVNULL, env=env)
         logf.close()
         self.port = wait_for(lambda: self.listening_after(start), 30,

@@ -769,6 +769,12 @@ def t_replay_problem(c):
 # ---- snapshots, trimming, etcd compaction --------------------------------
 
 
+def etcd_api(c, api):
+    """The URL of @api on the first etcd member that runs."""
+    up = [p for p, proc in zip(c.etcd.client, c.etcd.procs) if proc]
+    return "http://127.0.0.1:%d%s" % (up[0], api)
+
+
 def etcd_kvs(c, key, prefix=False, keys_only=False):
     """[(key, value bytes)] of @key (or every key under it) in etcd."""
     import base64
@@ -779,8 +785,7 @@ def etcd_kvs(c, key, prefix=False, keys_only=False):
             .decode()
     if keys_only:
         body["keys_only"] = True
-    up = [p for p, proc in zip(c.etcd.client, c.etcd.procs) if proc]
-    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/range" % up[0], body)
+    st, _, b = http("POST", etcd_api(c, "/v3/kv/range"), body)
     assert st == 200, (st, b)
     return [(base64.b64decode(kv["key"]).decode(),
              base64.b64decode(kv.get("value", "")))
@@ -789,8 +794,7 @@ def etcd_kvs(c, key, prefix=False, keys_only=False):
 
 def etcd_put(c, key, value):
     import base64
-    up = [p for p, proc in zip(c.etcd.client, c.etcd.procs) if proc]
-    st, _, b = http("POST", "http://127.0.0.1:%d/v3/kv/put" % up[0], {
+    st, _, b = http("POST", etcd_api(c, "/v3/kv/put"), {
         "key": base64.b64encode(key.encode()).decode(),
         "value": base64.b64encode(value).decode()})
     assert st == 200, (st, b)
@@ -908,9 +912,9 @@ def t_snapshot_trim_and_load(c):
 
 class StoppedNode:
     """Three nodes on @prefix (a snapshot every 10 revisions, however
-    little the log grew) that made 12
-    changes; then the third, v, is stopped (SIGSTOP) until its lease ran
-    out (5 s) and it no longer holds the log back. As a context manager:
+    little the log grew) that made 12 changes; then the third, v, is
+    stopped (SIGSTOP) until its lease ran out (5 s) and it no longer holds
+    the log back. As a context manager:
     every node is continued and stopped at the end."""
 
     def __init__(self, c, prefix, name):

@@ -12,18 +12,20 @@ node fell silent from about the fourth burst on, for tens of seconds,
 against --max-connections (server/daemon.c). Every burst must also have
 answered some requests, and none with a failure.
 
-Usage: test-burst.py CONFIGFSD. wrk comes from Debian, installed here if
-missing (as root, or with sudo -n); without it the test is skipped. TAP.
+Usage: test-burst.py CONFIGFSD. The node is tests/cluster/cluster.py's
+Node on its own SQLite file; wrk comes from Debian, installed if missing
+(without it the test is skipped). TAP.
 """
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "cluster"))
+from cluster import Node, need_wrk  # noqa: E402
 
 ROUNDS, SECONDS, CONNECTIONS, LIMIT = 8, 2, 384, 512
 
@@ -42,63 +44,35 @@ end
 """
 
 
-def need_wrk():
-    if shutil.which("wrk"):
-        return True
-    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "wrk"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-    return shutil.which("wrk") is not None
-
-
-def get(url, timeout):
+def healthz(node):
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status
+        return node.req("GET", "/healthz", timeout=10)[0]
     except OSError as e:
         return "%s" % e
 
 
 def main():
-    binary = sys.argv[1]
     if not need_wrk():
         print("1..0 # SKIP wrk is missing and could not be installed")
         return 0
     tmp = tempfile.mkdtemp(prefix="configfsd-burst-")
-    log = os.path.join(tmp, "node.log")
-    with open(log, "wb") as logf:
-        node = subprocess.Popen(
-            [binary, "--listen", "127.0.0.1:0", "--db",
-             os.path.join(tmp, "burst.db"), "--log-level", "warning",
-             "--max-connections", str(LIMIT)],
-            stderr=logf, stdout=subprocess.DEVNULL)
+    node = Node(sys.argv[1], tmp, "burst", None,
+                ["--max-connections", str(LIMIT)])
     lua = os.path.join(tmp, "burst.lua")
     with open(lua, "w") as f:
         f.write(LUA)
     failed = 0
     try:
-        port = None
-        for _ in range(300):
-            with open(log) as f:
-                m = re.search(r"\(port (\d+)\)", f.read())
-            if m or node.poll() is not None:
-                break
-            time.sleep(0.1)
-        if not m:
-            print("Bail out! the node did not start: " + open(log).read())
-            return 1
-        port = int(m.group(1))
-        base = "http://127.0.0.1:%d" % port
+        node.start()
         print("1..%d" % ROUNDS)
         for k in range(1, ROUNDS + 1):
             out = subprocess.run(
                 ["wrk", "-t1", "-c%d" % CONNECTIONS, "-d%ds" % SECONDS,
-                 "--timeout", "10s", "-s", lua, base + "/api/v1"],
+                 "--timeout", "10s", "-s", lua, node.url("/api/v1")],
                 capture_output=True, text=True, timeout=SECONDS + 60).stdout
             m = re.search(r"RESULT ok=(\d+) bad=(\d+)", out)
             ok, bad = (int(m.group(1)), int(m.group(2))) if m else (0, -1)
-            st = get(base + "/healthz", 10)
+            st = healthz(node)
             if ok > 0 and bad == 0 and st == 200:
                 print("ok %d - burst %d of %d connections: %d answered, "
                       "then a new connection is answered" % (
@@ -109,12 +83,7 @@ def main():
                       "%s failed; /healthz afterwards: %s" % (
                           k, k, CONNECTIONS, ok, bad, st))
     finally:
-        node.send_signal(signal.SIGTERM)
-        try:
-            node.wait(30)
-        except subprocess.TimeoutExpired:
-            node.kill()
-            node.wait()
+        node.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0
 

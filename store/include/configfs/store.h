@@ -236,7 +236,8 @@ enum cfs_store_step_op {
                                  nothing after it */
 };
 
-/** "mkdir", "dir", "store", "symlink", "commit", "subsystem", "undo". */
+/** "mkdir", "dir", "store", "symlink", "commit", "subsystem", "undo",
+ *  "log". */
 CFS_EXPORT const char *cfs_store_step_name(enum cfs_store_step_op op);
 
 /* One replay step. Paths are where the step applies at replay time: an item
