@@ -11,7 +11,7 @@ pkgs=(
   libmicrohttpd-dev libjansson-dev libsqlite3-dev
   libcmocka-dev libcurl4-openssl-dev
   valgrind clang-format
-  nettle-dev openssl curl
+  nettle-dev zlib1g-dev openssl curl
 )
 missing=()
 for p in "${pkgs[@]}"; do

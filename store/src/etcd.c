@@ -8,14 +8,16 @@
  * Keys under PREFIX:
  *   PREFIX/head               the last configfsd revision appended
  *   PREFIX/log/%020llu        one batch of change sets, keyed by its first
- *                             revision: {"v":2,"first":F,"last":L,
+ *                             revision: {"v":3,"first":F,"last":L,
  *                             "nonce":N,"t":TIME,"u":WHO,"sets":[..]}
- *                             (enc_sets()) or, too big for one request,
- *                             {"v":2,"first":F,"last":L,"nonce":N,
+ *                             (enc_sets()), deflated (a zlib stream), or,
+ *                             too big for one request, in plain JSON
+ *                             {"v":3,"first":F,"last":L,"nonce":N,
  *                              "chunks":K,"id":ID}
  *   PREFIX/chunk/%020llu-ID/%06u
- *                             the K parts of a big batch, written first,
- *                             named by its first revision (ID: F-hex)
+ *                             the K parts of a big batch's deflated entry,
+ *                             written first, named by its first revision
+ *                             (ID: F-hex)
  *   PREFIX/snapshot           the published snapshot of the cache:
  *                             {"v":1,"revision":S,"id":ID,"parts":K,
  *                              "length":L,"sha256":HEX}
@@ -54,6 +56,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -66,6 +69,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include <nettle/sha2.h>
+#include <zlib.h>
 
 #include "store-internal.h"
 
@@ -78,6 +82,7 @@
 #define ETCD_CURL_POOL   8
 #define ETCD_SNAP_PART   ((size_t)640 * 1024) /* snapshot bytes per key */
 #define ETCD_LEASE_TTL   5                    /* seconds, node registry */
+#define ETCD_ENTRY_MAX   ((size_t)1 << 30)    /* a log entry, inflated */
 #define ETCD_START_TRIES 5 /* snapshot replaced while a node loads it */
 /* log entries held from the watch for the applier, at most (bytes): past
  * that it reads them from the log instead */
@@ -139,7 +144,8 @@ struct store_etcd {
 struct seen {
     json_t *entry; /* the value, parsed */
     uint64_t first, last;
-    size_t bytes;
+    size_t bytes; /* as etcd holds it */
+    size_t size;  /* inflated: what seen_bytes counts */
     struct seen *next;
 };
 
@@ -643,7 +649,7 @@ static void dec_free(struct dec_batch *d)
 }
 
 /* The change sets of the log entry @entry (format 1: revision, principal and
- * time with each set; 2: enc_sets()'s). */
+ * time with each set; 2: enc_sets()'s; 3: the same, the entry deflated). */
 static int dec_sets(json_t *entry, struct dec_batch *d)
 {
     json_t *arr = json_object_get(entry, "sets");
@@ -652,7 +658,7 @@ static int dec_sets(json_t *entry, struct dec_batch *d)
     json_t *t = json_object_get(entry, "t");
     size_t n = json_array_size(arr);
 
-    if (v != 1 && v != 2) {
+    if (v < 1 || v > 3) {
         return -EUCLEAN; /* written by a newer configfsd */
     }
     if (!t && n > 0) {
@@ -827,13 +833,81 @@ static json_t *range_kv(json_t *ans, size_t i)
         json_object_get(json_object_get(resp, "response_range"), "kvs"), 0);
 }
 
-/* A log entry's own fields (format 2), for an append named by @nonce; the
+/*
+ * Log entries are deflated (format 3): etcd's cost grows with the bytes it
+ * is sent, and it stores, replicates and sends every watcher each entry,
+ * while the change sets of one batch repeat their paths and field names.
+ * A batch of attribute writes shrinks about fivefold. zlib's fastest
+ * level: a batch costs less to deflate than etcd spends per byte saved.
+ */
+static char *entry_deflate(const char *text, size_t len, size_t *ret_len)
+{
+    uLongf cap = compressBound((uLong)len);
+    char *out = malloc(cap);
+
+    if (!out || compress2((Bytef *)out,
+                          &cap,
+                          (const Bytef *)text,
+                          (uLong)len,
+                          Z_BEST_SPEED) != Z_OK) {
+        free(out);
+        return NULL;
+    }
+    *ret_len = cap;
+    return out;
+}
+
+/* A log entry's value @v as read from etcd, parsed: a zlib stream (format
+ * 3) or plain JSON (a big batch's entry naming its parts, formats 1, 2).
+ * @ret_len: the JSON's length. NULL if it is neither, or damaged. */
+static json_t *entry_load(const char *v, size_t len, size_t *ret_len)
+{
+    z_stream z = {0};
+    struct buf b = {0};
+    json_t *j = NULL;
+    int zr = Z_OK;
+
+    *ret_len = len;
+    if (len > 0 && v[0] == '{') {
+        return json_loadb(v, len, 0, NULL);
+    }
+    if (len > UINT_MAX || inflateInit(&z) != Z_OK) {
+        return NULL;
+    }
+    z.next_in = (Bytef *)v;
+    z.avail_in = (uInt)len;
+    while (zr == Z_OK) {
+        if (b.n == b.cap) {
+            size_t cap = b.cap ? b.cap * 2 : len * 8 + 256;
+            char *p = cap <= ETCD_ENTRY_MAX ? realloc(b.p, cap) : NULL;
+
+            if (!p) {
+                break;
+            }
+            b.p = p;
+            b.cap = cap;
+        }
+        z.next_out = (Bytef *)b.p + b.n;
+        z.avail_out = (uInt)(b.cap - b.n);
+        zr = inflate(&z, Z_NO_FLUSH);
+        b.n = b.cap - z.avail_out;
+    }
+    if (zr == Z_STREAM_END && z.avail_in == 0) {
+        j = json_loadb(b.p, b.n, 0, NULL);
+        *ret_len = b.n;
+    }
+    inflateEnd(&z);
+    free(b.p);
+    return j;
+}
+
+/* A log entry's own fields (format 3), for an append named by @nonce; the
  * change sets, or the parts that hold them, go in after. */
 static json_t *entry_new(uint64_t first, uint64_t last, const char *nonce)
 {
     json_t *val = json_object();
 
-    json_object_set_new(val, "v", json_integer(2));
+    json_object_set_new(val, "v", json_integer(3));
     json_object_set_new(val, "first", json_integer((json_int_t)first));
     json_object_set_new(val, "last", json_integer((json_int_t)last));
     json_object_set_new(val, "nonce", json_string(nonce));
@@ -845,7 +919,7 @@ static bool own_entry(json_t *kv, const char *nonce)
 {
     size_t len = 0;
     char *v = kv_field(kv, "value", &len);
-    json_t *j = v ? json_loadb(v, len, 0, NULL) : NULL;
+    json_t *j = v ? entry_load(v, len, &len) : NULL;
     const char *n = json_string_value(json_object_get(j, "nonce"));
     bool own = n && strcmp(n, nonce) == 0;
 
@@ -869,9 +943,9 @@ static int etcd_append(struct store_etcd *e,
     uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
     uint64_t base = first - 1;
     json_t *val, *body = NULL, *ans = NULL, *succ, *fail;
-    char *text = NULL, *lk = log_key(e, first), chunk_prefix[600] = "";
-    char basestr[24], laststr[24], nonce[17];
-    size_t bytes = 0;
+    char *plain = NULL, *text = NULL, *lk = log_key(e, first);
+    char chunk_prefix[600] = "", basestr[24], laststr[24], nonce[17];
+    size_t bytes = 0, stub = 0;
     int r = 0;
 
     /* Names this append. A request etcd carried out but whose answer was
@@ -881,12 +955,12 @@ static int etcd_append(struct store_etcd *e,
     random_hex(nonce, 8);
     val = entry_new(first, last, nonce);
     enc_sets(val, sets, n, time_us);
-    text = json_dumps(val, JSON_COMPACT);
+    plain = json_dumps(val, JSON_COMPACT);
+    text = plain ? entry_deflate(plain, strlen(plain), &bytes) : NULL;
     if (!text || !lk) {
         r = -ENOMEM;
         goto out;
     }
-    bytes = strlen(text);
     if (bytes > ETCD_INLINE_MAX) {
         /* Too big for one request: the parts first, under a fresh id
          * that begins with the first revision (for trimming), then the
@@ -919,6 +993,7 @@ static int etcd_append(struct store_etcd *e,
             r = -ENOMEM;
             goto out;
         }
+        stub = strlen(text);
     }
 
     (void)snprintf(basestr, sizeof(basestr), "%" PRIu64, base);
@@ -929,7 +1004,7 @@ static int etcd_append(struct store_etcd *e,
         "compare",
         json_pack("[o]", cmp_value(e->k_head, base ? basestr : NULL)));
     succ = json_array();
-    json_array_append_new(succ, op_put(lk, text, strlen(text)));
+    json_array_append_new(succ, op_put(lk, text, stub ? stub : bytes));
     json_array_append_new(succ, op_put(e->k_head, laststr, strlen(laststr)));
     json_object_set_new(body, "success", succ);
     fail = json_object();
@@ -964,6 +1039,7 @@ out:
     json_decref(ans);
     json_decref(body);
     json_decref(val);
+    free(plain);
     free(text);
     free(lk);
     return r;
@@ -988,6 +1064,7 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
         const char *id = json_string_value(json_object_get(j, "id"));
         size_t k = (size_t)jnum(json_object_get(j, "chunks"));
         struct buf all = {0};
+        size_t json_len;
 
         for (size_t i = 0; i < k && r == 0 && id; i++) {
             char key[640];
@@ -1013,7 +1090,7 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
             json_decref(ans);
         }
         json_decref(j);
-        j = r == 0 && all.p ? json_loadb(all.p, all.n, 0, NULL) : NULL;
+        j = r == 0 && all.p ? entry_load(all.p, all.n, &json_len) : NULL;
         bytes = all.n;
         free(all.p);
         if (!j) {
@@ -1034,7 +1111,9 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
 static int
 read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
 {
-    return decode_entry(e, json_loadb(v, len, 0, NULL), len, d);
+    size_t json_len;
+
+    return decode_entry(e, entry_load(v, len, &json_len), len, d);
 }
 
 typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
@@ -1325,7 +1404,7 @@ static void seen_pop(struct store_etcd *e)
     if (!e->seen_head) {
         e->seen_tail = NULL;
     }
-    e->seen_bytes -= x->bytes;
+    e->seen_bytes -= x->size;
     json_decref(x->entry);
     free(x);
 }
@@ -1495,9 +1574,7 @@ struct watch_ctx {
 static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
 {
     uint64_t first = strtoull(key + strlen(e->k_log), NULL, 10);
-    /* bounded by its base64 length: a little more than the entry */
-    size_t b64 = strlen(json_string_value(json_object_get(kv, "value")));
-    size_t len = 0;
+    size_t len = 0, size = 0;
     json_t *j = NULL;
     struct seen *x;
     char *v;
@@ -1511,13 +1588,13 @@ static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
         pthread_mutex_unlock(&e->lock);
         return;
     }
-    if (e->seen_bytes + b64 > ETCD_SEEN_MAX) {
+    if (e->seen_bytes >= ETCD_SEEN_MAX) {
         pthread_mutex_unlock(&e->lock);
         return; /* the applier reads it from the log */
     }
     pthread_mutex_unlock(&e->lock);
     v = kv_field(kv, "value", &len);
-    j = v ? json_loadb(v, len, 0, NULL) : NULL;
+    j = v ? entry_load(v, len, &size) : NULL;
     free(v);
     x = j ? calloc(1, sizeof(*x)) : NULL;
     if (!x) {
@@ -1528,14 +1605,21 @@ static void keep_seen(struct store_etcd *e, const char *key, json_t *kv)
     x->first = jnum(json_object_get(j, "first"));
     x->last = jnum(json_object_get(j, "last"));
     x->bytes = len;
+    x->size = size;
     pthread_mutex_lock(&e->lock);
+    if (e->seen_bytes + size > ETCD_SEEN_MAX) {
+        pthread_mutex_unlock(&e->lock);
+        json_decref(j);
+        free(x);
+        return; /* the applier reads it from the log */
+    }
     if (e->seen_tail) {
         e->seen_tail->next = x;
     } else {
         e->seen_head = x;
     }
     e->seen_tail = x;
-    e->seen_bytes += len;
+    e->seen_bytes += size;
     if (x->last > e->log_head) {
         e->log_head = x->last;
     }

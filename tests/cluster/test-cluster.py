@@ -355,9 +355,23 @@ def t_sse_resume_across_nodes(c):
     assert_identical(c.nodes)
 
 
+BIG = 6000  # items in big_import_doc()
+
+
+def big_name(i):
+    """The name of item @i of big_import_doc(): 240 characters that deflate
+    no better than base64, so the log entry of the import stays too big
+    for one etcd request even deflated (about 1.2 MB)."""
+    import random
+    import string
+    r = random.Random(i)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    return "big-%04d-%s" % (i, "".join(r.choice(alphabet) for _ in range(240)))
+
+
 def big_import_doc(node, model_name, count):
     """An export of @node with @count more items, copies of @model_name
-    with 200-character names: more than one etcd request holds."""
+    named big_name(): more than one etcd request holds, even deflated."""
     import copy
     st, _, b = node.req("GET", "/api/v1/export")
     assert st == 200, (st, b)
@@ -367,7 +381,7 @@ def big_import_doc(node, model_name, count):
     model = [n for n in sub["children"] if n["name"] == model_name][0]
     for i in range(count):
         ch = copy.deepcopy(model)
-        ch["name"] = "big-%04d-%s" % (i, "x" * 200)
+        ch["name"] = big_name(i)
         ch["path"] = "/02-simple-children/" + ch["name"]
         for v in ch.get("values", []):
             if v["name"] == "storeme":
@@ -403,7 +417,7 @@ def t_answer_lost(c):
         st, _, body = a.req("PUT", SUB + "/lost-1/storeme", "1")
         assert st in (200, 204), (st, body)
         assert_identical([a, b])
-        doc = big_import_doc(a, "lost-1", 4000)
+        doc = big_import_doc(a, "lost-1", BIG)
         drop.arm()
         st, _, body = a.req("POST", "/api/v1/import", doc, timeout=120)
         assert drop.dropped == 2, "no answer was lost"
@@ -411,11 +425,11 @@ def t_answer_lost(c):
         rev = json.loads(body)["revision"]
 
         def applied():
-            r = b.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
-                      % (SUB, "x" * 200, rev), timeout=60)
+            r = b.req("GET", "%s/%s/storeme?min_revision=%d"
+                      % (SUB, big_name(BIG - 1), rev), timeout=60)
             return None if r[0] == 504 else r
         st, _, body = wait_for(applied, 120, "b to apply the import")
-        assert st == 200 and body.decode().strip() == "3999", (st, body)
+        assert st == 200 and body.decode().strip() == str(BIG - 1), (st, body)
         assert_identical([a, b])
     finally:
         a.stop()
@@ -428,20 +442,21 @@ def t_big_import(c):
     """An import larger than one etcd request (chunks, then one CAS) is
     applied on every node at once and entirely."""
     import base64
-    doc = big_import_doc(c.nodes[0], "w0", 4000)
+    doc = big_import_doc(c.nodes[0], "w0", BIG)
     st, _, b = c.nodes[1].req("POST", "/api/v1/import", doc, timeout=120)
     assert st == 200, (st, b[:500])
     rev = json.loads(b).get("revision")
     for n in c.nodes:
-        # A follower fetches the chunks and replays 4000 mkdirs through the
+        # A follower fetches the chunks and replays BIG mkdirs through the
         # callbacks: on a slow (sanitizer) build that may take longer than
         # one ?min_revision= wait (5 s), so a 504 is asked again, bounded.
         def applied(n=n):
-            r = n.req("GET", "%s/big-3999-%s/storeme?min_revision=%d"
-                      % (SUB, "x" * 200, rev or 0), timeout=60)
+            r = n.req("GET", "%s/%s/storeme?min_revision=%d"
+                      % (SUB, big_name(BIG - 1), rev or 0), timeout=60)
             return None if r[0] == 504 else r
         st, _, b = wait_for(applied, 120, n.name + " to apply the import")
-        assert st == 200 and b.decode().strip() == "3999", (n.name, st, b)
+        assert st == 200 and b.decode().strip() == str(BIG - 1), \
+            (n.name, st, b)
     # it did go through chunks: they are in etcd, named by the log entry
     ep = "http://127.0.0.1:%d/v3/kv/range" % c.etcd.client[0]
     k = (c.prefix + "/chunk/").encode()
@@ -500,10 +515,33 @@ def t_snapshot_growth(c):
         n.stop()
 
 
-def t_log_format_1(c):
-    """Log entries written in the first format (revision, principal and
-    time with each change set) are read as ever: a node starting on such
-    a log applies them, with their principal and time in its history."""
+def t_log_deflated(c):
+    """Log entries are deflated (format 3): etcd holds a zlib stream of the
+    entry's JSON, a fraction of its size, and every node reads it back."""
+    import zlib
+    name = "deflated-" + "d" * 200
+    st, _, b = mkdir(c.nodes[0], SUB, name)
+    assert st == 201, (st, b)
+    rev = revision_of(c.nodes[0])
+    kv = etcd_kvs(c, c.prefix + "/log/%020d" % rev)
+    assert kv, "no log entry at %d" % rev
+    raw = kv[0][1]
+    text = zlib.decompress(raw)
+    entry = json.loads(text)
+    assert entry["v"] == 3 and entry["first"] == rev, entry
+    assert entry["sets"][0]["c"][0]["p"] == "/02-simple-children/" + name
+    assert len(raw) * 2 < len(text), (len(raw), len(text))
+    for n in c.nodes[1:]:
+        assert n.req("GET", "%s/%s?min_revision=%d" % (SUB, name, rev))[0] \
+            == 200, n.name
+    assert_identical(c.nodes)
+
+
+def t_log_formats_1_2(c):
+    """Log entries written in the earlier formats are read as ever: format
+    1 (revision, principal and time with each change set) and format 2
+    (time and principal once, plain JSON). A node starting on such a log
+    applies them, with their principal and time in its history."""
     from cluster import Node
     prefix = "/format1"
     sets = [{"r": 1, "u": "alice", "t": 1700000000123456,
@@ -514,18 +552,27 @@ def t_log_format_1(c):
     entry = {"v": 1, "first": 1, "last": 2, "nonce": "0123456789abcdef",
              "sets": sets}
     etcd_put(c, prefix + "/log/%020d" % 1, json.dumps(entry).encode())
-    etcd_put(c, prefix + "/head", b"2")
+    entry = {"v": 2, "first": 3, "last": 4, "nonce": "0123456789abcdee",
+             "t": 1700000001000000, "u": "carol",
+             "sets": [{"c": [{"o": 1, "p": "/02-simple-children/two"}]},
+                      {"c": [{"o": 3, "p": "/02-simple-children/two/storeme",
+                              "a": "Nw==", "h": "MAo="}]}]}
+    etcd_put(c, prefix + "/log/%020d" % 3, json.dumps(entry).encode())
+    etcd_put(c, prefix + "/head", b"4")
     n = Node(c.binary, c.tmp, "format1", "etcd://%s%s"
              % (c.etcd.endpoints(), prefix))
     try:
         n.start()
         assert (show(n, SUB + "/old/storeme") or "").strip() == "42"
+        assert (show(n, SUB + "/two/storeme") or "").strip() == "7"
         st, _, b = n.req("GET", "/api/v1/history")
         assert st == 200, (st, b)
         got = sorted((e["revision"], e["principal"], e["time"])
                      for e in json.loads(b)["entries"])
         t = "2023-11-14T22:13:20.123456Z"
-        assert got == [(1, "alice", t), (2, "bob", t)], got
+        t2 = "2023-11-14T22:13:21.000000Z"
+        assert got == [(1, "alice", t), (2, "bob", t),
+                       (3, "carol", t2), (4, "carol", t2)], got
     finally:
         n.stop()
 
@@ -543,7 +590,7 @@ def t_unreadable_entry(c):
         n.start()
         assert mkdir(n, SUB, "u1")[0] == 201
         rev = revision_of(n)
-        entry = {"v": 3, "first": rev + 1, "last": rev + 1, "x": []}
+        entry = {"v": 4, "first": rev + 1, "last": rev + 1, "x": []}
         etcd_put(c, prefix + "/log/%020d" % (rev + 1),
                  json.dumps(entry).encode())
         etcd_put(c, prefix + "/head", str(rev + 1).encode())
@@ -1212,7 +1259,8 @@ TESTS = [
     t_replay_problem,
     t_snapshot_trim_and_load,
     t_snapshot_growth,
-    t_log_format_1,
+    t_log_deflated,
+    t_log_formats_1_2,
     t_unreadable_entry,
     t_snapshot_fell_behind,
     t_stopped_node_catches_up,
