@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <stdatomic.h>
 
 #include <configfs/store.h>
@@ -212,48 +211,117 @@ bool cfs_http_commit_ready(const struct cfs_http_req *req)
     return req->committing && atomic_load(&req->cstate) == CS_READY;
 }
 
+/* Back from a lost race, caught up: the request runs again, afresh. */
+static void run_again(struct cfs_http_req *req)
+{
+    if (req->resp) {
+        MHD_destroy_response(req->resp);
+        req->resp = NULL;
+    }
+    req->status = 0;
+    req->resp_len = 0;
+    for (size_t i = 0; i < req->n_decoded; i++) {
+        free(req->decoded[i]);
+        req->decoded[i] = NULL;
+    }
+    req->n_decoded = 0;
+    req->commit_err = 0;
+}
+
+static void lost_every_race(struct cfs_http_req *req)
+{
+    cfs_http_problem(req,
+                     MHD_HTTP_SERVICE_UNAVAILABLE,
+                     -EAGAIN,
+                     NULL,
+                     "other nodes of the cluster changed the tree first "
+                     "%u times in a row; the change was undone, retry",
+                     (unsigned)req->retries + 1);
+}
+
 bool cfs_http_commit_finish(struct cfs_http_req *req)
 {
     req->committing = false;
     if (req->commit_err == -ESTALE) {
         /* Cluster mode: another node appended first and this change was
          * undone. Catch up and run the request again, a bounded number of
-         * times, as if it had come after the other node's change. */
-        if (req->retries < CFS_HTTP_CAS_RETRIES &&
-            cfs_store_catch_up(req->srv->opts.store, 0, 2000) == 0) {
-            req->retries++;
-            if (req->retries > 4) {
-                /* Losing again and again: let the others through first
-                 * (random, growing: nodes that collide drift apart). */
-                (void)usleep(
-                    (useconds_t)(rand_r(&req->jitter) % (200u * req->retries)));
-            }
-            cfs_http_metrics_cas_retry();
-            if (req->resp) {
-                MHD_destroy_response(req->resp);
-                req->resp = NULL;
-            }
-            req->status = 0;
-            req->resp_len = 0;
-            for (size_t i = 0; i < req->n_decoded; i++) {
-                free(req->decoded[i]);
-                req->decoded[i] = NULL;
-            }
-            req->n_decoded = 0;
-            req->commit_err = 0;
-            return true;
+         * times, as if it had come after the other node's change; the
+         * worker serves its other connections meanwhile. */
+        unsigned delay_us = 0;
+        int r;
+
+        if (req->retries >= CFS_HTTP_CAS_RETRIES) {
+            lost_every_race(req);
+            return false;
         }
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         -EAGAIN,
-                         NULL,
-                         "other nodes of the cluster changed the tree first "
-                         "%u times in a row; the change was undone, retry",
-                         (unsigned)req->retries + 1);
-        return false;
+        req->retries++;
+        if (req->retries > 4) {
+            /* Losing again and again: let the others through first
+             * (random, growing: nodes that collide drift apart). */
+            delay_us = (unsigned)rand_r(&req->jitter) % (200u * req->retries);
+        }
+        cfs_http_metrics_cas_retry();
+        run_again(req);
+        r = cfs_http_catch_up(
+            req, CFS_CATCH_UP_RETRY, 0, delay_us, CFS_HTTP_RETRY_WAIT_MS);
+        if (r < 0) {
+            lost_every_race(req);
+        }
+        return r == 1;
     }
     if (req->commit_err) {
         commit_failed(req, req->commit_err);
     }
     return false;
+}
+
+static void caught_up(void *ctx, int err)
+{
+    cfs_http_commit_resolve(ctx, err, 0);
+}
+
+int cfs_http_catch_up(struct cfs_http_req *req,
+                      int why,
+                      uint64_t revision,
+                      unsigned delay_us,
+                      unsigned timeout_ms)
+{
+    int r;
+
+    cfs_http_commit_begin(req);
+    req->catch_up = why;
+    r = cfs_store_catch_up_async(
+        req->srv->opts.store, revision, delay_us, timeout_ms, caught_up, req);
+    if (r != 0) {
+        req->committing = false;
+        req->catch_up = CFS_CATCH_UP_NONE;
+    }
+    return r;
+}
+
+bool cfs_http_catch_up_finish(struct cfs_http_req *req)
+{
+    int why = req->catch_up, err = req->commit_err;
+
+    req->committing = false;
+    req->catch_up = CFS_CATCH_UP_NONE;
+    req->commit_err = 0;
+    if (why == CFS_CATCH_UP_RETRY) {
+        if (err < 0) {
+            lost_every_race(req);
+        }
+        return err == 0;
+    }
+    if (err < 0) {
+        cfs_http_problem(req,
+                         MHD_HTTP_GATEWAY_TIMEOUT,
+                         -ETIMEDOUT,
+                         NULL,
+                         "revision %llu was not applied on this node within "
+                         "%u ms (it is at %llu)",
+                         (unsigned long long)req->min_revision,
+                         CFS_HTTP_MIN_REVISION_WAIT_MS,
+                         (unsigned long long)cfs_revision());
+    }
+    return err == 0;
 }

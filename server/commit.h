@@ -23,13 +23,34 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn);
 bool cfs_http_commit_wait(struct cfs_http_req *req);
 /* The request is back from a commit that is done: answer it. */
 bool cfs_http_commit_ready(const struct cfs_http_req *req);
-/* Runs a request again that lost a race on the cluster (bounded). */
-#define CFS_HTTP_CAS_RETRIES 32
+/* Runs a request again that lost a race on the cluster (bounded), each
+ * time once this node caught up (at most this long). */
+#define CFS_HTTP_CAS_RETRIES   32
+#define CFS_HTTP_RETRY_WAIT_MS 2000u
+/* How long ?min_revision=N waits for this node to apply N (then 504). */
+#define CFS_HTTP_MIN_REVISION_WAIT_MS 5000u
 /* The commit is over: a failed one replaces the answer with a 503. In
- * cluster mode a change undone because another node appended first
- * returns true: the request is to be dispatched again (its answer was
- * reset); after CFS_HTTP_CAS_RETRIES, a 503 with EAGAIN. */
+ * cluster mode a change undone because another node appended first is
+ * run again once the node caught up: true when it is to be dispatched
+ * again at once (its answer was reset), false with req->committing set
+ * when it waits to catch up first (cfs_http_catch_up()); after
+ * CFS_HTTP_CAS_RETRIES, a 503 with EAGAIN. */
 bool cfs_http_commit_finish(struct cfs_http_req *req);
+
+/* Cluster mode: the request waits (as for a commit, the worker goes on)
+ * until this node has applied @revision and the log's head, not before
+ * @delay_us, at most @timeout_ms; @why says what comes after
+ * (cfs_http_catch_up_finish()). @return 1 when caught up already (no
+ * wait), 0 when waiting, or a negative errno (no wait). */
+int cfs_http_catch_up(struct cfs_http_req *req,
+                      int why,
+                      uint64_t revision,
+                      unsigned delay_us,
+                      unsigned timeout_ms);
+/* The catch-up is over: true to dispatch the request (caught up for
+ * ?min_revision=, or to run again), false with its answer (504 for
+ * ?min_revision=, 503 EAGAIN when a retry could not catch up). */
+bool cfs_http_catch_up_finish(struct cfs_http_req *req);
 
 /* For a request whose answer comes from elsewhere (forward.h): it now
  * waits as for a commit; cfs_http_commit_resolve() wakes it. */

@@ -134,6 +134,10 @@ struct cfs_http_req {
     atomic_int cstate;
     uint64_t commit_rev; /* the revision it made durable, or 0 */
     unsigned retries;    /* cluster: runs again after losing a race */
+    /* Cluster mode: the wait is the node catching up, not a commit
+     * (cfs_http_catch_up()): for ?min_revision=, or to run again. */
+    enum { CFS_CATCH_UP_NONE, CFS_CATCH_UP_READ, CFS_CATCH_UP_RETRY } catch_up;
+    uint64_t min_revision; /* ?min_revision=, 0 without */
     /* Cluster mode: at the writer node (forward.h), or run here even if
      * another node is the writer (it could not be reached). */
     struct cfs_http_fwd_job *fwd;

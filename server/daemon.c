@@ -41,7 +41,6 @@
 #include "throttle.h"
 
 /* How long ?min_revision= waits for this node to catch up. */
-#define MIN_REVISION_WAIT_MS 5000u
 
 static bool wait_min_revision(struct cfs_http_req *req);
 
@@ -337,15 +336,20 @@ static enum MHD_Result access_handler(void *cls,
         }
     }
     if (req->committing) {
-        /* The answer waits for the disk, this thread does not: the
-         * connection sleeps until the commit is done. */
+        /* The answer waits for the disk (or the node to catch up), this
+         * thread does not: the connection sleeps until it is done. */
+    wait:
         if (cfs_http_commit_wait(req)) {
             return MHD_YES;
         }
     committed:
-        if (req->fwd ? cfs_http_forward_finish(req) /* the writer answered */
-                     : cfs_http_commit_finish(req)) {
-            goto dispatch; /* lost a race on the cluster: run it again */
+        if (req->catch_up ? cfs_http_catch_up_finish(req)
+            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
+                          : cfs_http_commit_finish(req)) {
+            goto dispatch; /* caught up, or lost a race: run it (again) */
+        }
+        if (req->committing) {
+            goto wait; /* lost a race: catch up first */
         }
     }
     if (!req->resp) {
@@ -364,8 +368,10 @@ static enum MHD_Result access_handler(void *cls,
 
 /*
  * ?min_revision=N: wait (bounded) until this node has applied revision N,
- * so a client that wrote on one node reads its write on another.
- * @return true to go on; false with a 504 answer.
+ * so a client that wrote on one node reads its write on another. The
+ * worker does not wait: the connection sleeps as for a commit.
+ * @return true to go on at once; false with a 400 or 504 answer, or
+ * waiting (req->committing).
  */
 static bool wait_min_revision(struct cfs_http_req *req)
 {
@@ -373,6 +379,7 @@ static bool wait_min_revision(struct cfs_http_req *req)
         req->conn, MHD_GET_ARGUMENT_KIND, "min_revision");
     char *end = NULL;
     unsigned long long want;
+    int r;
 
     if (!v) {
         return true;
@@ -387,20 +394,17 @@ static bool wait_min_revision(struct cfs_http_req *req)
                          "min_revision must be a revision number");
         return false;
     }
-    if (cfs_store_catch_up(req->srv->opts.store, want, MIN_REVISION_WAIT_MS) <
-        0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_GATEWAY_TIMEOUT,
-                         -ETIMEDOUT,
-                         NULL,
-                         "revision %llu was not applied on this node within "
-                         "%u ms (it is at %llu)",
-                         want,
-                         MIN_REVISION_WAIT_MS,
-                         (unsigned long long)cfs_revision());
-        return false;
+    req->min_revision = want;
+    r = cfs_http_catch_up(
+        req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
+    if (r == -ENOMEM) {
+        cfs_http_no_memory(req);
+    } else if (r < 0) {
+        req->commit_err = r;
+        req->catch_up = CFS_CATCH_UP_READ;
+        (void)cfs_http_catch_up_finish(req); /* the 504 */
     }
-    return true;
+    return r == 1;
 }
 
 static void request_completed(void *cls,

@@ -13,11 +13,12 @@
  * The worker does not wait: the request is queued to a pool of forwarding
  * threads (one blocking libcurl transfer each, keep-alive to the writer)
  * and sleeps as a commit does (commit.c), resumed once the writer
- * answered. If the writer cannot be reached at all (nothing was sent),
- * the request runs here, with the CAS, as without a writer. If it was
- * sent and no answer came, nobody knows whether the writer made the
- * change: the answer is 503 and says so, as for an etcd request that
- * timed out.
+ * answered and this node applied the change (the store calls back; the
+ * forwarding thread goes on to its next transfer). If the writer cannot
+ * be reached at all (nothing was sent), the request runs here, with the
+ * CAS, as without a writer. If it was sent and no answer came, nobody
+ * knows whether the writer made the change: the answer is 503 and says
+ * so, as for an etcd request that timed out.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -362,13 +363,31 @@ transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
               sent > 0;
     if (j->code == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &j->status);
-        if (j->status >= 200 && j->status < 300 && j->revision > 0 &&
-            !atomic_load(&f->aborting)) {
-            /* the client reads its write here */
-            (void)cfs_store_catch_up(
-                req->srv->opts.store, j->revision, FWD_CATCH_UP_MS);
-        }
     }
+}
+
+static void caught_up(void *ctx, int err)
+{
+    (void)err; /* answered as the writer did, caught up or not */
+    cfs_http_commit_resolve(ctx, 0, 0);
+}
+
+/* The writer answered (or not): answer once this node has applied the
+ * change, so that the client reads its write here. The forwarding thread
+ * does not wait for that: it goes on to the next transfer. */
+static void answer(struct cfs_http_forward *f, struct cfs_http_fwd_job *j)
+{
+    if (j->code == CURLE_OK && j->status >= 200 && j->status < 300 &&
+        j->revision > 0 && !atomic_load(&f->aborting) &&
+        cfs_store_catch_up_async(j->req->srv->opts.store,
+                                 j->revision,
+                                 0,
+                                 FWD_CATCH_UP_MS,
+                                 caught_up,
+                                 j->req) == 0) {
+        return;
+    }
+    cfs_http_commit_resolve(j->req, 0, 0);
 }
 
 static void *fwd_main(void *arg)
@@ -400,7 +419,7 @@ static void *fwd_main(void *arg)
         } else {
             j->code = CURLE_OUT_OF_MEMORY;
         }
-        cfs_http_commit_resolve(j->req, 0, 0);
+        answer(f, j);
     }
     curl_easy_cleanup(c);
     return NULL;

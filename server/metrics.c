@@ -281,6 +281,11 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             "# HELP configfsd_cluster_watching The watch on etcd is "
             "connected.\n# TYPE configfsd_cluster_watching gauge\n"
             "configfsd_cluster_watching %d\n"
+            "# HELP configfsd_cluster_catch_up_waiting Requests waiting "
+            "for this node to catch up (?min_revision=, a lost race, a "
+            "forwarded write), none holding a worker.\n# TYPE "
+            "configfsd_cluster_catch_up_waiting gauge\n"
+            "configfsd_cluster_catch_up_waiting %llu\n"
             "# HELP configfsd_cluster_cas_conflicts_total Appends that "
             "lost the race to another node.\n# TYPE "
             "configfsd_cluster_cas_conflicts_total counter\n"
@@ -324,6 +329,7 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             (unsigned long long)(cl.head > cl.applied ? cl.head - cl.applied
                                                       : 0),
             cl.watching ? 1 : 0,
+            (unsigned long long)cl.catch_up_waiting,
             (unsigned long long)cl.conflicts,
             (unsigned long long)atomic_load(&cas_retries),
             (unsigned long long)atomic_load(&forwarded),

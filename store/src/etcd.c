@@ -130,7 +130,10 @@ struct store_etcd {
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
 
-    pthread_t applier, watcher, keeper;
+    struct catch_up *catch_ups; /* waiting; the waiter thread calls back */
+    uint64_t n_catch_ups;       /* ... how many, until called back */
+
+    pthread_t applier, watcher, keeper, waiter;
     bool threads;
 
     atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
@@ -147,6 +150,17 @@ struct seen {
     size_t bytes; /* as etcd holds it */
     size_t size;  /* inflated: what seen_bytes counts */
     struct seen *next;
+};
+
+/* A cfs_store_catch_up_async() waiting, in the waiter thread's list. */
+struct catch_up {
+    uint64_t target;            /* the revision to apply (with the head) */
+    struct timespec not_before; /* CLOCK_REALTIME, as e->cond waits */
+    struct timespec deadline;
+    cfs_store_caught_up_fn done;
+    void *ctx;
+    int err; /* what done() is told, decided under the lock */
+    struct catch_up *next;
 };
 
 /* A pointer as PREFIX/snapshot holds it. */
@@ -2745,6 +2759,8 @@ int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
     return 0;
 }
 
+static void *waiter_main(void *arg);
+
 int store_etcd_start(struct cfs_store *s)
 {
     struct store_etcd *e = s->etcd;
@@ -2756,6 +2772,16 @@ int store_etcd_start(struct cfs_store *s)
     r = -pthread_create(&e->watcher, NULL, watcher_main, s);
     if (r == 0) {
         r = -pthread_create(&e->keeper, NULL, keeper_main, s);
+        if (r == 0) {
+            r = -pthread_create(&e->waiter, NULL, waiter_main, s);
+            if (r < 0) {
+                pthread_mutex_lock(&e->lock);
+                e->stop = true;
+                pthread_cond_broadcast(&e->cond);
+                pthread_mutex_unlock(&e->lock);
+                pthread_join(e->keeper, NULL);
+            }
+        }
         if (r < 0) {
             pthread_mutex_lock(&e->lock);
             e->stop = true;
@@ -2787,6 +2813,7 @@ void store_etcd_stop(struct cfs_store *s)
     e->stop = true;
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);
+    pthread_join(e->waiter, NULL);
     pthread_join(e->keeper, NULL);
     pthread_join(e->watcher, NULL);
     pthread_join(e->applier, NULL);
@@ -2881,35 +2908,130 @@ int store_etcd_commit(struct cfs_store *s,
     return 0;
 }
 
-int cfs_store_catch_up(struct cfs_store *s,
-                       uint64_t revision,
-                       unsigned timeout_ms)
+/* CLOCK_REALTIME (as e->cond waits) @us microseconds from now. */
+static struct timespec after_us(uint64_t us)
 {
-    struct store_etcd *e = s ? s->etcd : NULL;
     struct timespec ts;
-    uint64_t target;
-    int r = 0;
 
-    if (!e) {
-        return revision <= cfs_revision() ? 0 : -ETIMEDOUT;
-    }
     clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    ts.tv_sec += (time_t)(us / 1000000);
+    ts.tv_nsec += (long)(us % 1000000) * 1000L;
     if (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
-    pthread_mutex_lock(&e->lock);
-    target = e->log_head > revision ? e->log_head : revision;
-    while ((e->applied < target || e->applying) && !e->stop && r == 0) {
-        r = -pthread_cond_timedwait(&e->cond, &e->lock, &ts);
+    return ts;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec ||
+           (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+int cfs_store_catch_up_async(struct cfs_store *s,
+                             uint64_t revision,
+                             unsigned delay_us,
+                             unsigned timeout_ms,
+                             cfs_store_caught_up_fn done,
+                             void *ctx)
+{
+    struct store_etcd *e = s ? s->etcd : NULL;
+    struct catch_up *w;
+
+    if (!e) {
+        return revision <= cfs_revision() ? 1 : -ETIMEDOUT;
     }
-    if (e->applied >= target && !e->applying) {
-        r = 0;
+    pthread_mutex_lock(&e->lock);
+    if (delay_us == 0 && e->applied >= revision && e->applied >= e->log_head &&
+        !e->applying) {
+        pthread_mutex_unlock(&e->lock);
+        return 1;
     }
     pthread_mutex_unlock(&e->lock);
-    return r;
+    w = calloc(1, sizeof(*w));
+    if (!w) {
+        return -ENOMEM;
+    }
+    w->not_before = after_us(delay_us);
+    w->deadline = after_us((uint64_t)timeout_ms * 1000);
+    w->done = done;
+    w->ctx = ctx;
+    pthread_mutex_lock(&e->lock);
+    if (e->stop) {
+        pthread_mutex_unlock(&e->lock);
+        free(w);
+        return -ECANCELED;
+    }
+    w->target = e->log_head > revision ? e->log_head : revision;
+    w->next = e->catch_ups;
+    e->catch_ups = w;
+    e->n_catch_ups++;
+    pthread_cond_broadcast(&e->cond); /* the waiter looks again */
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
+/*
+ * The waiter thread: calls back the cfs_store_catch_up_async() whose
+ * revision is applied (or whose time is up), woken with every other
+ * waiter of e->cond (an applied batch, a new head, a new wait).
+ */
+static void *waiter_main(void *arg)
+{
+    struct cfs_store *s = arg;
+    struct store_etcd *e = s->etcd;
+
+    pthread_setname_np(pthread_self(), "cfs-etcd-wait");
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        struct catch_up *due = NULL, **pp = &e->catch_ups;
+        struct timespec now, next = after_us(1000000);
+
+        clock_gettime(CLOCK_REALTIME, &now);
+        while (*pp) {
+            struct catch_up *w = *pp;
+            bool caught = e->applied >= w->target && !e->applying;
+            bool early = ts_before(&now, &w->not_before);
+
+            if (e->stop || !ts_before(&now, &w->deadline) ||
+                (caught && !early)) {
+                w->err = caught ? 0 : e->stop ? -ECANCELED : -ETIMEDOUT;
+                *pp = w->next;
+                w->next = due;
+                due = w;
+                continue;
+            }
+            if (ts_before(&w->deadline, &next)) {
+                next = w->deadline;
+            }
+            if (caught && ts_before(&w->not_before, &next)) {
+                next = w->not_before;
+            }
+            pp = &w->next;
+        }
+        if (due) {
+            pthread_mutex_unlock(&e->lock);
+            while (due) {
+                struct catch_up *w = due;
+
+                due = w->next;
+                w->done(w->ctx, w->err);
+                free(w);
+                pthread_mutex_lock(&e->lock);
+                e->n_catch_ups--;
+                pthread_mutex_unlock(&e->lock);
+            }
+            pthread_mutex_lock(&e->lock);
+            continue;
+        }
+        if (e->stop) {
+            break;
+        }
+        pthread_cond_timedwait(&e->cond, &e->lock, &next);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
 }
 
 int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
@@ -2927,6 +3049,7 @@ int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
     ret->applied = e->applied;
     ret->head = e->log_head;
     ret->watching = e->watching;
+    ret->catch_up_waiting = e->n_catch_ups;
     ret->snapshot_revision = e->snap_rev;
     ret->fell_behind = e->fell_behind;
     (void)snprintf(ret->error, sizeof(ret->error), "%s", e->error);

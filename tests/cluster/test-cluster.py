@@ -125,6 +125,37 @@ def t_read_your_writes(c):
     assert json.loads(body)["title"] == "Gateway Timeout", body
 
 
+def t_waits_hold_no_worker(c):
+    """Requests waiting for the node to catch up hold no server worker: 8
+    reads with ?min_revision= far ahead (more than the node's workers)
+    wait their 5 s and end in 504, and meanwhile the node answers other
+    reads and writes at once (a 2 s bound, in place of their 5 s)."""
+    b = c.nodes[1]
+    far = revision_of(b) + 10 ** 9
+    got = []
+
+    def wait_far():
+        got.append(b.req("GET", SUB + "/w0/storeme?min_revision=%d" % far,
+                         timeout=30)[0])
+    ts = [threading.Thread(target=wait_far) for _ in range(8)]
+    for t in ts:
+        t.start()
+    try:
+        wait_for(lambda: metric(b, "configfsd_cluster_catch_up_waiting") == 8,
+                 10, "8 requests waiting")
+        st, _, body = b.req("GET", SUB + "/w0/storeme", timeout=2)
+        assert st == 200, (st, body)
+        st, _, body = b.req("PUT", SUB + "/w0/storeme", "7", timeout=2)
+        assert st in (200, 204), (st, body)
+        assert got == [], got  # still waiting
+    finally:
+        for t in ts:
+            t.join()
+    assert got == [504] * 8, got
+    assert metric(b, "configfsd_cluster_catch_up_waiting") == 0
+    assert_identical(c.nodes)
+
+
 def t_apply_from_watch(c):
     """Another node's writes are applied from the watch, not read again."""
     a, b = c.nodes[0], c.nodes[1]
@@ -1245,6 +1276,7 @@ def t_forward_writes(c):
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
+    t_waits_hold_no_worker,
     t_apply_from_watch,
     t_race_mkdir,
     t_big_import,

@@ -342,16 +342,29 @@ CFS_EXPORT void cfs_store_history_free(struct cfs_store_history_entry *entries,
 
 /* ---- cluster mode ------------------------------------------------------ */
 
+/** Called once by cfs_store_catch_up_async(): @err 0 (caught up),
+ *  -ETIMEDOUT, or -ECANCELED (the store stops). From a thread of the
+ *  store, with none of its locks held. */
+typedef void (*cfs_store_caught_up_fn)(void *ctx, int err);
+
 /**
  * Wait until this node has applied @revision and everything the shared log
  * held when the wait began (read-your-writes on another node; a request
- * that lost a race catching up before it runs again).
- * @return 0; -ETIMEDOUT after @timeout_ms. Without a cluster: 0 if the tree
- * is at @revision, else -ETIMEDOUT at once.
+ * that lost a race catching up before it runs again), without blocking
+ * the caller: a server worker goes on serving its other connections
+ * meanwhile. @done(@ctx, err) is called once that is so, but not before
+ * @delay_us (a back-off), or after @timeout_ms (counted from now) with
+ * -ETIMEDOUT. @return 1 when caught up already and no delay is asked; 0 when
+ * @done will be called; -ETIMEDOUT without a cluster when the tree is not at
+ * @revision (at once); -ECANCELED when the store stops; -ENOMEM. @done is
+ * called only after 0.
  */
-CFS_EXPORT int cfs_store_catch_up(struct cfs_store *store,
-                                  uint64_t revision,
-                                  unsigned timeout_ms);
+CFS_EXPORT int cfs_store_catch_up_async(struct cfs_store *store,
+                                        uint64_t revision,
+                                        unsigned delay_us,
+                                        unsigned timeout_ms,
+                                        cfs_store_caught_up_fn done,
+                                        void *ctx);
 
 struct cfs_store_cluster_info {
     uint64_t applied;       /* last revision applied on this node */
@@ -374,6 +387,8 @@ struct cfs_store_cluster_info {
     char writer[512]; /* URL of the node that appends for the others, ""
                          while none is known */
     bool writer_self; /* ... and it is this node */
+    /* cfs_store_catch_up_async() waiting, not called back yet */
+    uint64_t catch_up_waiting;
 };
 
 /**
