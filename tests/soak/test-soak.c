@@ -528,6 +528,9 @@ static void *slow_subscriber(void *arg)
             }
             in_body = true;
             (void)sub_data(end + 4, 1, head_len - (size_t)(end + 4 - head), s);
+            /* and what did not fit in head: the first read after a
+             * reconnect can bring the headers with many events */
+            (void)sub_data(buf + take, 1, (size_t)n - take, s);
             continue;
         }
         (void)sub_data(buf, 1, (size_t)n, s);
