@@ -130,8 +130,10 @@ struct store_etcd {
     CURL *pool[ETCD_CURL_POOL];
     size_t n_pool;
 
-    struct catch_up *catch_ups; /* waiting; the waiter thread calls back */
-    uint64_t n_catch_ups;       /* ... how many, until called back */
+    struct catch_up *catch_ups;  /* waiting; the waiter thread calls back */
+    uint64_t n_catch_ups;        /* ... how many, until called back */
+    struct timespec waiter_wake; /* when the waiter thread wakes unless
+                                    e->cond wakes it first */
 
     pthread_t applier, watcher, keeper, waiter;
     bool threads;
@@ -2967,7 +2969,13 @@ int cfs_store_catch_up_async(struct cfs_store *s,
     w->next = e->catch_ups;
     e->catch_ups = w;
     e->n_catch_ups++;
-    pthread_cond_broadcast(&e->cond); /* the waiter looks again */
+    if ((e->applied >= w->target && !e->applying) ||
+        ts_before(&w->deadline, &e->waiter_wake)) {
+        /* due before the waiter looks again. Otherwise (the common
+         * case: a revision not applied yet) the apply that brings it
+         * wakes the waiter, with every other waiter of e->cond. */
+        pthread_cond_broadcast(&e->cond);
+    }
     pthread_mutex_unlock(&e->lock);
     return 0;
 }
@@ -3028,6 +3036,7 @@ static void *waiter_main(void *arg)
         if (e->stop) {
             break;
         }
+        e->waiter_wake = next;
         pthread_cond_timedwait(&e->cond, &e->lock, &next);
     }
     pthread_mutex_unlock(&e->lock);
