@@ -11,6 +11,9 @@ Writes, durable PUTs per second:
   3 nodes       the same on three nodes at once (sum)
   3 forwarding  three nodes started with --forward-writes (one appends,
                 the others send it their writes), at once (sum)
+  to the writer the same three nodes, every write sent to the writer
+                (clients that send writes to the writer's URL and read
+                anywhere: the others only apply)
   sqlite        one configfsd on SQLite (synchronous=FULL)
 Reads, GETs of an attribute per second:
   node N        each node of the 3-node cluster alone, in turn
@@ -212,6 +215,11 @@ def main():
         figs["fwd"] = run_wrk(
             "3 forwarding nodes (sum)",
             [n.url(attr % i) for i, n in enumerate(fw)], secs, conns, PUT)
+        writer = [i for i, n in enumerate(fw)
+                  if metric(n, "configfsd_cluster_writer") == 1][0]
+        figs["fwdw"] = run_wrk(
+            "3 forwarding, to the writer", [fw[writer].url(attr % writer)],
+            secs, conns, PUT)
         figs["sqlite"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
                                  secs, conns, PUT)
         print("reads (GET of an attribute)")
@@ -244,6 +252,7 @@ def main():
           % (figs["three"].rate / e))
     print("  3 forwarding nodes (sum)  %.2f  (goal >= 2)"
           % (figs["fwd"].rate / e))
+    print("  3 forwarding, to writer   %.2f" % (figs["fwdw"].rate / e))
     print("  1 node on SQLite          %.2f" % (sqw / e))
     print("  3 nodes (sum) / SQLite    %.2f" % (figs["three"].rate / sqw))
     print("read ratios (to the SQLite node's GET of this run; goal 1)")
