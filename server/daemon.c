@@ -40,8 +40,6 @@
 #include "router.h"
 #include "throttle.h"
 
-/* How long ?min_revision= waits for this node to catch up. */
-
 static bool wait_min_revision(struct cfs_http_req *req);
 
 /* Cluster mode: when this node cannot follow the shared log (etcd

@@ -2763,41 +2763,41 @@ int store_etcd_open(struct cfs_store *s, const struct cfs_store_options *opts)
 
 static void *waiter_main(void *arg);
 
+/* Every thread of the store ends (each sees e->stop). */
+static void stop_threads(struct store_etcd *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->stop = true;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+}
+
 int store_etcd_start(struct cfs_store *s)
 {
     struct store_etcd *e = s->etcd;
-    int r = -pthread_create(&e->applier, NULL, applier_main, s);
+    struct {
+        pthread_t *thread;
+        void *(*main)(void *);
+    } th[] = {
+        {&e->applier, applier_main},
+        {&e->watcher, watcher_main},
+        {&e->keeper, keeper_main},
+        {&e->waiter, waiter_main},
+    };
+    size_t n = 0;
+    int r = 0;
 
-    if (r < 0) {
-        return r;
-    }
-    r = -pthread_create(&e->watcher, NULL, watcher_main, s);
-    if (r == 0) {
-        r = -pthread_create(&e->keeper, NULL, keeper_main, s);
-        if (r == 0) {
-            r = -pthread_create(&e->waiter, NULL, waiter_main, s);
-            if (r < 0) {
-                pthread_mutex_lock(&e->lock);
-                e->stop = true;
-                pthread_cond_broadcast(&e->cond);
-                pthread_mutex_unlock(&e->lock);
-                pthread_join(e->keeper, NULL);
-            }
-        }
+    for (; n < sizeof(th) / sizeof(th[0]); n++) {
+        r = -pthread_create(th[n].thread, NULL, th[n].main, s);
         if (r < 0) {
-            pthread_mutex_lock(&e->lock);
-            e->stop = true;
-            pthread_cond_broadcast(&e->cond);
-            pthread_mutex_unlock(&e->lock);
-            pthread_join(e->watcher, NULL);
+            break;
         }
     }
     if (r < 0) {
-        pthread_mutex_lock(&e->lock);
-        e->stop = true;
-        pthread_cond_broadcast(&e->cond);
-        pthread_mutex_unlock(&e->lock);
-        pthread_join(e->applier, NULL);
+        stop_threads(e);
+        while (n > 0) {
+            pthread_join(*th[--n].thread, NULL);
+        }
         return r;
     }
     e->threads = true;
@@ -2811,10 +2811,7 @@ void store_etcd_stop(struct cfs_store *s)
     if (!e || !e->threads) {
         return;
     }
-    pthread_mutex_lock(&e->lock);
-    e->stop = true;
-    pthread_cond_broadcast(&e->cond);
-    pthread_mutex_unlock(&e->lock);
+    stop_threads(e);
     pthread_join(e->waiter, NULL);
     pthread_join(e->keeper, NULL);
     pthread_join(e->watcher, NULL);
