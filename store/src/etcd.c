@@ -19,9 +19,11 @@
  *                             written first, named by its first revision
  *                             (ID: F-hex)
  *   PREFIX/snapshot           the published snapshot of the cache:
- *                             {"v":1,"revision":S,"id":ID,"parts":K,
- *                              "length":L,"sha256":HEX}
- *   PREFIX/snap/ID/%06u       its K parts (VACUUM INTO of the cache)
+ *                             {"v":2,"revision":S,"id":ID,"parts":K,
+ *                              "length":L,"sha256":HEX,"size":N}
+ *   PREFIX/snap/ID/%06u       its K parts: VACUUM INTO of the cache (N
+ *                             bytes), deflated (L bytes, SHA-256 HEX);
+ *                             version 1, still read: not deflated
  *   PREFIX/snapshot-lock      the node writing a snapshot (under its lease)
  *   PREFIX/nodes/NODE         a live node's applied revision (its lease)
  *
@@ -167,7 +169,8 @@ struct catch_up {
 
 /* A pointer as PREFIX/snapshot holds it. */
 struct snap_ptr {
-    uint64_t revision, parts, length;
+    uint64_t revision, parts, length; /* length: of the parts, joined */
+    uint64_t size; /* version 2: the cache's, inflated; 0 in version 1 */
     char id[33];
     char sha256[2 * SHA256_DIGEST_SIZE + 1];
 };
@@ -850,22 +853,22 @@ static json_t *range_kv(json_t *ans, size_t i)
 }
 
 /*
- * Log entries are deflated (format 3): etcd's cost grows with the bytes it
- * is sent, and it stores, replicates and sends every watcher each entry,
- * while the change sets of one batch repeat their paths and field names.
- * A batch of attribute writes shrinks about fivefold. zlib's fastest
+ * Log entries (format 3) and snapshots (pointer version 2) are deflated:
+ * etcd's cost grows with the bytes it is sent, and it stores, replicates
+ * and sends every watcher each entry, while the change sets of one batch
+ * repeat their paths and field names (a batch of attribute writes shrinks
+ * about fivefold) and a cache's pages compress as well. zlib's fastest
  * level: a batch costs less to deflate than etcd spends per byte saved.
  */
-static char *entry_deflate(const char *text, size_t len, size_t *ret_len)
+static char *deflate_bytes(const void *p, size_t len, size_t *ret_len)
 {
     uLongf cap = compressBound((uLong)len);
     char *out = malloc(cap);
 
-    if (!out || compress2((Bytef *)out,
-                          &cap,
-                          (const Bytef *)text,
-                          (uLong)len,
-                          Z_BEST_SPEED) != Z_OK) {
+    if (!out ||
+        compress2(
+            (Bytef *)out, &cap, (const Bytef *)p, (uLong)len, Z_BEST_SPEED) !=
+            Z_OK) {
         free(out);
         return NULL;
     }
@@ -873,46 +876,84 @@ static char *entry_deflate(const char *text, size_t len, size_t *ret_len)
     return out;
 }
 
+/* The zlib stream @v of @len bytes inflated into @out, NUL-terminated
+ * (for the JSON parser). @size: what it must inflate to exactly, or 0
+ * for anything up to ETCD_ENTRY_MAX bytes. @return 0, or -EUCLEAN when it
+ * is not one stream whole of that size, -ENOMEM. */
+static int
+inflate_bytes(const char *v, size_t len, size_t size, struct buf *out)
+{
+    /* a byte for the NUL, and (@size) one to see it would be bigger */
+    size_t limit = size ? size + 2 : ETCD_ENTRY_MAX;
+    z_stream z = {0};
+    int zr = Z_OK, r = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (len > UINT_MAX || inflateInit(&z) != Z_OK) {
+        return -EUCLEAN;
+    }
+    z.next_in = (Bytef *)v;
+    z.avail_in = (uInt)len;
+    while (zr == Z_OK && r == 0) {
+        size_t room;
+
+        if (out->cap - out->n <= 1) {
+            size_t cap = size ? limit : out->cap ? out->cap * 2 : len * 8 + 256;
+            char *p;
+
+            if (cap > limit) {
+                cap = limit;
+            }
+            if (cap <= out->cap) {
+                r = -EUCLEAN; /* bigger than it may be */
+                break;
+            }
+            p = realloc(out->p, cap);
+            if (!p) {
+                r = -ENOMEM;
+                break;
+            }
+            out->p = p;
+            out->cap = cap;
+        }
+        room = out->cap - out->n - 1;
+        z.next_out = (Bytef *)out->p + out->n;
+        z.avail_out = room < UINT_MAX ? (uInt)room : UINT_MAX;
+        room = z.avail_out;
+        zr = inflate(&z, Z_NO_FLUSH);
+        out->n += room - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (r == 0 &&
+        (zr != Z_STREAM_END || z.avail_in != 0 || (size && out->n != size))) {
+        r = -EUCLEAN;
+    }
+    if (r < 0) {
+        free(out->p);
+        memset(out, 0, sizeof(*out));
+        return r;
+    }
+    out->p[out->n] = '\0';
+    return 0;
+}
+
 /* A log entry's value @v as read from etcd, parsed: a zlib stream (format
  * 3) or plain JSON (a big batch's entry naming its parts, formats 1, 2).
  * @ret_len: the JSON's length. NULL if it is neither, or damaged. */
 static json_t *entry_load(const char *v, size_t len, size_t *ret_len)
 {
-    z_stream z = {0};
-    struct buf b = {0};
-    json_t *j = NULL;
-    int zr = Z_OK;
+    struct buf b;
+    json_t *j;
 
     *ret_len = len;
     if (len > 0 && v[0] == '{') {
         return json_loadb(v, len, 0, NULL);
     }
-    if (len > UINT_MAX || inflateInit(&z) != Z_OK) {
+    if (inflate_bytes(v, len, 0, &b) < 0) {
         return NULL;
     }
-    z.next_in = (Bytef *)v;
-    z.avail_in = (uInt)len;
-    while (zr == Z_OK) {
-        if (b.n == b.cap) {
-            size_t cap = b.cap ? b.cap * 2 : len * 8 + 256;
-            char *p = cap <= ETCD_ENTRY_MAX ? realloc(b.p, cap) : NULL;
-
-            if (!p) {
-                break;
-            }
-            b.p = p;
-            b.cap = cap;
-        }
-        z.next_out = (Bytef *)b.p + b.n;
-        z.avail_out = (uInt)(b.cap - b.n);
-        zr = inflate(&z, Z_NO_FLUSH);
-        b.n = b.cap - z.avail_out;
-    }
-    if (zr == Z_STREAM_END && z.avail_in == 0) {
-        j = json_loadb(b.p, b.n, 0, NULL);
-        *ret_len = b.n;
-    }
-    inflateEnd(&z);
+    j = json_loadb(b.p, b.n, 0, NULL);
+    *ret_len = b.n;
     free(b.p);
     return j;
 }
@@ -972,7 +1013,7 @@ static int etcd_append(struct store_etcd *e,
     val = entry_new(first, last, nonce);
     enc_sets(val, sets, n, time_us);
     plain = json_dumps(val, JSON_COMPACT);
-    text = plain ? entry_deflate(plain, strlen(plain), &bytes) : NULL;
+    text = plain ? deflate_bytes(plain, strlen(plain), &bytes) : NULL;
     if (!text || !lk) {
         r = -ENOMEM;
         goto out;
@@ -2027,6 +2068,7 @@ static int read_pointer(struct store_etcd *e, struct snap_ptr *ptr)
 {
     char *v = NULL;
     size_t len = 0;
+    json_int_t v_ptr;
     json_t *j;
     int r = etcd_get(e, e->k_snapshot, &v, &len);
 
@@ -2045,6 +2087,13 @@ static int read_pointer(struct store_etcd *e, struct snap_ptr *ptr)
     ptr->revision = jnum(json_object_get(j, "revision"));
     ptr->parts = jnum(json_object_get(j, "parts"));
     ptr->length = jnum(json_object_get(j, "length"));
+    ptr->size = jnum(json_object_get(j, "size"));
+    v_ptr = json_integer_value(json_object_get(j, "v"));
+    if (v_ptr < 1 || v_ptr > 2 || (v_ptr == 2) != (ptr->size > 0)) {
+        json_decref(j);
+        memset(ptr, 0, sizeof(*ptr));
+        return -EUCLEAN; /* a newer configfsd's, or damaged */
+    }
     (void)snprintf(ptr->id,
                    sizeof(ptr->id),
                    "%s",
@@ -2167,6 +2216,15 @@ static int load_snapshot(struct cfs_store *s, uint64_t *ret_revision)
         sha256_hex(all.p ? all.p : "", all.n, hex);
         if (all.n != ptr.length || strcmp(hex, ptr.sha256) != 0) {
             r = -EUCLEAN;
+        }
+    }
+    if (r == 0 && ptr.size > 0) {
+        struct buf raw;
+
+        r = inflate_bytes(all.p ? all.p : "", all.n, ptr.size, &raw);
+        if (r == 0) {
+            free(all.p);
+            all = raw;
         }
     }
     if (r == 0 && asprintf(&file, "%s/snapshot-in.db", s->cache_dir) < 0) {
@@ -2296,6 +2354,8 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     char pfx[600], after[600], mine[600];
     struct buf all = {0};
     uint64_t rev = 0, parts = 0;
+    size_t size, zlen = 0;
+    char *z;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     json_t *ptr = NULL, *body;
@@ -2333,7 +2393,15 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         free(all.p);
         return r;
     }
-    sha256_hex(all.p ? all.p : "", all.n, hex);
+    size = all.n;
+    z = deflate_bytes(all.p ? all.p : "", all.n, &zlen);
+    free(all.p);
+    if (!z) {
+        return -ENOMEM;
+    }
+    all.p = z;
+    all.n = zlen;
+    sha256_hex(all.p, all.n, hex);
     random_hex(id, 8);
     (void)snprintf(mine, sizeof(mine), "%s/snap/%s/", e->prefix, id);
     for (size_t off = 0; r == 0 && (off < all.n || parts == 0);
@@ -2360,11 +2428,12 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         return r;
     }
     ptr = json_object();
-    json_object_set_new(ptr, "v", json_integer(1));
+    json_object_set_new(ptr, "v", json_integer(2));
     json_object_set_new(ptr, "revision", json_integer((json_int_t)rev));
     json_object_set_new(ptr, "id", json_string(id));
     json_object_set_new(ptr, "parts", json_integer((json_int_t)parts));
-    json_object_set_new(ptr, "length", json_integer((json_int_t)all.n));
+    json_object_set_new(ptr, "length", json_integer((json_int_t)zlen));
+    json_object_set_new(ptr, "size", json_integer((json_int_t)size));
     json_object_set_new(ptr, "sha256", json_string(hex));
     ptext = json_dumps(ptr, JSON_COMPACT);
     json_decref(ptr);

@@ -524,9 +524,16 @@ def t_snapshot_growth(c):
              % (c.etcd.endpoints(), prefix), ["--snapshot-every", "10"])
     try:
         n.start()
+        # a snapshot of tens of KiB even deflated: 150 items with names
+        # that do not compress
+        assert mkdir(n, SUB, "g-model")[0] == 201
+        st, _, b = n.req("POST", "/api/v1/import",
+                         big_import_doc(n, "g-model", 150), timeout=60)
+        assert st == 200, (st, b[:300])
         writes([n], "g", 12)
         first = wait_for(lambda: snapshot_of(c, prefix), 30,
                          "the first snapshot")
+        assert first["length"] > 20000, first
         # 20 small changes: twice --snapshot-every, a few KiB of log
         writes([n], "h", 20)
         keeper_done(c, prefix, n)
@@ -610,33 +617,45 @@ def t_log_formats_1_2(c):
 
 def t_unreadable_entry(c):
     """A log entry this node cannot read (a newer configfsd's format, or
-    damaged) is a problem of the node, step "log", errno EIO: /readyz
-    503, counted in /metrics; nothing after it is applied, and reads go
-    on. Never skipped."""
+    damaged: a deflated entry cut short) is a problem of the node, step
+    "log", errno EIO: /readyz 503, counted in /metrics; nothing after it
+    is applied, and reads go on. Never skipped."""
+    import zlib
     from cluster import Node
-    prefix = "/unreadable"
-    n = Node(c.binary, c.tmp, "unreadable", "etcd://%s%s"
-             % (c.etcd.endpoints(), prefix))
-    try:
-        n.start()
-        assert mkdir(n, SUB, "u1")[0] == 201
-        rev = revision_of(n)
-        entry = {"v": 4, "first": rev + 1, "last": rev + 1, "x": []}
-        etcd_put(c, prefix + "/log/%020d" % (rev + 1),
-                 json.dumps(entry).encode())
-        etcd_put(c, prefix + "/head", str(rev + 1).encode())
 
-        def refused():
-            st, _, b = n.req("GET", "/readyz")
-            return st == 503 and [p for p in json.loads(b).get(
-                "problems", []) if p.get("step") == "log"]
-        got = wait_for(refused, 30, "the problem in /readyz")
-        assert got[0]["errno"] == "EIO", got
-        assert metric(n, "configfsd_cluster_replay_errors_total") >= 1
-        assert revision_of(n) == rev
-        assert show(n, SUB + "/u1/storeme") is not None
-    finally:
-        n.stop()
+    def newer(rev):
+        return json.dumps({"v": 4, "first": rev + 1, "last": rev + 1,
+                           "x": []}).encode()
+
+    def cut_short(rev):
+        return zlib.compress(json.dumps(
+            {"v": 3, "first": rev + 1, "last": rev + 1, "nonce": "0" * 16,
+             "sets": [{"c": [{"o": 1, "p": "/02-simple-children/u2"}]}]})
+            .encode())[:-6]
+
+    for k, make in enumerate((newer, cut_short)):
+        prefix = "/unreadable%d" % k
+        n = Node(c.binary, c.tmp, "unreadable%d" % k, "etcd://%s%s"
+                 % (c.etcd.endpoints(), prefix))
+        try:
+            n.start()
+            assert mkdir(n, SUB, "u1")[0] == 201
+            rev = revision_of(n)
+            etcd_put(c, prefix + "/log/%020d" % (rev + 1), make(rev))
+            etcd_put(c, prefix + "/head", str(rev + 1).encode())
+
+            def refused():
+                st, _, b = n.req("GET", "/readyz")
+                return st == 503 and [p for p in json.loads(b).get(
+                    "problems", []) if p.get("step") == "log"]
+            got = wait_for(refused, 30, "the problem in /readyz")
+            assert got[0]["errno"] == "EIO", (make.__name__, got)
+            assert metric(n, "configfsd_cluster_replay_errors_total") >= 1
+            assert revision_of(n) == rev
+            assert show(n, SUB + "/u1/storeme") is not None
+            assert show(n, SUB + "/u2/storeme") is None
+        finally:
+            n.stop()
 
 
 def t_subsystem_set(c):
@@ -913,10 +932,55 @@ def writes(nodes, tag, count):
             assert st in (200, 204), (n.name, st, b)
 
 
+def snapshot_bytes(c, prefix, snap):
+    """The parts of the published snapshot @snap, joined, checked against
+    its pointer's length and SHA-256."""
+    import hashlib
+    parts = etcd_kvs(c, prefix + "/snap/%s/" % snap["id"], prefix=True)
+    assert len(parts) == snap["parts"], (len(parts), snap)
+    stored = b"".join(v for _, v in sorted(parts))
+    assert len(stored) == snap["length"], (len(stored), snap)
+    assert hashlib.sha256(stored).hexdigest() == snap["sha256"], snap
+    return stored
+
+
+def load_snapshot_format_1(c, cache, revision):
+    """A snapshot of version 1 (parts not deflated, no "size") still
+    loads: @cache at @revision, published as version 1 under a prefix of
+    its own, is where a new node starts, history included."""
+    import hashlib
+    from cluster import Node
+    prefix = "/snaps-v1"
+    part = 640 * 1024
+    chunks = [cache[k:k + part] for k in range(0, len(cache), part)]
+    for k, v in enumerate(chunks):
+        etcd_put(c, prefix + "/snap/v1v1v1v1v1v1v1v1/%06d" % k, v)
+    etcd_put(c, prefix + "/snapshot", json.dumps({
+        "v": 1, "revision": revision, "id": "v1v1v1v1v1v1v1v1",
+        "parts": len(chunks), "length": len(cache),
+        "sha256": hashlib.sha256(cache).hexdigest()}).encode())
+    etcd_put(c, prefix + "/head", str(revision).encode())
+    n = Node(c.binary, c.tmp, "snap-v1", "etcd://%s%s"
+             % (c.etcd.endpoints(), prefix))
+    try:
+        n.start()
+        assert metric(n, "configfsd_cluster_snapshots_loaded_total") == 1
+        assert revision_of(n) == revision, (revision_of(n), revision)
+        st, _, body = n.req("GET", "/api/v1/history?limit=10000")
+        assert st == 200, (st, body)
+        revs = {e["revision"] for e in json.loads(body)["entries"]}
+        assert 1 in revs and revision in revs, sorted(revs)[:5]
+        assert show(n, SUB + "/s0-0/storeme") is not None
+    finally:
+        n.stop()
+
+
 def t_snapshot_trim_and_load(c):
     """Every N revisions one node publishes a snapshot and trims the log
     below it, and the parts of big batches of the revisions it trims,
-    named or not; a new node starts from the snapshot, byte-identical."""
+    named or not; a new node starts from the snapshot, byte-identical.
+    The snapshot is the cache deflated; one of version 1 still loads."""
+    import zlib
     from cluster import Node
     prefix = "/snaps"
     url = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
@@ -968,6 +1032,13 @@ def t_snapshot_trim_and_load(c):
         parts = [k for k, _ in etcd_kvs(c, prefix + "/chunk/", prefix=True,
                                         keys_only=True)]
         assert parts == [ahead], parts
+        # the snapshot's parts: the cache's SQLite file, deflated
+        stored = snapshot_bytes(c, prefix, snap)
+        cache = zlib.decompress(stored)
+        assert snap["v"] == 2 and len(cache) == snap["size"], snap
+        assert cache.startswith(b"SQLite format 3\0"), cache[:16]
+        assert len(stored) * 2 < len(cache), (len(stored), len(cache))
+        load_snapshot_format_1(c, cache, snap["revision"])
         # a new node: the snapshot, then the log after it
         fresh.start()
         nodes.append(fresh)
