@@ -248,7 +248,6 @@ bool cfs_http_commit_finish(struct cfs_http_req *req)
          * times, as if it had come after the other node's change; the
          * worker serves its other connections meanwhile. */
         unsigned delay_us = 0;
-        int r;
 
         if (req->retries >= CFS_HTTP_CAS_RETRIES) {
             lost_every_race(req);
@@ -262,12 +261,8 @@ bool cfs_http_commit_finish(struct cfs_http_req *req)
         }
         cfs_http_metrics_cas_retry();
         run_again(req);
-        r = cfs_http_catch_up(
+        return cfs_http_catch_up(
             req, CFS_CATCH_UP_RETRY, 0, delay_us, CFS_HTTP_RETRY_WAIT_MS);
-        if (r < 0) {
-            lost_every_race(req);
-        }
-        return r == 1;
     }
     if (req->commit_err) {
         commit_failed(req, req->commit_err);
@@ -280,11 +275,11 @@ static void caught_up(void *ctx, int err)
     cfs_http_commit_resolve(ctx, err, 0);
 }
 
-int cfs_http_catch_up(struct cfs_http_req *req,
-                      int why,
-                      uint64_t revision,
-                      unsigned delay_us,
-                      unsigned timeout_ms)
+bool cfs_http_catch_up(struct cfs_http_req *req,
+                       int why,
+                       uint64_t revision,
+                       unsigned delay_us,
+                       unsigned timeout_ms)
 {
     int r;
 
@@ -292,11 +287,17 @@ int cfs_http_catch_up(struct cfs_http_req *req,
     req->catch_up = why;
     r = cfs_store_catch_up_async(
         req->srv->opts.store, revision, delay_us, timeout_ms, caught_up, req);
-    if (r != 0) {
+    if (r == 1) {
         req->committing = false;
         req->catch_up = CFS_CATCH_UP_NONE;
+        return true;
     }
-    return r;
+    if (r < 0) {
+        /* no call back will come: the result now, as if called back */
+        req->commit_err = r;
+        atomic_store(&req->cstate, CS_READY);
+    }
+    return false;
 }
 
 bool cfs_http_catch_up_finish(struct cfs_http_req *req)
@@ -312,7 +313,9 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
         }
         return err == 0;
     }
-    if (err < 0) {
+    if (err == -ENOMEM) {
+        cfs_http_no_memory(req);
+    } else if (err < 0) {
         cfs_http_problem(req,
                          MHD_HTTP_GATEWAY_TIMEOUT,
                          -ETIMEDOUT,

@@ -40,13 +40,14 @@ bool cfs_http_commit_finish(struct cfs_http_req *req);
 /* Cluster mode: the request waits (as for a commit, the worker goes on)
  * until this node has applied @revision and the log's head, not before
  * @delay_us, at most @timeout_ms; @why says what comes after
- * (cfs_http_catch_up_finish()). @return 1 when caught up already (no
- * wait), 0 when waiting, or a negative errno (no wait). */
-int cfs_http_catch_up(struct cfs_http_req *req,
-                      int why,
-                      uint64_t revision,
-                      unsigned delay_us,
-                      unsigned timeout_ms);
+ * (cfs_http_catch_up_finish()). @return true when caught up already (no
+ * wait); false when waiting (req->committing), a wait that could not
+ * begin included: its error is its result, as if called back. */
+bool cfs_http_catch_up(struct cfs_http_req *req,
+                       int why,
+                       uint64_t revision,
+                       unsigned delay_us,
+                       unsigned timeout_ms);
 /* The catch-up is over: true to dispatch the request (caught up for
  * ?min_revision=, or to run again), false with its answer (504 for
  * ?min_revision=, 503 EAGAIN when a retry could not catch up). */

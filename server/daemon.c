@@ -368,8 +368,8 @@ static enum MHD_Result access_handler(void *cls,
  * ?min_revision=N: wait (bounded) until this node has applied revision N,
  * so a client that wrote on one node reads its write on another. The
  * worker does not wait: the connection sleeps as for a commit.
- * @return true to go on at once; false with a 400 or 504 answer, or
- * waiting (req->committing).
+ * @return true to go on at once; false with a 400 answer, or waiting
+ * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
  */
 static bool wait_min_revision(struct cfs_http_req *req)
 {
@@ -377,7 +377,6 @@ static bool wait_min_revision(struct cfs_http_req *req)
         req->conn, MHD_GET_ARGUMENT_KIND, "min_revision");
     char *end = NULL;
     unsigned long long want;
-    int r;
 
     if (!v) {
         return true;
@@ -393,16 +392,8 @@ static bool wait_min_revision(struct cfs_http_req *req)
         return false;
     }
     req->min_revision = want;
-    r = cfs_http_catch_up(
+    return cfs_http_catch_up(
         req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
-    if (r == -ENOMEM) {
-        cfs_http_no_memory(req);
-    } else if (r < 0) {
-        req->commit_err = r;
-        req->catch_up = CFS_CATCH_UP_READ;
-        (void)cfs_http_catch_up_finish(req); /* the 504 */
-    }
-    return r == 1;
 }
 
 static void request_completed(void *cls,

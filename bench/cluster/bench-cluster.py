@@ -203,10 +203,9 @@ def main():
                     {"name": "b0"})[0]
         assert st == 201, st
         print("writes (durable PUT of an attribute)")
-        figs["etcd"] = run_wrk(
-            "etcd put (gateway)",
-            ["http://127.0.0.1:%d/v3/kv/put" % c.etcd.client[0]],
-            secs, conns, ETCD)
+        etcd_put = "http://127.0.0.1:%d/v3/kv/put" % c.etcd.client[0]
+        figs["etcd"] = run_wrk("etcd put (gateway)", [etcd_put], secs, conns,
+                               ETCD)
         figs["one"] = run_wrk("1 node on etcd", [c.nodes[0].url(attr % 0)],
                               secs, conns, PUT)
         figs["three"] = run_wrk(
@@ -224,10 +223,8 @@ def main():
         figs["sqlite"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
                                  secs, conns, PUT)
         # the baseline again, on the etcd the writes above have grown
-        figs["etcd2"] = run_wrk(
-            "etcd put again (gateway)",
-            ["http://127.0.0.1:%d/v3/kv/put" % c.etcd.client[0]],
-            secs, conns, ETCD)
+        figs["etcd2"] = run_wrk("etcd put again (gateway)", [etcd_put],
+                                secs, conns, ETCD)
         print("reads (GET of an attribute)")
         # every node has applied every write before reads are measured
         head = c.nodes[0].req("PUT", attr % 0, "7")[1].get("ETag", "")

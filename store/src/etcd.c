@@ -939,22 +939,25 @@ inflate_bytes(const char *v, size_t len, size_t size, struct buf *out)
 
 /* A log entry's value @v as read from etcd, parsed: a zlib stream (format
  * 3) or plain JSON (a big batch's entry naming its parts, formats 1, 2).
- * @ret_len: the JSON's length. NULL if it is neither, or damaged. */
+ * @ret_len (or NULL): the JSON's length. NULL if it is neither, or
+ * damaged. */
 static json_t *entry_load(const char *v, size_t len, size_t *ret_len)
 {
     struct buf b;
     json_t *j;
 
-    *ret_len = len;
     if (len > 0 && v[0] == '{') {
-        return json_loadb(v, len, 0, NULL);
-    }
-    if (inflate_bytes(v, len, 0, &b) < 0) {
+        b.n = len;
+        j = json_loadb(v, len, 0, NULL);
+    } else if (inflate_bytes(v, len, 0, &b) == 0) {
+        j = json_loadb(b.p, b.n, 0, NULL);
+        free(b.p);
+    } else {
         return NULL;
     }
-    j = json_loadb(b.p, b.n, 0, NULL);
-    *ret_len = b.n;
-    free(b.p);
+    if (ret_len) {
+        *ret_len = b.n;
+    }
     return j;
 }
 
@@ -976,7 +979,7 @@ static bool own_entry(json_t *kv, const char *nonce)
 {
     size_t len = 0;
     char *v = kv_field(kv, "value", &len);
-    json_t *j = v ? entry_load(v, len, &len) : NULL;
+    json_t *j = v ? entry_load(v, len, NULL) : NULL;
     const char *n = json_string_value(json_object_get(j, "nonce"));
     bool own = n && strcmp(n, nonce) == 0;
 
@@ -1000,9 +1003,9 @@ static int etcd_append(struct store_etcd *e,
     uint64_t first = set_rev(&sets[0]), last = set_rev(&sets[n - 1]);
     uint64_t base = first - 1;
     json_t *val, *body = NULL, *ans = NULL, *succ, *fail;
-    char *plain = NULL, *text = NULL, *lk = log_key(e, first);
+    char *plain, *text = NULL, *lk = log_key(e, first);
     char chunk_prefix[600] = "", basestr[24], laststr[24], nonce[17];
-    size_t bytes = 0, stub = 0;
+    size_t bytes = 0, text_len; /* the entry deflated; what the log key holds */
     int r = 0;
 
     /* Names this append. A request etcd carried out but whose answer was
@@ -1014,6 +1017,8 @@ static int etcd_append(struct store_etcd *e,
     enc_sets(val, sets, n, time_us);
     plain = json_dumps(val, JSON_COMPACT);
     text = plain ? deflate_bytes(plain, strlen(plain), &bytes) : NULL;
+    free(plain);
+    text_len = bytes;
     if (!text || !lk) {
         r = -ENOMEM;
         goto out;
@@ -1050,7 +1055,7 @@ static int etcd_append(struct store_etcd *e,
             r = -ENOMEM;
             goto out;
         }
-        stub = strlen(text);
+        text_len = strlen(text);
     }
 
     (void)snprintf(basestr, sizeof(basestr), "%" PRIu64, base);
@@ -1061,7 +1066,7 @@ static int etcd_append(struct store_etcd *e,
         "compare",
         json_pack("[o]", cmp_value(e->k_head, base ? basestr : NULL)));
     succ = json_array();
-    json_array_append_new(succ, op_put(lk, text, stub ? stub : bytes));
+    json_array_append_new(succ, op_put(lk, text, text_len));
     json_array_append_new(succ, op_put(e->k_head, laststr, strlen(laststr)));
     json_object_set_new(body, "success", succ);
     fail = json_object();
@@ -1096,7 +1101,6 @@ out:
     json_decref(ans);
     json_decref(body);
     json_decref(val);
-    free(plain);
     free(text);
     free(lk);
     return r;
@@ -1121,7 +1125,6 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
         const char *id = json_string_value(json_object_get(j, "id"));
         size_t k = (size_t)jnum(json_object_get(j, "chunks"));
         struct buf all = {0};
-        size_t json_len;
 
         for (size_t i = 0; i < k && r == 0 && id; i++) {
             char key[640];
@@ -1147,7 +1150,7 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
             json_decref(ans);
         }
         json_decref(j);
-        j = r == 0 && all.p ? entry_load(all.p, all.n, &json_len) : NULL;
+        j = r == 0 && all.p ? entry_load(all.p, all.n, NULL) : NULL;
         bytes = all.n;
         free(all.p);
         if (!j) {
@@ -1168,9 +1171,7 @@ decode_entry(struct store_etcd *e, json_t *j, size_t bytes, struct dec_batch *d)
 static int
 read_entry(struct store_etcd *e, const char *v, size_t len, struct dec_batch *d)
 {
-    size_t json_len;
-
-    return decode_entry(e, entry_load(v, len, &json_len), len, d);
+    return decode_entry(e, entry_load(v, len, NULL), len, d);
 }
 
 typedef int (*batch_fn)(struct cfs_store *s, struct dec_batch *d);
@@ -3085,18 +3086,18 @@ static void *waiter_main(void *arg)
             pp = &w->next;
         }
         if (due) {
+            uint64_t called = 0;
+
             pthread_mutex_unlock(&e->lock);
-            while (due) {
+            for (; due; called++) {
                 struct catch_up *w = due;
 
                 due = w->next;
                 w->done(w->ctx, w->err);
                 free(w);
-                pthread_mutex_lock(&e->lock);
-                e->n_catch_ups--;
-                pthread_mutex_unlock(&e->lock);
             }
             pthread_mutex_lock(&e->lock);
+            e->n_catch_ups -= called; /* counted until called back */
             continue;
         }
         if (e->stop) {
