@@ -81,9 +81,27 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+/* Cluster mode: how far this node follows the shared log, and where a
+ * client that wants the shortest path for its writes sends them (the
+ * writer appends for the others: docs/cluster.md, One writer). */
+static json_t *cluster_json(const struct cfs_store_cluster_info *cl)
+{
+    json_t *c = json_object();
+    json_t *writer = cl->writer[0] ? json_string(cl->writer) : NULL;
+
+    json_object_set_new(c, "applied", json_integer((json_int_t)cl->applied));
+    json_object_set_new(c, "head", json_integer((json_int_t)cl->head));
+    json_object_set_new(c, "watching", json_boolean(cl->watching));
+    /* null while none is known, and without --forward-writes */
+    json_object_set_new(c, "writer", writer ? writer : json_null());
+    json_object_set_new(c, "is_writer", json_boolean(cl->writer_self));
+    return c;
+}
+
 void cfs_http_handle_api_root(struct cfs_http_req *req)
 {
     const struct cfs_http_options *o = cfs_http_opts(req);
+    struct cfs_store_cluster_info cl;
     json_t *doc = json_object();
     json_t *subs = json_array();
     json_t *described = json_array();
@@ -115,5 +133,8 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(doc, "subsystems", subs);
     json_object_set_new(doc, "described", described);
     json_object_set_new(doc, "problems", cfs_http_problems_json(req));
+    if (o->store && cfs_store_cluster(o->store, &cl) == 0) {
+        json_object_set_new(doc, "cluster", cluster_json(&cl));
+    }
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 }

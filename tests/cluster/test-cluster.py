@@ -118,6 +118,12 @@ def t_read_your_writes(c):
     rev = int({k.lower(): v for k, v in h.items()}["etag"].strip('"'))
     st, _, body = b.req("GET", SUB + "/w0/storeme?min_revision=%d" % rev)
     assert st == 200 and body.decode().strip() == "4242", (st, body)
+    # GET /api/v1 says how far b follows the log; no writer without
+    # --forward-writes
+    st, _, body = b.req("GET", "/api/v1")
+    cl = json.loads(body)["cluster"]
+    assert cl["applied"] >= rev and cl["head"] >= rev and cl["watching"] \
+        and cl["writer"] is None and cl["is_writer"] is False, cl
     st, _, body = b.req("GET", SUB + "/w0/storeme?min_revision=%d"
                         % (rev + 10 ** 9), timeout=30)
     assert st == 504, (st, body)
@@ -1271,6 +1277,13 @@ def t_forward_writes(c):
         r = wait_for(lambda: roles(nodes), 20, "one writer, known to all")
         writer = nodes[r.index(1)]
         others = [n for n in nodes if n is not writer]
+        # a client finds the writer in GET /api/v1, on every node
+        for n in nodes:
+            st, _, b = n.req("GET", "/api/v1")
+            cl = json.loads(b).get("cluster") if st == 200 else None
+            assert cl and cl["writer"] == "http://127.0.0.1:%d" % writer.port \
+                and cl["is_writer"] == (n is writer) and cl["watching"], \
+                (n.name, st, b)
         for k, n in enumerate(nodes * 3):
             name = "f%d" % k
             st, _, b = mkdir(n, SUB, name)
