@@ -92,6 +92,9 @@
 /* how long the applier waits for the watch before it takes a log that
  * lost what it needs for a fall behind (seconds) */
 #define ETCD_WATCH_GRACE_S 2
+/* An entry this node cannot read is read again after 200 ms, then twice
+ * as long each time, up to this (ms). */
+#define ETCD_UNREADABLE_MAX_MS 5000u
 
 struct store_etcd {
     char *ep[ETCD_MAX_EP]; /* "http://host:port" */
@@ -1522,10 +1525,29 @@ static bool watch_brings(struct store_etcd *e) CFS_STORE_NO_TSA
     return e->seen_head && e->seen_head->first <= e->applied + 1;
 }
 
+/* Sleep @ms whatever wakes the thread meanwhile, unless stopping.
+ * @pre e->lock */
+static void sleep_locked(struct store_etcd *e, unsigned ms) CFS_STORE_NO_TSA
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ms / 1000u);
+    ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    while (!e->stop &&
+           pthread_cond_timedwait(&e->cond, &e->lock, &ts) != ETIMEDOUT) {
+    }
+}
+
 static void *applier_main(void *arg)
 {
     struct cfs_store *s = arg;
     struct store_etcd *e = s->etcd;
+    unsigned unreadable_ms = 200;
 
     pthread_setname_np(pthread_self(), "cfs-etcd-apply");
     pthread_mutex_lock(&e->lock);
@@ -1602,6 +1624,16 @@ static void *applier_main(void *arg)
             store_problem_add(s, "/", CFS_STORE_STEP_LOG, r);
             pthread_mutex_lock(&e->lock);
         }
+        if (r == -EUCLEAN) {
+            /* It stays unreadable: every entry the watch brings wakes this
+             * thread, and must not cost another read of the log. */
+            sleep_locked(e, unreadable_ms);
+            unreadable_ms = unreadable_ms * 2 < ETCD_UNREADABLE_MAX_MS
+                                ? unreadable_ms * 2
+                                : ETCD_UNREADABLE_MAX_MS;
+            continue;
+        }
+        unreadable_ms = 200;
         if (r < 0 && !e->stop) {
             struct timespec ts;
 

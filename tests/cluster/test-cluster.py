@@ -657,6 +657,17 @@ def t_unreadable_entry(c):
             got = wait_for(refused, 30, "the problem in /readyz")
             assert got[0]["errno"] == "EIO", (make.__name__, got)
             assert metric(n, "configfsd_cluster_replay_errors_total") >= 1
+            # more entries come; each wakes the stuck node, and must not
+            # cost it another read of the log (it reads again after 200 ms,
+            # then twice as long each time)
+            before = metric(n, "configfsd_etcd_requests_total")
+            for i in range(2, 62):
+                etcd_put(c, prefix + "/log/%020d" % (rev + i), newer(rev + i - 1))
+                etcd_put(c, prefix + "/head", str(rev + i).encode())
+            wait_for(lambda: metric(n, "configfsd_cluster_watch_lag") >= 61,
+                     30, "the watch to bring the 60 entries")
+            sent = metric(n, "configfsd_etcd_requests_total") - before
+            assert sent < 20, "%d etcd requests for 60 entries" % sent
             assert revision_of(n) == rev
             assert show(n, SUB + "/u1/storeme") is not None
             assert show(n, SUB + "/u2/storeme") is None
