@@ -662,7 +662,8 @@ def t_unreadable_entry(c):
             # then twice as long each time)
             before = metric(n, "configfsd_etcd_requests_total")
             for i in range(2, 62):
-                etcd_put(c, prefix + "/log/%020d" % (rev + i), newer(rev + i - 1))
+                etcd_put(c, prefix + "/log/%020d" % (rev + i),
+                         newer(rev + i - 1))
                 etcd_put(c, prefix + "/head", str(rev + i).encode())
             wait_for(lambda: metric(n, "configfsd_cluster_watch_lag") >= 61,
                      30, "the watch to bring the 60 entries")
