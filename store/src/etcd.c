@@ -2537,6 +2537,23 @@ static int put_if_absent(struct store_etcd *e,
     return r;
 }
 
+/* Whether @key is held under this node's @lease. After a put_if_absent()
+ * whose answer was lost (etcd made it; asked again, or the next round, it
+ * finds the key there) the key is this node's all the same: without
+ * asking, a lock would stay held, under a lease that lives as long as the
+ * node, by a node that does not know it holds it. */
+static bool holds(struct store_etcd *e, const char *key, int64_t lease)
+{
+    json_t *body = json_object();
+    bool ok = false;
+
+    json_object_set_new(
+        body, "compare", json_pack("[o]", cmp_lease(key, lease)));
+    (void)etcd_txn(e, body, &ok);
+    json_decref(body);
+    return ok;
+}
+
 /*
  * Whether the log after the snapshot @ptr, up to @applied, holds at least
  * snapshot_growth percent of the snapshot's size, as this node's average
@@ -2586,7 +2603,7 @@ static void maybe_snapshot(struct cfs_store *s)
         return;
     }
     (void)put_if_absent(e, e->k_snap_lock, e->node_id, lease, &ok);
-    if (!ok) {
+    if (!ok && !holds(e, e->k_snap_lock, lease)) {
         return; /* another node writes it */
     }
     /* Under the lock: the pointer now is the last one published. */

@@ -676,6 +676,38 @@ def t_unreadable_entry(c):
             n.stop()
 
 
+def t_snapshot_lock_answer_lost(c):
+    """The answer to a node's take of the snapshot lock is lost (etcd gave
+    it the lock): the node finds the lock is its own, writes the snapshot
+    and lets the lock go. Before, it held the lock under its lease without
+    knowing, and no node wrote a snapshot (nor trimmed the log) again for
+    as long as it lived."""
+    import base64
+    from cluster import Dropper, LossyProxy, Node
+    prefix = "/snaplost"
+    drop = Dropper(b'"%s"' % base64.b64encode(
+        (prefix + "/snapshot-lock").encode()))
+    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
+    url = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
+                                    for p in proxies), prefix)
+    n = Node(c.binary, c.tmp, "snaplost", url,
+             ["--snapshot-every", "10", "--snapshot-growth", "0"])
+    try:
+        n.start()
+        drop.arm()
+        writes([n], "sl", 12)
+        wait_for(lambda: drop.dropped == 1, 30, "the lock's answer lost")
+        wait_for(lambda: (snapshot_of(c, prefix) or {}).get("revision", 0)
+                 >= 10, 30, "a snapshot")
+        wait_for(lambda: not etcd_kvs(c, prefix + "/snapshot-lock"), 30,
+                 "the lock let go")
+        assert metric(n, "configfsd_cluster_snapshots_written_total") == 1
+    finally:
+        n.stop()
+        for p in proxies:
+            p.close()
+
+
 def t_subsystem_set(c):
     """A node whose subsystems differ from the cluster's refuses to join,
     naming the difference."""
@@ -1390,6 +1422,7 @@ TESTS = [
     t_log_deflated,
     t_log_formats_1_2,
     t_unreadable_entry,
+    t_snapshot_lock_answer_lost,
     t_snapshot_fell_behind,
     t_stopped_node_catches_up,
     t_etcd_compaction,
