@@ -2484,9 +2484,16 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     r = etcd_txn(e, body, &ok);
     json_decref(body);
     free(ptext);
-    if (r < 0 || !ok) {
+    if (r == 0 && !ok) {
         delete_prefix(e, mine); /* the lock was lost: never published */
-        return r < 0 ? r : -EBUSY;
+        return -EBUSY;
+    }
+    if (r < 0) {
+        /* No answer: etcd may have published it. Its parts stay (if it
+         * was not, the next snapshot's writer deletes them with every
+         * other part); deleted, they could leave the pointer naming
+         * nothing, and no node could start from it. */
+        return r;
     }
     atomic_fetch_add(&e->n_snap_written, 1);
     pthread_mutex_lock(&e->lock);

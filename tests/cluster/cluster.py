@@ -298,23 +298,24 @@ class Cluster:
 
 
 class Dropper:
-    """Shared by LossyProxy instances: while armed, the first request
-    whose body holds @marker reaches etcd, and its answer is lost."""
+    """Shared by LossyProxy instances: once armed, the next request (the
+    next @times requests) whose body holds @marker reach etcd, and their
+    answers are lost."""
 
     def __init__(self, marker):
         self.marker = marker
-        self.armed = False
+        self.left = 0
         self.dropped = 0
         self.lock = threading.Lock()
 
-    def arm(self):
+    def arm(self, times=1):
         with self.lock:
-            self.armed = True
+            self.left = times
 
     def take(self, body):
         with self.lock:
-            if self.armed and self.marker in body:
-                self.armed = False
+            if self.left > 0 and self.marker in body:
+                self.left -= 1
                 self.dropped += 1
                 return True
             return False

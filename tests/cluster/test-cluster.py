@@ -708,6 +708,51 @@ def t_snapshot_lock_answer_lost(c):
             p.close()
 
 
+def t_snapshot_publish_answer_lost(c):
+    """Every answer to a node's publishing of a snapshot is lost, though
+    etcd made it (each member it asks): the node does not know it is
+    published, and keeps its parts. Before, it deleted them, leaving the
+    pointer naming nothing: no node could start from the cluster."""
+    import base64
+    from cluster import Dropper, LossyProxy, Node
+    prefix = "/publost"
+    drop = Dropper(b'"request_put":{"key":"%s"' % base64.b64encode(
+        (prefix + "/snapshot").encode()))
+    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
+    lossy = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
+                                      for p in proxies), prefix)
+    extra = ["--snapshot-every", "10", "--snapshot-growth", "0"]
+    a = Node(c.binary, c.tmp, "publost-a", lossy, extra)
+    fresh = Node(c.binary, c.tmp, "publost-fresh",
+                 "etcd://%s%s" % (c.etcd.endpoints(), prefix), extra)
+    try:
+        a.start()
+        # every try (each member, and libcurl's own retry of a request on
+        # a kept connection that closed without an answer), until the
+        # node gives up and lets the lock go
+        drop.arm(times=10 ** 6)
+        writes([a], "pl", 12)
+        wait_for(lambda: drop.dropped >= len(proxies) and
+                 not etcd_kvs(c, prefix + "/snapshot-lock"), 30,
+                 "the node to give up publishing")
+        drop.arm(times=0)
+        snap = snapshot_of(c, prefix)
+        assert snap and snap["revision"] >= 10, snap
+        parts = etcd_kvs(c, prefix + "/snap/%s/" % snap["id"], prefix=True,
+                         keys_only=True)
+        assert len(parts) == snap["parts"], (snap, parts)
+        # a node that joins now starts from that snapshot
+        fresh.start()
+        assert metric(fresh, "configfsd_cluster_snapshots_loaded_total") \
+            == 1
+        assert_identical([a, fresh])
+    finally:
+        fresh.stop()
+        a.stop()
+        for p in proxies:
+            p.close()
+
+
 def t_subsystem_set(c):
     """A node whose subsystems differ from the cluster's refuses to join,
     naming the difference."""
@@ -1423,6 +1468,7 @@ TESTS = [
     t_log_formats_1_2,
     t_unreadable_entry,
     t_snapshot_lock_answer_lost,
+    t_snapshot_publish_answer_lost,
     t_snapshot_fell_behind,
     t_stopped_node_catches_up,
     t_etcd_compaction,
