@@ -427,6 +427,18 @@ def big_import_doc(node, model_name, count):
     return doc
 
 
+def lossy_store(c, prefix, marker):
+    """(dropper, proxies, etcd:// URL): members 0 and 1 of @c's etcd
+    behind LossyProxy instances sharing a Dropper for @marker; close the
+    proxies when done."""
+    from cluster import Dropper, LossyProxy
+    drop = Dropper(marker)
+    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
+    url = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
+                                    for p in proxies), prefix)
+    return drop, proxies, url
+
+
 def t_answer_lost(c):
     """An append etcd made whose answer was lost (the connection broke
     after the commit): the node asks the next member, loses the CAS to
@@ -434,12 +446,10 @@ def t_answer_lost(c):
     201, not 409); an import in chunks keeps its chunks, and the other
     node applies it."""
     import base64
-    from cluster import Dropper, LossyProxy, Node
+    from cluster import Node
     prefix = "/lost"
-    drop = Dropper(b'"%s"' % base64.b64encode((prefix + "/head").encode()))
-    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
-    lossy = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
-                                      for p in proxies), prefix)
+    drop, proxies, lossy = lossy_store(
+        c, prefix, b'"%s"' % base64.b64encode((prefix + "/head").encode()))
     direct = "etcd://%s%s" % (c.etcd.endpoints(), prefix)
     a = Node(c.binary, c.tmp, "lost-a", lossy, ["--body-limit", "16777216"])
     b = Node(c.binary, c.tmp, "lost-b", direct)
@@ -683,13 +693,10 @@ def t_snapshot_lock_answer_lost(c):
     knowing, and no node wrote a snapshot (nor trimmed the log) again for
     as long as it lived."""
     import base64
-    from cluster import Dropper, LossyProxy, Node
+    from cluster import Node
     prefix = "/snaplost"
-    drop = Dropper(b'"%s"' % base64.b64encode(
+    drop, proxies, url = lossy_store(c, prefix, b'"%s"' % base64.b64encode(
         (prefix + "/snapshot-lock").encode()))
-    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
-    url = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
-                                    for p in proxies), prefix)
     n = Node(c.binary, c.tmp, "snaplost", url,
              ["--snapshot-every", "10", "--snapshot-growth", "0"])
     try:
@@ -714,13 +721,11 @@ def t_snapshot_publish_answer_lost(c):
     published, and keeps its parts. Before, it deleted them, leaving the
     pointer naming nothing: no node could start from the cluster."""
     import base64
-    from cluster import Dropper, LossyProxy, Node
+    from cluster import Node
     prefix = "/publost"
-    drop = Dropper(b'"request_put":{"key":"%s"' % base64.b64encode(
-        (prefix + "/snapshot").encode()))
-    proxies = [LossyProxy(c.etcd.client[i], drop) for i in (0, 1)]
-    lossy = "etcd://%s%s" % (",".join("127.0.0.1:%d" % p.port
-                                      for p in proxies), prefix)
+    drop, proxies, lossy = lossy_store(
+        c, prefix, b'"request_put":{"key":"%s"' % base64.b64encode(
+            (prefix + "/snapshot").encode()))
     extra = ["--snapshot-every", "10", "--snapshot-growth", "0"]
     a = Node(c.binary, c.tmp, "publost-a", lossy, extra)
     fresh = Node(c.binary, c.tmp, "publost-fresh",
