@@ -598,6 +598,21 @@ static int64_t wall_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* CLOCK_REALTIME (as e->cond waits) @us microseconds from now. */
+static struct timespec after_us(uint64_t us)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(us / 1000000);
+    ts.tv_nsec += (long)(us % 1000000) * 1000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
 static uint64_t set_rev(const struct cfs_store_changeset *set)
 {
     return set->n ? set->changes[0].revision : 0;
@@ -1512,10 +1527,8 @@ static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
  */
 static bool watch_brings(struct store_etcd *e) CFS_STORE_NO_TSA
 {
-    struct timespec ts;
+    struct timespec ts = after_us(ETCD_WATCH_GRACE_S * 1000000u);
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ETCD_WATCH_GRACE_S;
     while (e->watching && !e->stop &&
            !(e->seen_head && e->seen_head->first <= e->applied + 1)) {
         if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) == ETIMEDOUT) {
@@ -1529,15 +1542,8 @@ static bool watch_brings(struct store_etcd *e) CFS_STORE_NO_TSA
  * @pre e->lock */
 static void sleep_locked(struct store_etcd *e, unsigned ms) CFS_STORE_NO_TSA
 {
-    struct timespec ts;
+    struct timespec ts = after_us((uint64_t)ms * 1000u);
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)(ms / 1000u);
-    ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
     while (!e->stop &&
            pthread_cond_timedwait(&e->cond, &e->lock, &ts) != ETIMEDOUT) {
     }
@@ -1563,10 +1569,8 @@ static void *applier_main(void *arg)
             continue;
         }
         if (e->applied >= e->log_head) {
-            struct timespec ts;
+            struct timespec ts = after_us(1000000);
 
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += 1;
             if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) == ETIMEDOUT &&
                 !e->stop) {
                 /* Idle for a second: a linearizable read of the head, so
@@ -1635,14 +1639,8 @@ static void *applier_main(void *arg)
         }
         unreadable_ms = 200;
         if (r < 0 && !e->stop) {
-            struct timespec ts;
+            struct timespec ts = after_us(200000);
 
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 200 * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
             pthread_cond_timedwait(&e->cond, &e->lock, &ts);
         }
     }
@@ -1860,14 +1858,8 @@ static void *watcher_main(void *arg)
         }
         /* Where the log is now, then every change after that. */
         if (read_head(e, &rev) < 0) {
-            struct timespec ts;
+            struct timespec ts = after_us(300000);
 
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 300 * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
             pthread_mutex_lock(&e->lock);
             if (!e->stop) {
                 pthread_cond_timedwait(&e->cond, &e->lock, &ts);
@@ -2714,8 +2706,7 @@ static void *keeper_main(void *arg)
          * every commit and every applied batch, and a keep-alive and a
          * registry put each time were most of etcd's load under writes
          * (a Raft proposal per commit per node). */
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
+        ts = after_us(1000000);
         pthread_mutex_lock(&e->lock);
         while (!e->stop && !e->kick &&
                pthread_cond_timedwait(&e->cond, &e->lock, &ts) != ETIMEDOUT) {
@@ -3031,21 +3022,6 @@ int store_etcd_commit(struct cfs_store *s,
     pthread_cond_broadcast(&e->cond);
     pthread_mutex_unlock(&e->lock);
     return 0;
-}
-
-/* CLOCK_REALTIME (as e->cond waits) @us microseconds from now. */
-static struct timespec after_us(uint64_t us)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)(us / 1000000);
-    ts.tv_nsec += (long)(us % 1000000) * 1000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
 }
 
 static bool ts_before(const struct timespec *a, const struct timespec *b)
