@@ -1527,7 +1527,7 @@ static bool apply_seen(struct cfs_store *s) CFS_STORE_NO_TSA
  */
 static bool watch_brings(struct store_etcd *e) CFS_STORE_NO_TSA
 {
-    struct timespec ts = after_us(ETCD_WATCH_GRACE_S * 1000000u);
+    struct timespec ts = after_us((uint64_t)ETCD_WATCH_GRACE_S * 1000000u);
 
     while (e->watching && !e->stop &&
            !(e->seen_head && e->seen_head->first <= e->applied + 1)) {
