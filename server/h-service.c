@@ -25,6 +25,14 @@ void cfs_http_handle_healthz(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+/* Cluster mode: how far this node follows the shared log, into @o. */
+static void put_following(json_t *o, const struct cfs_store_cluster_info *cl)
+{
+    json_object_set_new(o, "applied", json_integer((json_int_t)cl->applied));
+    json_object_set_new(o, "head", json_integer((json_int_t)cl->head));
+    json_object_set_new(o, "watching", json_boolean(cl->watching));
+}
+
 void cfs_http_handle_readyz(struct cfs_http_req *req)
 {
     json_t *problems = cfs_http_problems_json(req);
@@ -51,10 +59,7 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
          cl.fell_behind)) {
         json_t *extra = json_object();
 
-        json_object_set_new(
-            extra, "applied", json_integer((json_int_t)cl.applied));
-        json_object_set_new(extra, "head", json_integer((json_int_t)cl.head));
-        json_object_set_new(extra, "watching", json_boolean(cl.watching));
+        put_following(extra, &cl);
         if (cl.fell_behind) {
             json_object_set_new(extra, "fell_behind", json_true());
         }
@@ -89,9 +94,7 @@ static json_t *cluster_json(const struct cfs_store_cluster_info *cl)
     json_t *c = json_object();
     json_t *writer = cl->writer[0] ? json_string(cl->writer) : NULL;
 
-    json_object_set_new(c, "applied", json_integer((json_int_t)cl->applied));
-    json_object_set_new(c, "head", json_integer((json_int_t)cl->head));
-    json_object_set_new(c, "watching", json_boolean(cl->watching));
+    put_following(c, cl);
     /* null while none is known, and without --forward-writes */
     json_object_set_new(c, "writer", writer ? writer : json_null());
     json_object_set_new(c, "is_writer", json_boolean(cl->writer_self));

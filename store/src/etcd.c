@@ -92,8 +92,10 @@
 /* how long the applier waits for the watch before it takes a log that
  * lost what it needs for a fall behind (seconds) */
 #define ETCD_WATCH_GRACE_S 2
-/* An entry this node cannot read is read again after 200 ms, then twice
- * as long each time, up to this (ms). */
+/* A failed read of the log is made again after this (ms) */
+#define ETCD_RETRY_MS 200u
+/* ... an entry this node cannot read after ETCD_RETRY_MS, then twice as
+ * long each time, up to this (ms) */
 #define ETCD_UNREADABLE_MAX_MS 5000u
 
 struct store_etcd {
@@ -1553,7 +1555,7 @@ static void *applier_main(void *arg)
 {
     struct cfs_store *s = arg;
     struct store_etcd *e = s->etcd;
-    unsigned unreadable_ms = 200;
+    unsigned unreadable_ms = ETCD_RETRY_MS;
 
     pthread_setname_np(pthread_self(), "cfs-etcd-apply");
     pthread_mutex_lock(&e->lock);
@@ -1637,9 +1639,9 @@ static void *applier_main(void *arg)
                                 : ETCD_UNREADABLE_MAX_MS;
             continue;
         }
-        unreadable_ms = 200;
+        unreadable_ms = ETCD_RETRY_MS;
         if (r < 0 && !e->stop) {
-            struct timespec ts = after_us(200000);
+            struct timespec ts = after_us((uint64_t)ETCD_RETRY_MS * 1000u);
 
             pthread_cond_timedwait(&e->cond, &e->lock, &ts);
         }
@@ -2514,16 +2516,22 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     return 0;
 }
 
-/* Put @key = @val under @lease if @key does not exist. @return 0 with
- * *ret_ok whether it was put. */
+/* Put @key = @val under @lease (not 0) if @key does not exist. @return 0
+ * with *ret_ok whether @key is this node's now: put, or found held under
+ * @lease already. That is a put whose answer was lost: etcd made it, and
+ * the request sent again (to the next member, or by libcurl on a kept
+ * connection), or the next round's, finds the key there. Taken for a
+ * refusal, a lock would stay held, under a lease that lives as long as
+ * the node, by a node that does not know it holds it. */
 static int put_if_absent(struct store_etcd *e,
                          const char *key,
                          const char *val,
                          int64_t lease,
                          bool *ret_ok)
 {
-    json_t *body = json_object();
+    json_t *body = json_object(), *ans = NULL;
     json_t *put = op_put(key, val, strlen(val));
+    json_t *held = json_object();
     int r;
 
     json_object_set_new(
@@ -2531,26 +2539,16 @@ static int put_if_absent(struct store_etcd *e,
     json_object_set_new(
         json_object_get(put, "request_put"), "lease", lease_json(lease));
     json_object_set_new(body, "success", json_pack("[o]", put));
-    r = etcd_txn(e, body, ret_ok);
+    json_object_set_new(held, "key", jb64s(key));
+    json_object_set_new(
+        body, "failure", json_pack("[{so}]", "request_range", held));
+    r = etcd_post(e, "/v3/kv/txn", body, &ans);
+    *ret_ok = r == 0 && (json_is_true(json_object_get(ans, "succeeded")) ||
+                         jnum(json_object_get(range_kv(ans, 0), "lease")) ==
+                             (uint64_t)lease);
+    json_decref(ans);
     json_decref(body);
     return r;
-}
-
-/* Whether @key is held under this node's @lease. After a put_if_absent()
- * whose answer was lost (etcd made it; asked again, or the next round, it
- * finds the key there) the key is this node's all the same: without
- * asking, a lock would stay held, under a lease that lives as long as the
- * node, by a node that does not know it holds it. */
-static bool holds(struct store_etcd *e, const char *key, int64_t lease)
-{
-    json_t *body = json_object();
-    bool ok = false;
-
-    json_object_set_new(
-        body, "compare", json_pack("[o]", cmp_lease(key, lease)));
-    (void)etcd_txn(e, body, &ok);
-    json_decref(body);
-    return ok;
 }
 
 /*
@@ -2602,7 +2600,7 @@ static void maybe_snapshot(struct cfs_store *s)
         return;
     }
     (void)put_if_absent(e, e->k_snap_lock, e->node_id, lease, &ok);
-    if (!ok && !holds(e, e->k_snap_lock, lease)) {
+    if (!ok) {
         return; /* another node writes it */
     }
     /* Under the lock: the pointer now is the last one published. */
