@@ -52,8 +52,10 @@ static const char *bearer(const char *auth, size_t *ret_len)
 /* The client's address (borrowed), or NULL. */
 static const struct sockaddr *client_addr(struct cfs_http_req *req)
 {
+    /* one of a forwarded batch: the node that sent it */
+    struct MHD_Connection *conn = req->outer ? req->outer->conn : req->conn;
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
     return ci ? ci->client_addr : NULL;
 }

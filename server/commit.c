@@ -16,10 +16,15 @@
 
 #include <configfs/store.h>
 
+#include "auth.h"
 #include "commit.h"
 #include "events.h"
+#include "forward.h"
+#include "h-forward.h"
 #include "metrics.h"
 #include "reply.h"
+#include "request.h"
+#include "router.h"
 
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
@@ -103,6 +108,14 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
     req->commit_rev = revision;
     switch (atomic_exchange(&req->cstate, CS_READY)) {
     case CS_SUSPENDED:
+        if (req->outer) {
+            /* one of a batch (cfs_http_commit_wait()): the last one
+             * wakes the batch */
+            if (atomic_fetch_sub(&req->outer->sub_pending, 1) == 1) {
+                cfs_http_commit_resolve(req->outer, 0, 0);
+            }
+            break;
+        }
         MHD_resume_connection(req->conn); /* the handler runs again */
         async_done(srv);
         break;
@@ -169,6 +182,18 @@ bool cfs_http_commit_wait(struct cfs_http_req *req)
 
     if (atomic_load(&req->cstate) == CS_READY) {
         return false; /* durable already */
+    }
+    if (req->outer) {
+        /* One of a batch: no connection to suspend. It is counted on the
+         * batch, which waits (as one request) until none is left; the
+         * batch holds one count itself while it runs them. */
+        atomic_fetch_add(&req->outer->sub_pending, 1);
+        if (!atomic_compare_exchange_strong(
+                &req->cstate, &running, CS_SUSPENDED)) {
+            atomic_fetch_sub(&req->outer->sub_pending, 1); /* ready */
+            return false;
+        }
+        return true;
     }
     /* Announced before c_stop is read: cfs_http_commit_stop() sets c_stop
      * first, then waits for every announced one to be resumed. */
@@ -327,4 +352,80 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
                          (unsigned long long)cfs_revision());
     }
     return err == 0;
+}
+
+/*
+ * ?min_revision=N: wait (bounded) until this node has applied revision N,
+ * so a client that wrote on one node reads its write on another. The
+ * worker does not wait: the connection sleeps as for a commit.
+ * @return true to go on at once; false with a 400 answer, or waiting
+ * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
+ */
+static bool wait_min_revision(struct cfs_http_req *req)
+{
+    const char *v = cfs_http_query_raw(req, "min_revision");
+    char *end = NULL;
+    unsigned long long want;
+
+    if (!v) {
+        return true;
+    }
+    errno = 0;
+    want = strtoull(v, &end, 10);
+    if (errno || !end || *end || v[0] == '-' || !v[0]) {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         NULL,
+                         "min_revision must be a revision number");
+        return false;
+    }
+    req->min_revision = want;
+    return cfs_http_catch_up(
+        req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
+}
+
+bool cfs_http_run(struct cfs_http_req *req)
+{
+    if (cfs_http_commit_ready(req)) {
+        goto committed; /* back from a durable commit: answer */
+    }
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -EFBIG,
+                         NULL,
+                         "the request body is over %zu bytes",
+                         req->srv->opts.body_limit);
+    } else if (wait_min_revision(req)) {
+    dispatch:
+        if (!cfs_http_forward(req)) { /* cluster: to the writer */
+            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
+        }
+    }
+    if (req->committing) {
+        /* The answer waits for the disk (or the node to catch up), this
+         * thread does not: the connection sleeps until it is done. */
+    wait:
+        if (cfs_http_commit_wait(req)) {
+            return false;
+        }
+    committed:
+        if (req->catch_up ? cfs_http_catch_up_finish(req)
+            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
+            : req->batch  ? cfs_http_fwd_batch_resume(req)
+                          : cfs_http_commit_finish(req)) {
+            goto dispatch; /* caught up, or lost a race: run it (again) */
+        }
+        if (req->committing) {
+            goto wait; /* lost a race: catch up first */
+        }
+    }
+    if (!req->resp) {
+        cfs_http_problem(
+            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
+    }
+    return true;
 }

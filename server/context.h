@@ -30,9 +30,11 @@ struct cfs_http_conn;
 struct cfs_http_events;
 struct cfs_http_evbatch;
 struct cfs_http_forward;
+struct cfs_http_fwd_batch;
 struct cfs_http_fwd_job;
 struct cfs_http_route;
 struct cfs_http_scope;
+struct cfs_http_sub;
 struct cfs_http_throttle;
 
 /* The methods a route can answer; CFS_M_OTHER is any other, always 405. */
@@ -142,6 +144,16 @@ struct cfs_http_req {
      * another node is the writer (it could not be reached). */
     struct cfs_http_fwd_job *fwd;
     bool no_forward;
+    /* Cluster mode, at the writer: a request that came in a batch of
+     * forwarded requests (h-forward.c) has no connection of its own
+     * (conn is NULL); outer is the batch's request, sub its headers,
+     * query and the body of its answer. The batch's request itself holds
+     * the batch, and counts those of its requests whose wait is not over
+     * (commit.c). */
+    struct cfs_http_req *outer;
+    struct cfs_http_sub *sub;
+    struct cfs_http_fwd_batch *batch;
+    atomic_size_t sub_pending;
     unsigned jitter; /* rand_r() state of its back-off */
     size_t n_decoded;
 };

@@ -33,14 +33,13 @@
 #include "drain.h"
 #include "events.h"
 #include "forward.h"
+#include "h-forward.h"
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
 #include "request.h"
 #include "router.h"
 #include "throttle.h"
-
-static bool wait_min_revision(struct cfs_http_req *req);
 
 /* Cluster mode: when this node cannot follow the shared log (etcd
  * unreachable or without quorum, the watch down), its answers may be
@@ -315,44 +314,8 @@ static enum MHD_Result access_handler(void *cls,
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (cfs_http_commit_ready(req)) {
-        goto committed; /* back from a durable commit: answer */
-    }
-    if (req->denied) {
-        cfs_http_auth_deny(req);
-    } else if (req->body_too_big) {
-        cfs_http_problem(req,
-                         MHD_HTTP_CONTENT_TOO_LARGE,
-                         -EFBIG,
-                         NULL,
-                         "the request body is over %zu bytes",
-                         srv->opts.body_limit);
-    } else if (wait_min_revision(req)) {
-    dispatch:
-        if (!cfs_http_forward(req)) { /* cluster: to the writer */
-            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
-        }
-    }
-    if (req->committing) {
-        /* The answer waits for the disk (or the node to catch up), this
-         * thread does not: the connection sleeps until it is done. */
-    wait:
-        if (cfs_http_commit_wait(req)) {
-            return MHD_YES;
-        }
-    committed:
-        if (req->catch_up ? cfs_http_catch_up_finish(req)
-            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
-                          : cfs_http_commit_finish(req)) {
-            goto dispatch; /* caught up, or lost a race: run it (again) */
-        }
-        if (req->committing) {
-            goto wait; /* lost a race: catch up first */
-        }
-    }
-    if (!req->resp) {
-        cfs_http_problem(
-            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
+    if (!cfs_http_run(req)) {
+        return MHD_YES; /* the connection sleeps until it is done */
     }
     /* Every body is what its Content-Type says, never sniffed into HTML. */
     cfs_http_header(req, "X-Content-Type-Options", "nosniff");
@@ -364,51 +327,10 @@ static enum MHD_Result access_handler(void *cls,
     return ret;
 }
 
-/*
- * ?min_revision=N: wait (bounded) until this node has applied revision N,
- * so a client that wrote on one node reads its write on another. The
- * worker does not wait: the connection sleeps as for a commit.
- * @return true to go on at once; false with a 400 answer, or waiting
- * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
- */
-static bool wait_min_revision(struct cfs_http_req *req)
+void cfs_http_req_free(struct cfs_http_req *req)
 {
-    const char *v = MHD_lookup_connection_value(
-        req->conn, MHD_GET_ARGUMENT_KIND, "min_revision");
-    char *end = NULL;
-    unsigned long long want;
+    struct cfs_http_server *srv = req->srv;
 
-    if (!v) {
-        return true;
-    }
-    errno = 0;
-    want = strtoull(v, &end, 10);
-    if (errno || !end || *end || v[0] == '-' || !v[0]) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "min_revision must be a revision number");
-        return false;
-    }
-    req->min_revision = want;
-    return cfs_http_catch_up(
-        req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
-}
-
-static void request_completed(void *cls,
-                              struct MHD_Connection *conn,
-                              void **req_cls,
-                              enum MHD_RequestTerminationCode toe)
-{
-    struct cfs_http_server *srv = cls;
-    struct cfs_http_req *req = *req_cls;
-
-    (void)conn;
-    (void)toe;
-    if (!req) {
-        return;
-    }
     if (req->status) {
         cfs_http_metrics_request(req->route,
                                  (int)req->method,
@@ -433,9 +355,29 @@ static void request_completed(void *cls,
     for (size_t i = 0; i < req->n_decoded; i++) {
         free(req->decoded[i]);
     }
+    cfs_http_fwd_batch_free(req->batch);
+    cfs_http_sub_free(req->sub);
     free(req->url);
-    free(req->body);
+    if (!req->outer) {
+        free(req->body); /* one of a batch: the batch's */
+    }
     free(req);
+}
+
+static void request_completed(void *cls,
+                              struct MHD_Connection *conn,
+                              void **req_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+    struct cfs_http_server *srv = cls;
+    struct cfs_http_req *req = *req_cls;
+
+    (void)conn;
+    (void)toe;
+    if (!req) {
+        return;
+    }
+    cfs_http_req_free(req);
     *req_cls = NULL;
     cfs_http_drain_idle(&srv->drain);
 }

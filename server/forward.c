@@ -33,6 +33,7 @@
 
 #include "commit.h"
 #include "forward.h"
+#include "h-forward.h"
 #include "jsonw.h"
 #include "log.h"
 #include "metrics.h"
@@ -40,11 +41,13 @@
 #include "request.h"
 #include "router.h"
 
-#define FWD_THREADS     32
+#define FWD_THREADS     8
 #define FWD_TIMEOUT_MS  20000L /* a writer's commit waits for etcd */
 #define FWD_CONNECT_MS  1000L
 #define FWD_CATCH_UP_MS 5000u /* this node applies what the writer made */
 #define FWD_BODY_MAX    ((size_t)64 << 20)
+/* how long a writer that refused a batch is sent no other */
+#define FWD_NO_BATCH_US (60u * 1000000u)
 /* how often a transfer looks whether its writer still holds the role */
 #define FWD_ROLE_CHECK_US 1000000u
 
@@ -56,6 +59,7 @@ struct cfs_http_fwd_job {
     uint64_t role_checked_us;   /* when that was last looked at */
     char *url;                  /* the writer's URL, path and query */
     struct curl_slist *headers; /* of the request, to send */
+    struct jw frame; /* the request as one of a batch (h-forward.h) */
     /* the answer */
     CURLcode code;
     bool sent; /* a whole request reached the writer's socket, maybe */
@@ -77,6 +81,11 @@ struct cfs_http_forward {
     atomic_bool aborting; /* transfers end at once */
     pthread_t threads[FWD_THREADS];
     size_t n_threads;
+    /* a writer that answered a batch 404 or 405 (an older node): it gets
+     * each request alone until no_batch_until_us (then it is asked again:
+     * it may have been upgraded); under lock */
+    char no_batch[512];
+    uint64_t no_batch_until_us;
 };
 
 /* Headers that belong to one connection, or that this node sets itself. */
@@ -114,6 +123,7 @@ static void job_free(struct cfs_http_fwd_job *j)
     if (j) {
         free(j->url);
         curl_slist_free_all(j->headers);
+        free(j->frame.buf);
         free(j->body.buf);
         for (size_t i = 0; i < j->n_rh; i++) {
             free(j->rh[i]);
@@ -130,6 +140,8 @@ struct build {
     bool query;    /* a '?' is in url */
     bool failed;
     struct curl_slist *headers;
+    struct jw hdrs; /* the same headers, framed (h-forward.h) */
+    uint64_t n_hdrs;
 };
 
 static void add(struct build *b, const char *s)
@@ -184,6 +196,9 @@ add_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *v)
     }
     add_line(b, line);
     free(line);
+    cfs_http_frame_put_str(&b->hdrs, key);
+    cfs_http_frame_put_str(&b->hdrs, v ? v : "");
+    b->n_hdrs++;
     return MHD_YES;
 }
 
@@ -201,10 +216,10 @@ bool cfs_http_forward(struct cfs_http_req *req)
     struct cfs_http_forward *f = req->srv->fwd;
     struct build b = {0};
     struct cfs_http_fwd_job *j;
-    size_t len;
+    size_t len, query;
     char writer[512];
 
-    if (!f || req->no_forward || !req->rt ||
+    if (!f || req->no_forward || req->outer || !req->rt ||
         !(req->rt->methods & CFS_M(req->method)) ||
         (req->method != CFS_M_POST && req->method != CFS_M_PUT &&
          req->method != CFS_M_DELETE) ||
@@ -219,6 +234,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     (void)snprintf(j->writer, sizeof(j->writer), "%s", writer);
     add(&b, writer);
     add(&b, req->url);
+    query = b.url.len;
     (void)MHD_get_connection_values(
         req->conn, MHD_GET_ARGUMENT_KIND, add_arg, &b);
     (void)MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_header, &b);
@@ -228,7 +244,18 @@ bool cfs_http_forward(struct cfs_http_req *req)
         add_line(&b, "Content-Type:"); /* not curl's form type */
     }
     j->headers = b.headers;
-    if (jw_finish(&b.url, &j->url, &len) < 0 || b.failed) {
+    /* the same, framed: method, path, query, headers, body */
+    cfs_http_frame_put_str(&j->frame, req->method_name);
+    cfs_http_frame_put_str(&j->frame, req->url);
+    cfs_http_frame_put(&j->frame,
+                       b.url.buf + query + (b.query ? 1 : 0),
+                       b.url.len - query - (b.query ? 1 : 0));
+    cfs_http_frame_put_u64(&j->frame, b.n_hdrs);
+    jw_raw(&j->frame, b.hdrs.buf ? b.hdrs.buf : "", b.hdrs.len);
+    cfs_http_frame_put(&j->frame, req->body, req->body_len);
+    free(b.hdrs.buf);
+    if (jw_finish(&b.url, &j->url, &len) < 0 || b.failed || b.hdrs.oom ||
+        j->frame.oom) {
         job_free(j);
         return false;
     }
@@ -390,38 +417,243 @@ static void answer(struct cfs_http_forward *f, struct cfs_http_fwd_job *j)
     cfs_http_commit_resolve(j->req, 0, 0);
 }
 
+/* ---- a batch of transfers in one exchange ------------------------------ */
+
+static size_t on_batch_body(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct jw *w = ud;
+    size_t n = size * nmemb;
+
+    if (w->len + n > FWD_BODY_MAX) {
+        return 0;
+    }
+    jw_raw(w, data, n);
+    return w->oom ? 0 : n;
+}
+
+/* The answers of the batch @text, in the order of @jobs. @return 0, or
+ * -EINVAL when the writer's answer is not one (then none is used). */
+static int
+take_answers(char *text, size_t len, struct cfs_http_fwd_job **jobs, size_t n)
+{
+    size_t magic = strlen(CFS_FWD_ANSWER_MAGIC);
+    char *p = text + magic, *end = text + len;
+
+    if (len < magic || memcmp(text, CFS_FWD_ANSWER_MAGIC, magic) != 0) {
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct cfs_http_fwd_job *j = jobs[i];
+        uint64_t status, nh;
+        char *body;
+        size_t body_len;
+
+        if (cfs_http_frame_get_u64(&p, end, 599, &status) < 0 || status < 100 ||
+            cfs_http_frame_get_u64(&p, end, UINT64_MAX, &j->revision) < 0 ||
+            cfs_http_frame_get_u64(&p, end, 256, &nh) < 0) {
+            return -EINVAL;
+        }
+        j->status = (long)status;
+        for (uint64_t h = 0; h < nh; h++) {
+            char *name, *value, *line;
+            size_t nlen, vlen;
+
+            if (cfs_http_frame_get(&p, end, &name, &nlen) < 0 ||
+                cfs_http_frame_get(&p, end, &value, &vlen) < 0) {
+                return -EINVAL;
+            }
+            if (hop_header(name)) {
+                continue;
+            }
+            if (cfs_grow(&j->rh, &j->cap_rh, j->n_rh, sizeof(*j->rh), 8) < 0 ||
+                !(line = malloc(nlen + vlen + 2))) {
+                return -EINVAL;
+            }
+            /* "Name", NUL, "value", as on_header() keeps them */
+            memcpy(line, name, nlen + 1);
+            memcpy(line + nlen + 1, value, vlen + 1);
+            j->rh[j->n_rh++] = line;
+        }
+        if (cfs_http_frame_get(&p, end, &body, &body_len) < 0) {
+            return -EINVAL;
+        }
+        jw_raw(&j->body, body, body_len);
+        if (j->body.oom) {
+            return -EINVAL;
+        }
+    }
+    return p == end ? 0 : -EINVAL;
+}
+
+/* Send @n jobs (n > 1, one writer) in one exchange. @return false when
+ * the writer ran none of them (it refused the batch as such: an older
+ * writer without the route, a body over its limit): send them one by
+ * one. Otherwise each job has its answer, or the transfer's failure. */
+static bool transfer_batch(struct cfs_http_forward *f,
+                           CURL *c,
+                           struct cfs_http_fwd_job **jobs,
+                           size_t n)
+{
+    struct cfs_http_fwd_job *first = jobs[0];
+    struct curl_slist *headers = NULL, *l;
+    struct jw body = {0}, out = {0};
+    char *url = NULL;
+    long sent = 0, status = 0;
+    CURLcode code;
+    bool ran = true;
+
+    jw_raw(&body, CFS_FWD_BATCH_MAGIC, strlen(CFS_FWD_BATCH_MAGIC));
+    for (size_t i = 0; i < n; i++) {
+        jw_raw(&body, jobs[i]->frame.buf, jobs[i]->frame.len);
+    }
+    l = curl_slist_append(NULL, CFS_FORWARDED_HEADER ": 1");
+    headers = l ? curl_slist_append(l, "Expect:") : NULL;
+    headers = headers ? curl_slist_append(headers,
+                                          "Content-Type: " CFS_FWD_BATCH_TYPE)
+                      : NULL;
+    if (!headers) {
+        curl_slist_free_all(l);
+    }
+    if (body.oom || !headers ||
+        asprintf(&url, "%s%s", first->writer, CFS_FWD_BATCH_PATH) < 0) {
+        free(body.buf);
+        curl_slist_free_all(headers);
+        return false; /* one by one */
+    }
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.buf);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body.len);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_batch_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, first);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, FWD_TIMEOUT_MS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, FWD_CONNECT_MS);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    if (f->cacert) {
+        curl_easy_setopt(c, CURLOPT_CAINFO, f->cacert);
+    }
+    code = curl_easy_perform(c);
+    if (code == CURLE_OK) {
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 400 && status < 500) {
+            /* refused as a whole before any of it ran */
+            ran = false;
+            if (status == 404 || status == 405) {
+                /* a writer without the route: not asked again */
+                pthread_mutex_lock(&f->lock);
+                (void)snprintf(
+                    f->no_batch, sizeof(f->no_batch), "%s", first->writer);
+                f->no_batch_until_us = cfs_http_now_us() + FWD_NO_BATCH_US;
+                pthread_mutex_unlock(&f->lock);
+            }
+        } else if (status != 200 ||
+                   take_answers(out.buf ? out.buf : "", out.len, jobs, n) < 0) {
+            code = CURLE_WEIRD_SERVER_REPLY; /* it may have run them */
+        }
+    }
+    if (ran) {
+        bool any =
+            curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &sent) != CURLE_OK ||
+            sent > 0;
+
+        for (size_t i = 0; i < n; i++) {
+            jobs[i]->code = code;
+            jobs[i]->sent = any;
+            jobs[i]->writer_lost = first->writer_lost;
+            if (code != CURLE_OK) {
+                jobs[i]->status = 0;
+            }
+        }
+    }
+    free(out.buf);
+    free(body.buf);
+    free(url);
+    curl_slist_free_all(headers);
+    return ran;
+}
+
+/* Under f->lock: the next jobs to send, in *@ret (at most @max): those
+ * queued for the first one's writer, while they fit in one body under the
+ * body limit. 0 when none is queued. */
+static size_t
+take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
+{
+    size_t n = 0, bytes = strlen(CFS_FWD_BATCH_MAGIC);
+    size_t limit = f->srv->opts.body_limit;
+    struct cfs_http_fwd_job **pp = &f->head;
+
+    while (*pp && n < max) {
+        struct cfs_http_fwd_job *j = *pp;
+        bool fits = n == 0 || (strcmp(j->writer, ret[0]->writer) == 0 &&
+                               bytes + j->frame.len <= limit);
+
+        if (!fits) {
+            pp = &j->next; /* for another writer, or next time */
+            continue;
+        }
+        *pp = j->next;
+        j->next = NULL;
+        ret[n++] = j;
+        bytes += j->frame.len;
+        if (n == 1 &&
+            (bytes > limit || (strcmp(j->writer, f->no_batch) == 0 &&
+                               cfs_http_now_us() < f->no_batch_until_us))) {
+            break; /* alone */
+        }
+    }
+    f->tail = &f->head;
+    while (*f->tail) {
+        f->tail = &(*f->tail)->next;
+    }
+    return n;
+}
+
 static void *fwd_main(void *arg)
 {
     struct cfs_http_forward *f = arg;
     CURL *c = curl_easy_init();
+    struct cfs_http_fwd_job *one[1],
+        **jobs = calloc(CFS_FWD_BATCH_MAX, sizeof(*jobs));
+    size_t max = jobs ? CFS_FWD_BATCH_MAX : 1;
+    void *owned = jobs;
 
+    if (!jobs) {
+        jobs = one; /* one at a time */
+    }
     pthread_setname_np(pthread_self(), "cfs-forward");
     for (;;) {
-        struct cfs_http_fwd_job *j;
+        size_t n = 0;
 
         pthread_mutex_lock(&f->lock);
         while (!f->head && !f->stop) {
             pthread_cond_wait(&f->more, &f->lock);
         }
-        j = f->head;
-        if (j) {
-            f->head = j->next;
-            if (!f->head) {
-                f->tail = &f->head;
-            }
-        }
+        n = take_jobs(f, jobs, max);
         pthread_mutex_unlock(&f->lock);
-        if (!j) {
+        if (n == 0) {
             break; /* stopping, and nothing left */
         }
-        if (c) {
-            transfer(f, c, j);
-        } else {
-            j->code = CURLE_OUT_OF_MEMORY;
+        if (!c) {
+            for (size_t i = 0; i < n; i++) {
+                jobs[i]->code = CURLE_OUT_OF_MEMORY;
+            }
+        } else if (n == 1 || !transfer_batch(f, c, jobs, n)) {
+            for (size_t i = 0; i < n; i++) {
+                transfer(f, c, jobs[i]);
+            }
         }
-        answer(f, j);
+        for (size_t i = 0; i < n; i++) {
+            answer(f, jobs[i]);
+        }
     }
     curl_easy_cleanup(c);
+    free(owned);
     return NULL;
 }
 

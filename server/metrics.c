@@ -19,9 +19,9 @@
 
 /* clang-format off */
 static const char *const routes[] = {
-    "config", "rename", "batch", "export", "import", "events", "history",
-    "schema", "api", "openapi", "healthz", "readyz", "metrics", "ui",
-    "other",
+    "config", "rename", "batch", "forward", "export", "import", "events",
+    "history", "schema", "api", "openapi", "healthz", "readyz", "metrics",
+    "ui", "other",
 };
 static const char *const methods[] = {
     "GET", "HEAD", "POST", "PUT", "DELETE", "OTHER",

@@ -16,17 +16,26 @@
 #include <configfs/store.h>
 
 #include "json.h"
+#include "h-forward.h"
 #include "reply.h"
 #include "scope.h"
 #include "status.h"
 
+/* @data: the body of @resp (@len bytes), kept for a request of a
+ * forwarded batch, whose answer goes back inside the batch's own (a
+ * response cannot be read back). */
 static void set_response(struct cfs_http_req *req,
                          int status,
                          struct MHD_Response *resp,
+                         const void *data,
                          size_t len)
 {
     if (req->resp) {
         MHD_destroy_response(req->resp); /* the last answer wins */
+    }
+    if (req->sub && cfs_http_sub_keep(req->sub, data, len) < 0 && resp) {
+        MHD_destroy_response(resp);
+        resp = NULL; /* answered "no response" */
     }
     req->resp = resp;
     req->status = status;
@@ -51,12 +60,12 @@ void cfs_http_reply_json_as(struct cfs_http_req *req,
     if (!text) {
         resp = MHD_create_response_from_buffer(
             0, (void *)"", MHD_RESPMEM_PERSISTENT);
-        set_response(req, MHD_HTTP_INTERNAL_SERVER_ERROR, resp, 0);
+        set_response(req, MHD_HTTP_INTERNAL_SERVER_ERROR, resp, NULL, 0);
         return;
     }
     resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    set_response(req, status, resp, len);
+    set_response(req, status, resp, text, len);
 }
 
 void cfs_http_reply_json_text(struct cfs_http_req *req,
@@ -69,7 +78,7 @@ void cfs_http_reply_json_text(struct cfs_http_req *req,
 
     MHD_add_response_header(
         resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    set_response(req, status, resp, len);
+    set_response(req, status, resp, text, len);
 }
 
 void cfs_http_reply_text(struct cfs_http_req *req,
@@ -82,14 +91,14 @@ void cfs_http_reply_text(struct cfs_http_req *req,
         len, (void *)data, MHD_RESPMEM_MUST_COPY);
 
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    set_response(req, status, resp, len);
+    set_response(req, status, resp, data, len);
 }
 
 void cfs_http_reply_response(struct cfs_http_req *req,
                              int status,
                              struct MHD_Response *resp)
 {
-    set_response(req, status, resp, 0);
+    set_response(req, status, resp, NULL, 0);
 }
 
 void cfs_http_reply_empty(struct cfs_http_req *req, int status)
@@ -97,7 +106,7 @@ void cfs_http_reply_empty(struct cfs_http_req *req, int status)
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 
-    set_response(req, status, resp, 0);
+    set_response(req, status, resp, NULL, 0);
 }
 
 void cfs_http_header(struct cfs_http_req *req,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reply.h"
+#include "h-forward.h"
 #include "request.h"
 
 int cfs_http_hexval(char c)
@@ -144,10 +145,28 @@ int cfs_http_config_path(const char *raw, char **ret_path)
     return 0;
 }
 
+const char *cfs_http_query_raw(struct cfs_http_req *req, const char *key)
+{
+    return req->sub ? cfs_http_sub_value(req->sub, false, key)
+                    : MHD_lookup_connection_value(
+                          req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+void cfs_http_query_each(struct cfs_http_req *req,
+                         MHD_KeyValueIterator it,
+                         void *cls)
+{
+    if (req->sub) {
+        cfs_http_sub_each(req->sub, false, it, cls);
+    } else {
+        (void)MHD_get_connection_values(
+            req->conn, MHD_GET_ARGUMENT_KIND, it, cls);
+    }
+}
+
 const char *cfs_http_query(struct cfs_http_req *req, const char *key)
 {
-    const char *raw =
-        MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    const char *raw = cfs_http_query_raw(req, key);
     char *v, *p;
 
     if (!raw ||
@@ -174,7 +193,9 @@ const char *cfs_http_query(struct cfs_http_req *req, const char *key)
 
 const char *cfs_http_header_in(struct cfs_http_req *req, const char *key)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+    return req->sub
+               ? cfs_http_sub_value(req->sub, true, key)
+               : MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
 }
 
 static bool if_match(struct cfs_http_req *req, uint64_t revision)

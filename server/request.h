@@ -11,6 +11,12 @@
 /* A query value, percent- and form-decoded (owned by @req), or NULL when
  * absent or badly escaped. */
 const char *cfs_http_query(struct cfs_http_req *req, const char *key);
+/* A query value as sent, still encoded (borrowed), or NULL. */
+const char *cfs_http_query_raw(struct cfs_http_req *req, const char *key);
+/* Each query key and value as sent, in order, until @it says MHD_NO. */
+void cfs_http_query_each(struct cfs_http_req *req,
+                         MHD_KeyValueIterator it,
+                         void *cls);
 /* A request header (borrowed), or NULL. */
 const char *cfs_http_header_in(struct cfs_http_req *req, const char *key);
 

@@ -17,6 +17,7 @@
 #include "h-batch.h"
 #include "h-config.h"
 #include "h-export.h"
+#include "h-forward.h"
 #include "h-history.h"
 #include "h-schema.h"
 #include "h-service.h"
@@ -86,6 +87,13 @@ static const struct cfs_http_route routes[] = {
     {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
                              0,     cfs_http_handle_batch,    NULL, NULL,
                              NULL},
+    /* cluster mode: the writer runs writes other nodes forwarded, each
+     * authorized on its own token (h-forward.h) */
+    {CFS_FWD_BATCH_PATH,     false, "forward", POST, PUBLIC, 0,      POST,
+                             0,     cfs_http_handle_forward,  NULL,
+                             "each forwarded request honours its own",
+                             "names no config path itself: each forwarded "
+                             "request is refused or not on its own token"},
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
                              0,     cfs_http_handle_history,  NULL, NULL,
                              NULL},
@@ -234,8 +242,7 @@ static bool query_decodes(struct cfs_http_req *req)
     if (i == sizeof(reads_query) / sizeof(reads_query[0])) {
         return true;
     }
-    (void)MHD_get_connection_values(
-        req->conn, MHD_GET_ARGUMENT_KIND, query_check, (void *)&bad);
+    cfs_http_query_each(req, query_check, (void *)&bad);
     if (!bad) {
         return true;
     }

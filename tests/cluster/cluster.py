@@ -326,11 +326,17 @@ class LossyProxy:
     member. Requests pass through one at a time per connection (a watch
     is piped both ways as it streams); a request @dropper takes is sent
     to etcd, its answer read and thrown away, and the client's connection
-    closed: etcd did it, the client cannot know."""
+    closed: etcd did it, the client cannot know.
 
-    def __init__(self, upstream_port, dropper):
+    With @refuse (a request path), a request for it is answered 404 here
+    and never sent on (a configfsd older than that route), counted in
+    self.refused; @upstream_port may then be set later (self.upstream)."""
+
+    def __init__(self, upstream_port, dropper, refuse=None):
         self.upstream = ("127.0.0.1", upstream_port)
         self.dropper = dropper
+        self.refuse = refuse
+        self.refused = 0
         self.srv = socket.socket()
         self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.srv.bind(("127.0.0.1", 0))
@@ -431,8 +437,13 @@ class LossyProxy:
                         h for h in head.split(b"\r\n")
                         if not h.lower().startswith(b"expect:"))
                 body, cbuf = self._body(cs, head, cbuf)
-                us.sendall(head + body)
                 path = head.split(b" ", 2)[1]
+                if self.refuse and path.split(b"?")[0] == self.refuse:
+                    self.refused += 1
+                    cs.sendall(b"HTTP/1.1 404 Not Found\r\n"
+                               b"Content-Length: 0\r\n\r\n")
+                    continue
+                us.sendall(head + body)
                 if path == b"/v3/watch":
                     threading.Thread(target=self._pipe, args=(us, cs),
                                      daemon=True).start()

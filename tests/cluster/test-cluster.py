@@ -1449,6 +1449,119 @@ def t_forward_writes(c):
             n.stop()
 
 
+def requests_on(node, route):
+    """The requests @node answered on @route (any method and status)."""
+    st, _, b = node.req("GET", "/metrics")
+    assert st == 200, (st, b)
+    key = 'configfsd_http_requests_total{route="%s",' % route
+    return sum(float(line.split()[-1]) for line in b.decode().splitlines()
+               if line.startswith(key))
+
+
+def forwarding_nodes(c, tag, extra=lambda i: []):
+    """Three started --forward-writes nodes on their own prefix, and which
+    one is the writer once all three know it: (nodes, writer, others)."""
+    from cluster import Node
+    url = "etcd://%s/%s" % (c.etcd.endpoints(), tag)
+    nodes = [Node(c.binary, c.tmp, "%s-%d" % (tag, i), url,
+                  ["--forward-writes"] + extra(i)) for i in range(3)]
+    for n in nodes:
+        n.start()
+
+    def roles():
+        r = [metric(n, "configfsd_cluster_writer") for n in nodes]
+        return sorted(r) == [0, 0, 1] and r
+    r = wait_for(roles, 20, "one writer, known to all")
+    writer = nodes[r.index(1)]
+    return nodes, writer, [n for n in nodes if n is not writer]
+
+
+def many_writes(nodes, clients, tag):
+    """@clients clients on each of @nodes at once, each making four writes
+    and checking each answer as one node would give it alone: a mkdir
+    (201, its ETag), a store read back at once where it was sent, the same
+    mkdir again (409 EEXIST), a store with a stale If-Match (412 ESTALE).
+    @return the errors, and the writes sent."""
+    errors = []
+
+    def client(n, cid):
+        name = "%s-%s-%d" % (tag, n.name, cid)
+        path = "%s/%s/storeme" % (SUB, name)
+        st, h, b = mkdir(n, SUB, name)
+        if st != 201 or not {k.lower() for k in h} & {"etag"}:
+            errors.append(("mkdir", n.name, st, b))
+            return
+        st, _, b = n.req("PUT", path, "%d" % cid)
+        if st not in (200, 204) or show(n, path).strip() != "%d" % cid:
+            errors.append(("store", n.name, st, b))
+        st, _, b = mkdir(n, SUB, name)
+        if st != 409 or json.loads(b).get("errno") != "EEXIST":
+            errors.append(("mkdir again", n.name, st, b))
+        st, _, b = n.req("PUT", path, "1",
+                         headers={"If-Match": '"999999999"'})
+        if st != 412 or json.loads(b).get("errno") != "ESTALE":
+            errors.append(("stale If-Match", n.name, st, b))
+    ts = [threading.Thread(target=client, args=(n, i))
+          for n in nodes for i in range(clients)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    return errors, 4 * clients * len(nodes)
+
+
+def t_forward_batches(c):
+    """--forward-writes under many writes at once: the nodes send the
+    writer their writes in batches (fewer exchanges than writes, POST
+    /api/v1/forward), and each write is answered as one node alone would
+    answer it; nothing runs on the node that took it."""
+    nodes, writer, others = forwarding_nodes(c, "fwdb")
+    try:
+        batches = requests_on(writer, "forward")
+        sent = metric_sum(others, "configfsd_cluster_forwarded_total")
+        errors, n = many_writes(others, 64, "b")
+        assert not errors, errors[:5]
+        assert metric_sum(others, "configfsd_cluster_forwarded_total") \
+            == sent + n
+        batches = requests_on(writer, "forward") - batches
+        assert 0 < batches < n / 2, (batches, n)
+        assert metric_sum(nodes, "configfsd_cluster_cas_conflicts_total") == 0
+        assert_identical(nodes)
+    finally:
+        for n in nodes:
+            n.stop()
+
+
+def t_forward_batch_refused(c):
+    """A writer that does not know POST /api/v1/forward (an older node,
+    during an upgrade) answers it 404: the writes that batch held are
+    sent one by one instead, each answered as made, and that writer gets
+    no batch for a minute."""
+    from cluster import LossyProxy, Dropper
+    proxies = [LossyProxy(0, Dropper(b"\0never\0"), b"/api/v1/forward")
+               for _ in range(3)]
+    nodes, writer, others = forwarding_nodes(
+        c, "fwdr", lambda i: ["--advertise-url",
+                              "http://127.0.0.1:%d" % proxies[i].port])
+    try:
+        for p, n in zip(proxies, nodes):
+            p.upstream = ("127.0.0.1", n.port)
+        errors, _ = many_writes(others, 32, "r1")
+        assert not errors, errors[:5]
+        refused = sum(p.refused for p in proxies)
+        assert refused >= 1, "no batch was sent"
+        errors, _ = many_writes(others, 32, "r2")
+        assert not errors, errors[:5]
+        assert sum(p.refused for p in proxies) == refused
+        assert requests_on(writer, "forward") == 0
+        assert_identical(nodes)
+    finally:
+        for n in nodes:
+            n.stop()
+        for p in proxies:
+            p.close()
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
@@ -1476,6 +1589,8 @@ TESTS = [
     t_stopped_node_catches_up,
     t_etcd_compaction,
     t_forward_writes,
+    t_forward_batches,
+    t_forward_batch_refused,
     t_writer_unreachable,
 ]
 

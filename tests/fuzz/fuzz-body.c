@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-body.c - one JSON request body, sent to the in-process server on
- * its route. Built once per body (FUZZ_BODY): mkdir, store, link, rename,
- * batch, import. The answer must never be a 500; a connection closed
- * without an answer is reported on stderr.
+ * fuzz-body.c - one request body, sent to the in-process server on its
+ * route. Built once per body (FUZZ_BODY): mkdir, store, link, rename,
+ * batch, import (JSON), and forward (the framing of a batch of forwarded
+ * requests, server/h-forward.h, each of them run on its own route). The
+ * answer must never be a 500; a connection closed without an answer is
+ * reported on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +14,19 @@
 #include "fuzz.h"
 
 struct route {
-    const char *name, *method, *path;
+    const char *name, *method, *path, *ctype;
 };
 
+#define JSON "application/json"
+
 static const struct route routes[] = {
-    {"mkdir", "POST", "/api/v1/config/02-simple-children"},
-    {"store", "PUT", "/api/v1/config/01-childless/storeme"},
-    {"link", "PUT", "/api/v1/config/usb_gadget/fz/configs/c.1/ln"},
-    {"rename", "POST", "/api/v1/rename"},
-    {"batch", "POST", "/api/v1/batch"},
-    {"import", "POST", "/api/v1/import?mode=merge"},
+    {"mkdir", "POST", "/api/v1/config/02-simple-children", JSON},
+    {"store", "PUT", "/api/v1/config/01-childless/storeme", JSON},
+    {"link", "PUT", "/api/v1/config/usb_gadget/fz/configs/c.1/ln", JSON},
+    {"rename", "POST", "/api/v1/rename", JSON},
+    {"batch", "POST", "/api/v1/batch", JSON},
+    {"import", "POST", "/api/v1/import?mode=merge", JSON},
+    {"forward", "POST", "/api/v1/forward", "application/x-configfsd-forward"},
 };
 
 static const struct route *route;
@@ -65,7 +70,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int status = fuzz_server_request(
-        route->method, route->path, "application/json", data, size);
+        route->method, route->path, route->ctype, data, size);
 
     if (status == 500) {
         fprintf(stderr, "fuzz-body: %s answered 500\n", route->path);

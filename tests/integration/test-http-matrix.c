@@ -504,6 +504,25 @@ static void p_batch(struct spec *s)
     tree_tag(s->tag, sizeof(s->tag));
 }
 
+/* A batch of forwarded writes (server/h-forward.h) holding one store;
+ * the batch needs no token, its request carries none (it is answered 401
+ * inside the batch's answer when the server has tokens). */
+static void p_forward(struct spec *s)
+{
+    static const char path[] = KIDS "/mx/storeme";
+    char value[16];
+
+    (void)snprintf(value, sizeof(value), "f%u", ++serial);
+    set_body(s,
+             "application/x-configfsd-forward",
+             "CFSF1\n3:PUT,%zu:%s,0:,1:0,%zu:%s,",
+             strlen(path),
+             path,
+             strlen(value),
+             value);
+    (void)snprintf(s->url, sizeof(s->url), "/api/v1/forward");
+}
+
 /* An import that changes something: mx's export with another value. */
 static void p_import(struct spec *s)
 {
@@ -681,6 +700,7 @@ static const struct mcase cases[] = {
     OK("/api/v1/batch", M_(POST), "a mkdir", p_batch, 200, IN(S_KIDS)),
     OK("/api/v1/batch", M_(POST), "a symlink", p_batch_link, 200, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
     OK("/api/v1/batch", M_(POST), "a rename", p_batch_rename, 200, IN2(S_COMMIT, S_COMMIT "/pending", S_COMMIT "/live")),
+    OK("/api/v1/forward", M_(POST), "a forwarded store", p_forward, 200, BY_TABLE),
     OK("/api/v1/history", M_(GET), "the journal", p_history, 200, NO_SCOPE(UNFILTERED)),
     OK("/api/v1/history", M_(GET), "a path's journal", p_history_path, 200, IN(S_KIDS)),
     OK("/api/v1/export", M_(GET), "the tree", p_export, 200, NO_SCOPE(UNFILTERED)),
