@@ -16,15 +16,10 @@
 
 #include <configfs/store.h>
 
-#include "auth.h"
 #include "commit.h"
 #include "events.h"
-#include "forward.h"
-#include "h-forward.h"
 #include "metrics.h"
 #include "reply.h"
-#include "request.h"
-#include "router.h"
 
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
@@ -352,80 +347,4 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
                          (unsigned long long)cfs_revision());
     }
     return err == 0;
-}
-
-/*
- * ?min_revision=N: wait (bounded) until this node has applied revision N,
- * so a client that wrote on one node reads its write on another. The
- * worker does not wait: the connection sleeps as for a commit.
- * @return true to go on at once; false with a 400 answer, or waiting
- * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
- */
-static bool wait_min_revision(struct cfs_http_req *req)
-{
-    const char *v = cfs_http_query_raw(req, "min_revision");
-    char *end = NULL;
-    unsigned long long want;
-
-    if (!v) {
-        return true;
-    }
-    errno = 0;
-    want = strtoull(v, &end, 10);
-    if (errno || !end || *end || v[0] == '-' || !v[0]) {
-        cfs_http_problem(req,
-                         MHD_HTTP_BAD_REQUEST,
-                         -EINVAL,
-                         NULL,
-                         "min_revision must be a revision number");
-        return false;
-    }
-    req->min_revision = want;
-    return cfs_http_catch_up(
-        req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
-}
-
-bool cfs_http_run(struct cfs_http_req *req)
-{
-    if (cfs_http_commit_ready(req)) {
-        goto committed; /* back from a durable commit: answer */
-    }
-    if (req->denied) {
-        cfs_http_auth_deny(req);
-    } else if (req->body_too_big) {
-        cfs_http_problem(req,
-                         MHD_HTTP_CONTENT_TOO_LARGE,
-                         -EFBIG,
-                         NULL,
-                         "the request body is over %zu bytes",
-                         req->srv->opts.body_limit);
-    } else if (wait_min_revision(req)) {
-    dispatch:
-        if (!cfs_http_forward(req)) { /* cluster: to the writer */
-            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
-        }
-    }
-    if (req->committing) {
-        /* The answer waits for the disk (or the node to catch up), this
-         * thread does not: the connection sleeps until it is done. */
-    wait:
-        if (cfs_http_commit_wait(req)) {
-            return false;
-        }
-    committed:
-        if (req->catch_up ? cfs_http_catch_up_finish(req)
-            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
-            : req->batch  ? cfs_http_fwd_batch_resume(req)
-                          : cfs_http_commit_finish(req)) {
-            goto dispatch; /* caught up, or lost a race: run it (again) */
-        }
-        if (req->committing) {
-            goto wait; /* lost a race: catch up first */
-        }
-    }
-    if (!req->resp) {
-        cfs_http_problem(
-            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
-    }
-    return true;
 }

@@ -62,16 +62,6 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
                              int err,
                              uint64_t revision);
 
-/* Run @req, its body read: forwarded to the writer, or dispatched, then
- * its commit or catch-up waited for and finished (run again after a lost
- * race). @return true when its answer (req->resp) is ready; false when it
- * waits: the connection sleeps (one of a forwarded batch: the batch
- * waits) and it is run again once woken. */
-bool cfs_http_run(struct cfs_http_req *req);
-
-/* The request is over (daemon.c): counted, logged and freed. */
-void cfs_http_req_free(struct cfs_http_req *req);
-
 /* Let every suspended answer be resumed; from now on, workers wait for
  * their commits themselves instead of suspending. Before the daemon stops. */
 void cfs_http_commit_stop(struct cfs_http_server *srv);

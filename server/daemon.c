@@ -39,11 +39,14 @@
 #include "reply.h"
 #include "request.h"
 #include "router.h"
+#include "sub.h"
 #include "throttle.h"
 
 /* Cluster mode: when this node cannot follow the shared log (etcd
  * unreachable or without quorum, the watch down), its answers may be
  * stale, and say so. */
+static bool run(struct cfs_http_req *req);
+
 static void mark_stale(struct cfs_http_req *req)
 {
     if (cfs_store_stale(req->srv->opts.store)) {
@@ -314,7 +317,7 @@ static enum MHD_Result access_handler(void *cls,
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (!cfs_http_run(req)) {
+    if (!run(req)) {
         return MHD_YES; /* the connection sleeps until it is done */
     }
     /* Every body is what its Content-Type says, never sniffed into HTML. */
@@ -327,7 +330,176 @@ static enum MHD_Result access_handler(void *cls,
     return ret;
 }
 
-void cfs_http_req_free(struct cfs_http_req *req)
+/*
+ * ?min_revision=N: wait (bounded) until this node has applied revision N,
+ * so a client that wrote on one node reads its write on another. The
+ * worker does not wait: the connection sleeps as for a commit.
+ * @return true to go on at once; false with a 400 answer, or waiting
+ * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
+ */
+static bool wait_min_revision(struct cfs_http_req *req)
+{
+    const char *v = cfs_http_query_raw(req, "min_revision");
+    char *end = NULL;
+    unsigned long long want;
+
+    if (!v) {
+        return true;
+    }
+    errno = 0;
+    want = strtoull(v, &end, 10);
+    if (errno || !end || *end || v[0] == '-' || !v[0]) {
+        cfs_http_problem(req,
+                         MHD_HTTP_BAD_REQUEST,
+                         -EINVAL,
+                         NULL,
+                         "min_revision must be a revision number");
+        return false;
+    }
+    req->min_revision = want;
+    return cfs_http_catch_up(
+        req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
+}
+
+static void batch_start(struct cfs_http_req *req);
+static bool batch_resume(struct cfs_http_req *req);
+
+/*
+ * Run @req, its body read: forwarded to the writer, or dispatched (a batch
+ * of forwarded requests: each of them run), then its commit or catch-up
+ * waited for and finished (run again after a lost race). @return true
+ * when its answer (req->resp) is ready; false when it waits: the
+ * connection sleeps (one of a forwarded batch: the batch waits) and it is
+ * run again once woken.
+ */
+static bool run(struct cfs_http_req *req)
+{
+    if (cfs_http_commit_ready(req)) {
+        goto committed; /* back from a durable commit: answer */
+    }
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -EFBIG,
+                         NULL,
+                         "the request body is over %zu bytes",
+                         req->srv->opts.body_limit);
+    } else if (wait_min_revision(req)) {
+    dispatch:
+        if (!cfs_http_forward(req)) { /* cluster: to the writer */
+            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
+            if (req->batch && !req->resp) {
+                batch_start(req); /* forwarded requests, read: run them */
+            }
+        }
+    }
+    if (req->committing) {
+        /* The answer waits for the disk (or the node to catch up), this
+         * thread does not: the connection sleeps until it is done. */
+    wait:
+        if (cfs_http_commit_wait(req)) {
+            return false;
+        }
+    committed:
+        if (req->catch_up ? cfs_http_catch_up_finish(req)
+            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
+            : req->batch  ? batch_resume(req) /* its requests woke it */
+                          : cfs_http_commit_finish(req)) {
+            goto dispatch; /* caught up, or lost a race: run it (again) */
+        }
+        if (req->committing) {
+            goto wait; /* lost a race: catch up first */
+        }
+    }
+    if (!req->resp) {
+        cfs_http_problem(
+            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
+    }
+    return true;
+}
+
+/* ---- a batch of forwarded requests (h-forward.h) ------------------------ */
+
+/* One request of the batch, read: routed, held to what a node forwards (a
+ * write its route takes), authorized; answered at once when refused. */
+static void sub_start(struct cfs_http_req *s)
+{
+    s->start_us = cfs_http_now_us();
+    s->jitter = (unsigned)s->start_us ^ (unsigned)(uintptr_t)s;
+    s->principal = "anonymous";
+    s->method = method_of(s->method_name);
+    s->body_too_big = s->body_len > s->srv->opts.body_limit;
+    s->rt = cfs_http_route_find(s->url, &s->rest);
+    if (!s->rt || s->rt->handle == cfs_http_handle_forward ||
+        (s->method != CFS_M_POST && s->method != CFS_M_PUT &&
+         s->method != CFS_M_DELETE) ||
+        !(s->rt->methods & CFS_M(s->method))) {
+        s->route = "forward";
+        cfs_http_bad_request(s,
+                             "%.16s %.200s is not a write request another "
+                             "node forwards",
+                             s->method_name,
+                             s->url);
+        s->sub->done = true;
+        return;
+    }
+    cfs_http_authorize(s);
+}
+
+/* Run every request of the batch not yet answered until each is answered
+ * or waits; then answer, or wait (req->committing) until the last of
+ * them is done: commit.c wakes the batch then. */
+static void batch_run(struct cfs_http_req *req)
+{
+    struct cfs_http_fwd_batch *b = req->batch;
+
+    for (;;) {
+        bool all = true;
+
+        /* held while they run: none can wake the batch before it waits */
+        atomic_fetch_add(&req->sub_pending, 1);
+        for (size_t i = 0; i < b->n; i++) {
+            struct cfs_http_req *s = b->subs[i];
+
+            if (!s->sub->done) {
+                s->sub->done = run(s);
+                all &= s->sub->done;
+            }
+        }
+        if (all) {
+            atomic_fetch_sub(&req->sub_pending, 1);
+            cfs_http_fwd_batch_answer(req);
+            return;
+        }
+        cfs_http_commit_begin(req);
+        if (atomic_fetch_sub(&req->sub_pending, 1) != 1) {
+            return; /* the last one to be done wakes the batch */
+        }
+        req->committing = false; /* all done meanwhile: on at once */
+    }
+}
+
+static void batch_start(struct cfs_http_req *req)
+{
+    for (size_t i = 0; i < req->batch->n; i++) {
+        sub_start(req->batch->subs[i]);
+    }
+    batch_run(req);
+}
+
+/* Woken: run on. @return false (answered, or waiting again). */
+static bool batch_resume(struct cfs_http_req *req)
+{
+    req->committing = false;
+    batch_run(req);
+    return false;
+}
+
+/* The request is over: counted, logged and freed; a batch's requests
+ * first. */
+static void req_free(struct cfs_http_req *req)
 {
     struct cfs_http_server *srv = req->srv;
 
@@ -355,7 +527,12 @@ void cfs_http_req_free(struct cfs_http_req *req)
     for (size_t i = 0; i < req->n_decoded; i++) {
         free(req->decoded[i]);
     }
-    cfs_http_fwd_batch_free(req->batch);
+    if (req->batch) {
+        for (size_t i = 0; i < req->batch->n; i++) {
+            req_free(req->batch->subs[i]);
+        }
+        cfs_http_fwd_batch_free(req->batch);
+    }
     cfs_http_sub_free(req->sub);
     free(req->url);
     if (!req->outer) {
@@ -377,7 +554,7 @@ static void request_completed(void *cls,
     if (!req) {
         return;
     }
-    cfs_http_req_free(req);
+    req_free(req);
     *req_cls = NULL;
     cfs_http_drain_idle(&srv->drain);
 }

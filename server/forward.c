@@ -40,6 +40,7 @@
 #include "reply.h"
 #include "request.h"
 #include "router.h"
+#include "sub.h"
 
 #define FWD_THREADS     8
 #define FWD_TIMEOUT_MS  20000L /* a writer's commit waits for etcd */

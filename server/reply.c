@@ -16,8 +16,8 @@
 #include <configfs/store.h>
 
 #include "json.h"
-#include "h-forward.h"
 #include "reply.h"
+#include "sub.h"
 #include "scope.h"
 #include "status.h"
 

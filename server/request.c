@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "reply.h"
-#include "h-forward.h"
 #include "request.h"
+#include "sub.h"
 
 int cfs_http_hexval(char c)
 {
