@@ -42,11 +42,11 @@
 #include "sub.h"
 #include "throttle.h"
 
+static bool run(struct cfs_http_req *req);
+
 /* Cluster mode: when this node cannot follow the shared log (etcd
  * unreachable or without quorum, the watch down), its answers may be
  * stale, and say so. */
-static bool run(struct cfs_http_req *req);
-
 static void mark_stale(struct cfs_http_req *req)
 {
     if (cfs_store_stale(req->srv->opts.store)) {
