@@ -143,7 +143,6 @@ struct cfs_http_req {
     /* Cluster mode: at the writer node (forward.h), or run here even if
      * another node is the writer (it could not be reached). */
     struct cfs_http_fwd_job *fwd;
-    bool no_forward;
     /* Cluster mode, at the writer: a request that came in a batch of
      * forwarded requests (h-forward.c) has no connection of its own
      * (conn is NULL); outer is the batch's request, sub its headers,
@@ -154,6 +153,7 @@ struct cfs_http_req {
     struct cfs_http_sub *sub;
     struct cfs_http_fwd_batch *batch;
     atomic_size_t sub_pending;
+    bool no_forward;
     unsigned jitter; /* rand_r() state of its back-off */
     size_t n_decoded;
 };

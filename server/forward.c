@@ -48,7 +48,7 @@
 #define FWD_CATCH_UP_MS 5000u /* this node applies what the writer made */
 #define FWD_BODY_MAX    ((size_t)64 << 20)
 /* how long a writer that refused a batch is sent no other */
-#define FWD_NO_BATCH_US (60u * 1000000u)
+#define FWD_NO_BATCH_US 60000000u
 /* how often a transfer looks whether its writer still holds the role */
 #define FWD_ROLE_CHECK_US 1000000u
 
@@ -620,7 +620,7 @@ static void *fwd_main(void *arg)
     struct cfs_http_forward *f = arg;
     CURL *c = curl_easy_init();
     struct cfs_http_fwd_job *one[1],
-        **jobs = calloc(CFS_FWD_BATCH_MAX, sizeof(*jobs));
+        **jobs = calloc(CFS_FWD_BATCH_MAX, sizeof(struct cfs_http_fwd_job *));
     size_t max = jobs ? CFS_FWD_BATCH_MAX : 1;
     void *owned = jobs;
 
@@ -723,9 +723,9 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
 
 void cfs_http_forward_mark(struct cfs_http_req *req)
 {
-    char v[24];
-
     if (req->commit_rev > 0 && cfs_http_header_in(req, CFS_FORWARDED_HEADER)) {
+        char v[24];
+
         (void)snprintf(
             v, sizeof(v), "%llu", (unsigned long long)req->commit_rev);
         cfs_http_header(req, CFS_REVISION_HEADER, v);

@@ -114,7 +114,8 @@ void cfs_http_handle_forward(struct cfs_http_req *req)
         return;
     }
     b = calloc(1, sizeof(*b));
-    if (!b || !(b->subs = calloc(CFS_FWD_BATCH_MAX, sizeof(*b->subs)))) {
+    if (!b ||
+        !(b->subs = calloc(CFS_FWD_BATCH_MAX, sizeof(struct cfs_http_req *)))) {
         free(b);
         cfs_http_no_memory(req);
         return;

@@ -36,7 +36,7 @@ void cfs_http_frame_put_u64(struct jw *w, uint64_t v)
     cfs_http_frame_put_str(w, num);
 }
 
-int cfs_http_frame_get(char **p, char *end, char **ret, size_t *ret_len)
+int cfs_http_frame_get(char **p, const char *end, char **ret, size_t *ret_len)
 {
     char *s = *p;
     size_t n = 0;
@@ -61,7 +61,10 @@ int cfs_http_frame_get(char **p, char *end, char **ret, size_t *ret_len)
     return 0;
 }
 
-int cfs_http_frame_get_u64(char **p, char *end, uint64_t max, uint64_t *ret)
+int cfs_http_frame_get_u64(char **p,
+                           const char *end,
+                           uint64_t max,
+                           uint64_t *ret)
 {
     char *s, *e = NULL;
     size_t n;

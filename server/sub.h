@@ -56,8 +56,11 @@ void cfs_http_frame_put_u64(struct jw *w, uint64_t v);
 /* The next field at *@p (before @end): its bytes, NUL-terminated in place
  * (over the ','), in *@ret and *@ret_len; *@p moves past it. @return 0, or
  * -EINVAL when the field is malformed. */
-int cfs_http_frame_get(char **p, char *end, char **ret, size_t *ret_len);
+int cfs_http_frame_get(char **p, const char *end, char **ret, size_t *ret_len);
 /* The same for a decimal number up to @max. */
-int cfs_http_frame_get_u64(char **p, char *end, uint64_t max, uint64_t *ret);
+int cfs_http_frame_get_u64(char **p,
+                           const char *end,
+                           uint64_t max,
+                           uint64_t *ret);
 
 #endif /* CFS_HTTP_SUB_H */
