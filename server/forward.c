@@ -353,25 +353,14 @@ on_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
     return 0;
 }
 
-static void
-transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
+/* What every transfer to the writer sets: @j's role is watched. */
+static void setup(struct cfs_http_forward *f,
+                  CURL *c,
+                  const char *url,
+                  struct cfs_http_fwd_job *j)
 {
-    struct cfs_http_req *req = j->req;
-    long sent = 0;
-
     curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, j->url);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method_name);
-    if (req->body_len > 0 || req->method != CFS_M_DELETE) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? req->body : "");
-        curl_easy_setopt(
-            c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
-    }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, j->headers);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, j);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, j);
+    curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, j);
@@ -383,6 +372,26 @@ transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
     if (f->cacert) {
         curl_easy_setopt(c, CURLOPT_CAINFO, f->cacert);
     }
+}
+
+static void
+transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
+{
+    struct cfs_http_req *req = j->req;
+    long sent = 0;
+
+    setup(f, c, j->url, j);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method_name);
+    if (req->body_len > 0 || req->method != CFS_M_DELETE) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+        curl_easy_setopt(
+            c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, j->headers);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, j);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, j);
     j->code = curl_easy_perform(c);
     /* counted once the request's head is handed to the socket: 0 means
      * the writer cannot have it whole (a connection refused or timed out,
@@ -521,24 +530,12 @@ static bool transfer_batch(struct cfs_http_forward *f,
         curl_slist_free_all(headers);
         return false; /* one by one */
     }
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url);
+    setup(f, c, url, first);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.buf);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body.len);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_batch_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, first);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, FWD_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, FWD_CONNECT_MS);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    if (f->cacert) {
-        curl_easy_setopt(c, CURLOPT_CAINFO, f->cacert);
-    }
     code = curl_easy_perform(c);
     if (code == CURLE_OK) {
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

@@ -425,6 +425,18 @@ void expect_healthy(void)
     http_resp_done(&r);
 }
 
+long long http_revision(void)
+{
+    struct http_resp r;
+    long long rev;
+
+    http(&r, "GET", "/api/v1", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    rev = (long long)json_integer_value(json_object_get(r.json, "revision"));
+    http_resp_done(&r);
+    return rev;
+}
+
 /* ---- raw sockets ------------------------------------------------------- */
 
 int raw_connect(void)

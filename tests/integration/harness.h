@@ -93,6 +93,8 @@ uint16_t harness_port(void);
 
 /* GET /healthz answers 200 (on a new connection). */
 void expect_healthy(void);
+/* The global revision, from GET /api/v1 (which must answer 200). */
+long long http_revision(void);
 
 /* ---- raw sockets: requests libcurl would not send ---------------------- */
 

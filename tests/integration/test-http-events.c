@@ -99,17 +99,6 @@ static void stream(struct stream *s, const char *query, int want)
     read_stream(s);
 }
 
-static json_int_t revision_now(void)
-{
-    struct http_resp r;
-    json_int_t rev;
-
-    http(&r, "GET", "/api/v1", NULL, 0, NULL);
-    rev = json_integer_value(json_object_get(r.json, "revision"));
-    http_resp_done(&r);
-    return rev;
-}
-
 static void mutate(void)
 {
     struct http_resp r;
@@ -142,7 +131,7 @@ static void test_events_since_and_resume(void **state)
     const char *p;
 
     (void)state;
-    start = revision_now();
+    start = http_revision();
     mutate(); /* revision start+1: mkdir + store; start+2: store */
     (void)snprintf(q, sizeof(q), "?since=%lld", (long long)start);
     stream(all, q, 3);
@@ -212,7 +201,7 @@ static void test_events_path_filter_live(void **state)
     (void)snprintf(q,
                    sizeof(q),
                    "?since=%lld&path=/01-childless",
-                   (long long)revision_now());
+                   (long long)http_revision());
     (void)snprintf(s->url,
                    sizeof(s->url),
                    "http://127.0.0.1:%u/api/v1/events%s",
@@ -243,7 +232,7 @@ static void test_events_path_filter_live(void **state)
 static void test_events_path_filter_rename_destination(void **state)
 {
     struct stream *s = calloc(1, sizeof(*s));
-    json_int_t since = revision_now();
+    json_int_t since = http_revision();
     struct http_resp r;
     char q[128];
 
@@ -283,7 +272,7 @@ static void test_events_path_filter_link_target(void **state)
     static const char target[] =
         "{\"target\":\"/usb_gadget/g9/functions/ncm.ev\"}";
     struct stream *s = calloc(1, sizeof(*s));
-    json_int_t since = revision_now();
+    json_int_t since = http_revision();
     struct http_resp r;
     char q[128];
 
@@ -372,7 +361,7 @@ static void test_events_future_revision_resets(void **state)
     /* with the current revision as its id: an EventSource that reconnects
      * after it resumes from there, not from the revision refused */
     (void)snprintf(
-        id, sizeof(id), "id: %lld\nevent: reset\n", (long long)revision_now());
+        id, sizeof(id), "id: %lld\nevent: reset\n", (long long)http_revision());
     assert_non_null(strstr(s->buf, id));
     free(s);
 }

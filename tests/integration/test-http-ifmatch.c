@@ -30,17 +30,6 @@ static char *etag_of(const char *path)
     return etag;
 }
 
-static long long revision_now(void)
-{
-    struct http_resp r;
-    long long rev;
-
-    http(&r, "GET", "/api/v1", NULL, 0, NULL);
-    rev = (long long)json_integer_value(json_object_get(r.json, "revision"));
-    http_resp_done(&r);
-    return rev;
-}
-
 static long status_of(const char *path)
 {
     struct http_resp r;
@@ -74,13 +63,13 @@ static void expect_stale_refused(const char *method,
                                  const char *im,
                                  const char *created)
 {
-    long long rev = revision_now();
+    long long rev = http_revision();
     struct http_resp r;
 
     send_if(&r, method, path, body, im);
     expect_problem(&r, 412, "ESTALE");
     http_resp_done(&r);
-    assert_int_equal(revision_now(), rev);
+    assert_int_equal(http_revision(), rev);
     assert_int_equal(status_of(created), 404);
 }
 
@@ -212,12 +201,12 @@ static void test_weak_and_listed_tags(void **state)
     free(cur);
 
     /* stale tags only, in a list, weak and strong: 412, the value stays */
-    rev = revision_now();
+    rev = http_revision();
     (void)snprintf(im, sizeof(im), "%s,W/%s", old, old);
     send_if(&r, "PUT", attr, "{\"value\":\"4\"}", im);
     expect_problem(&r, 412, "ESTALE");
     http_resp_done(&r);
-    assert_int_equal(revision_now(), rev);
+    assert_int_equal(http_revision(), rev);
     http(&r, "GET", attr, NULL, 0, NULL);
     assert_string_equal(r.body, "3\n");
     http_resp_done(&r);
