@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -45,8 +46,9 @@ def wait_for(cond, timeout, what):
     raise TimeoutError("timed out after %ss waiting for %s" % (timeout, what))
 
 
-def http(method, url, body=None, headers=None, timeout=10):
-    """(status, headers, body bytes); never raises for an HTTP status."""
+def http(method, url, body=None, headers=None, timeout=10, cafile=None):
+    """(status, headers, body bytes); never raises for an HTTP status.
+    @cafile verifies an https server."""
     data = body
     if isinstance(body, (dict, list)):
         data = json.dumps(body).encode()
@@ -56,7 +58,8 @@ def http(method, url, body=None, headers=None, timeout=10):
     req = urllib.request.Request(url, data=data, method=method,
                                  headers=headers or {})
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
+        ctx = ssl.create_default_context(cafile=cafile) if cafile else None
+        with urllib.request.urlopen(req, timeout=timeout, context=ctx) as r:
             return r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read()
@@ -171,10 +174,14 @@ class Etcd:
 
 class Node:
     """A configfsd on a free loopback port, on etcd (@store, an etcd://
-    URL) or, with @store None, on its own SQLite file in @tmp."""
+    URL) or, with @store None, on its own SQLite file in @tmp. With
+    @cafile it serves https (its --tls-cert among @extra), verified with
+    that CA."""
 
-    def __init__(self, binary, tmp, name, store, extra=(), env=None):
+    def __init__(self, binary, tmp, name, store, extra=(), env=None,
+                 cafile=None):
         self.binary, self.tmp, self.name = binary, tmp, name
+        self.cafile = cafile
         self.store, self.extra = store, list(extra)
         self.env = dict(env or {})
         self.proc, self.port = None, None
@@ -223,10 +230,12 @@ class Node:
             return f.read()[-4000:]
 
     def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
+        return "%s://127.0.0.1:%d%s" % ("https" if self.cafile else "http",
+                                        self.port, path)
 
     def req(self, method, path, body=None, headers=None, timeout=20):
-        return http(method, self.url(path), body, headers, timeout)
+        return http(method, self.url(path), body, headers, timeout,
+                    self.cafile)
 
     def ready(self):
         try:

@@ -1458,13 +1458,14 @@ def requests_on(node, route):
                if line.startswith(key))
 
 
-def forwarding_nodes(c, tag, extra=lambda i: []):
+def forwarding_nodes(c, tag, extra=lambda i: [], cafile=None):
     """Three started --forward-writes nodes on their own prefix, and which
     one is the writer once all three know it: (nodes, writer, others)."""
     from cluster import Node
     url = "etcd://%s/%s" % (c.etcd.endpoints(), tag)
     nodes = [Node(c.binary, c.tmp, "%s-%d" % (tag, i), url,
-                  ["--forward-writes"] + extra(i)) for i in range(3)]
+                  ["--forward-writes"] + extra(i), cafile=cafile)
+             for i in range(3)]
     for n in nodes:
         n.start()
 
@@ -1562,6 +1563,47 @@ def t_forward_batch_refused(c):
             p.close()
 
 
+def t_forward_over_tls(c):
+    """--forward-writes between nodes that serve https: with --peer-cacert
+    the writes reach the writer in batches over TLS; a node that cannot
+    verify the writer's certificate (no --peer-cacert) sends it nothing
+    and runs its writes itself, each answered as made."""
+    from cluster import Node, make_tls
+    d = os.path.join(c.tmp, "ptls")
+    os.mkdir(d)
+    tls = make_tls(d)
+    serve = ["--tls-cert", tls["server.pem"], "--tls-key", tls["server.key"]]
+    nodes, writer, others = forwarding_nodes(
+        c, "ptls", lambda i: serve + ["--peer-cacert", tls["ca.pem"]],
+        cafile=tls["ca.pem"])
+    lone = Node(c.binary, c.tmp, "ptls-lone",
+                "etcd://%s/ptls" % c.etcd.endpoints(),
+                ["--forward-writes"] + serve, cafile=tls["ca.pem"])
+    try:
+        assert writer.url("/").startswith("https://")
+        batches = requests_on(writer, "forward")
+        sent = metric_sum(others, "configfsd_cluster_forwarded_total")
+        errors, n = many_writes(others, 32, "t")
+        assert not errors, errors[:5]
+        assert metric_sum(others, "configfsd_cluster_forwarded_total") \
+            == sent + n
+        assert requests_on(writer, "forward") > batches
+        assert metric_sum(others,
+                          "configfsd_cluster_forward_failures_total") == 0
+        lone.start()
+        wait_for(lambda: metric(lone, "configfsd_cluster_writer") == 0, 20,
+                 "the lone node to know the writer")
+        for k in range(3):
+            st, _, b = mkdir(lone, SUB, "ptls-lone-%d" % k)
+            assert st == 201, (k, st, b)
+        assert metric(lone, "configfsd_cluster_forward_failures_total") >= 1
+        assert_identical(nodes + [lone])
+    finally:
+        for n in nodes + [lone]:
+            if n.proc:
+                n.stop()
+
+
 TESTS = [
     t_write_anywhere_seen_everywhere,
     t_read_your_writes,
@@ -1591,6 +1633,7 @@ TESTS = [
     t_forward_writes,
     t_forward_batches,
     t_forward_batch_refused,
+    t_forward_over_tls,
     t_writer_unreachable,
 ]
 
