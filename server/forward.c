@@ -60,7 +60,9 @@ struct cfs_http_fwd_job {
     uint64_t role_checked_us;   /* when that was last looked at */
     char *url;                  /* the writer's URL, path and query */
     struct curl_slist *headers; /* of the request, to send */
-    struct jw frame; /* the request as one of a batch (h-forward.h) */
+    /* the request as one of a batch (h-forward.h); empty for one that
+     * goes alone (a body of half --body-limit or more) */
+    struct jw frame;
     /* the answer */
     CURLcode code;
     bool sent; /* a whole request reached the writer's socket, maybe */
@@ -245,15 +247,18 @@ bool cfs_http_forward(struct cfs_http_req *req)
         add_line(&b, "Content-Type:"); /* not curl's form type */
     }
     j->headers = b.headers;
-    /* the same, framed: method, path, query, headers, body */
-    cfs_http_frame_put_str(&j->frame, req->method_name);
-    cfs_http_frame_put_str(&j->frame, req->url);
-    cfs_http_frame_put(&j->frame,
-                       b.url.buf + query + (b.query ? 1 : 0),
-                       b.url.len - query - (b.query ? 1 : 0));
-    cfs_http_frame_put_u64(&j->frame, b.n_hdrs);
-    jw_raw(&j->frame, b.hdrs.buf ? b.hdrs.buf : "", b.hdrs.len);
-    cfs_http_frame_put(&j->frame, req->body, req->body_len);
+    /* The same, framed (method, path, query, headers, body), unless its
+     * body takes half a batch or more: then it goes alone, not copied. */
+    if (req->body_len < req->srv->opts.body_limit / 2) {
+        cfs_http_frame_put_str(&j->frame, req->method_name);
+        cfs_http_frame_put_str(&j->frame, req->url);
+        cfs_http_frame_put(&j->frame,
+                           b.url.buf + query + (b.query ? 1 : 0),
+                           b.url.len - query - (b.query ? 1 : 0));
+        cfs_http_frame_put_u64(&j->frame, b.n_hdrs);
+        jw_raw(&j->frame, b.hdrs.buf ? b.hdrs.buf : "", b.hdrs.len);
+        cfs_http_frame_put(&j->frame, req->body, req->body_len);
+    }
     free(b.hdrs.buf);
     if (jw_finish(&b.url, &j->url, &len) < 0 || b.failed || b.hdrs.oom ||
         j->frame.oom) {
@@ -588,7 +593,8 @@ take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
 
     while (*pp && n < max) {
         struct cfs_http_fwd_job *j = *pp;
-        bool fits = n == 0 || (strcmp(j->writer, ret[0]->writer) == 0 &&
+        bool fits = n == 0 || (j->frame.len > 0 &&
+                               strcmp(j->writer, ret[0]->writer) == 0 &&
                                bytes + j->frame.len <= limit);
 
         if (!fits) {
@@ -599,9 +605,9 @@ take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
         j->next = NULL;
         ret[n++] = j;
         bytes += j->frame.len;
-        if (n == 1 &&
-            (bytes > limit || (strcmp(j->writer, f->no_batch) == 0 &&
-                               cfs_http_now_us() < f->no_batch_until_us))) {
+        if (n == 1 && (j->frame.len == 0 || bytes > limit ||
+                       (strcmp(j->writer, f->no_batch) == 0 &&
+                        cfs_http_now_us() < f->no_batch_until_us))) {
             break; /* alone */
         }
     }

@@ -1515,15 +1515,35 @@ def t_forward_batches(c):
     """--forward-writes under many writes at once: the nodes send the
     writer their writes in batches (fewer exchanges than writes, POST
     /api/v1/forward), and each write is answered as one node alone would
-    answer it; nothing runs on the node that took it."""
-    nodes, writer, others = forwarding_nodes(c, "fwdb")
+    answer it; nothing runs on the node that took it. Writes whose body
+    is most of --body-limit (5000 bytes of 8192: such a body goes alone,
+    uncopied) are forwarded and answered among them."""
+    nodes, writer, others = forwarding_nodes(
+        c, "fwdb", lambda i: ["--body-limit", "8192"])
+    big_errors = []
+
+    def big(n, k):
+        # a mkdir whose JSON body is padded to 5000 bytes (limit 8192)
+        name = "big-%s-%d" % (n.name, k)
+        body = '{"name":"%s"%s}' % (name, " " * (4990 - len(name)))
+        st, _, b = n.req("POST", SUB, body,
+                         {"Content-Type": "application/json"})
+        if st != 201 or show(n, "%s/%s/storeme" % (SUB, name)) is None:
+            big_errors.append((n.name, st, b))
     try:
         batches = requests_on(writer, "forward")
         sent = metric_sum(others, "configfsd_cluster_forwarded_total")
+        bigs = [threading.Thread(target=big, args=(n, k))
+                for n in others for k in range(4)]
+        for t in bigs:
+            t.start()
         errors, n = many_writes(others, 64, "b")
+        for t in bigs:
+            t.join(60)
         assert not errors, errors[:5]
+        assert not big_errors, big_errors
         assert metric_sum(others, "configfsd_cluster_forwarded_total") \
-            == sent + n
+            == sent + n + len(bigs)
         batches = requests_on(writer, "forward") - batches
         assert 0 < batches < n / 2, (batches, n)
         assert metric_sum(nodes, "configfsd_cluster_cas_conflicts_total") == 0
