@@ -528,14 +528,6 @@ static int apply_change(struct cfs_store *s,
     return r;
 }
 
-static int64_t now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int write_state(struct cfs_store *s, uint64_t revision, uint64_t floor)
 {
     sqlite3_stmt *st = s->st[ST_STATE_UPDATE];
@@ -560,7 +552,7 @@ int store_write_sets(struct cfs_store *s,
         return r;
     }
     if (time_us == 0) {
-        time_us = now_us();
+        time_us = cfs_store_wall_us();
     }
     for (size_t i = 0; i < n && r == 0; i++) {
         for (size_t j = 0; j < sets[i].n && r == 0; j++) {

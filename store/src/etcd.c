@@ -592,14 +592,6 @@ static json_t *enc_change(const struct cfs_change *c)
     return o;
 }
 
-static int64_t wall_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* CLOCK_REALTIME (as e->cond waits) @us microseconds from now. */
 static struct timespec after_us(uint64_t us)
 {
@@ -2988,7 +2980,8 @@ int store_etcd_commit(struct cfs_store *s,
                       size_t n)
 {
     struct store_etcd *e = s->etcd;
-    int64_t time_us = wall_us(); /* the journal's time on every node */
+    int64_t time_us =
+        cfs_store_wall_us(); /* the journal's time on every node */
     int r;
 
     if (n == 0) {

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <configfs/store.h>
 
@@ -36,6 +37,16 @@
 #define CFS_STORE_REQUIRES(...)
 #define CFS_STORE_NO_TSA
 #endif
+
+/* Microseconds of the wall clock: the time a journal row says, on every
+ * backend (SQLite: apply.c; etcd: the log entry's, etcd.c). */
+static inline int64_t cfs_store_wall_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 /* Prepared statements of the write connection (apply.c). */
 enum store_stmt {
