@@ -17,9 +17,9 @@
 
 #include "json.h"
 #include "reply.h"
-#include "sub.h"
 #include "scope.h"
 #include "status.h"
+#include "sub.h"
 
 /* @data: the body of @resp (@len bytes), kept for a request of a
  * forwarded batch, whose answer goes back inside the batch's own (a
