@@ -432,10 +432,7 @@ static void sub_start(struct cfs_http_req *s)
     s->method = method_of(s->method_name);
     s->body_too_big = s->body_len > s->srv->opts.body_limit;
     s->rt = cfs_http_route_find(s->url, &s->rest);
-    if (!s->rt || s->rt->handle == cfs_http_handle_forward ||
-        (s->method != CFS_M_POST && s->method != CFS_M_PUT &&
-         s->method != CFS_M_DELETE) ||
-        !(s->rt->methods & CFS_M(s->method))) {
+    if (!cfs_http_forwardable(s) || s->rt->handle == cfs_http_handle_forward) {
         s->route = "forward";
         cfs_http_bad_request(s,
                              "%.16s %.200s is not a write request another "

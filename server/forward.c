@@ -84,6 +84,8 @@ struct cfs_http_forward {
     atomic_bool aborting; /* transfers end at once */
     pthread_t threads[FWD_THREADS];
     size_t n_threads;
+    /* the headers of every batch (constant) */
+    struct curl_slist *batch_headers;
     /* a writer that answered a batch 404 or 405 (an older node): it gets
      * each request alone until no_batch_until_us (then it is asked again:
      * it may have been upgraded); under lock */
@@ -214,6 +216,13 @@ static void enqueue(struct cfs_http_forward *f, struct cfs_http_fwd_job *j)
     pthread_mutex_unlock(&f->lock);
 }
 
+bool cfs_http_forwardable(const struct cfs_http_req *req)
+{
+    return req->rt && (req->rt->methods & CFS_M(req->method)) &&
+           (req->method == CFS_M_POST || req->method == CFS_M_PUT ||
+            req->method == CFS_M_DELETE);
+}
+
 bool cfs_http_forward(struct cfs_http_req *req)
 {
     struct cfs_http_forward *f = req->srv->fwd;
@@ -222,10 +231,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     size_t len, query;
     char writer[512];
 
-    if (!f || req->no_forward || req->outer || !req->rt ||
-        !(req->rt->methods & CFS_M(req->method)) ||
-        (req->method != CFS_M_POST && req->method != CFS_M_PUT &&
-         req->method != CFS_M_DELETE) ||
+    if (!f || req->no_forward || req->outer || !cfs_http_forwardable(req) ||
         cfs_http_header_in(req, CFS_FORWARDED_HEADER) ||
         cfs_store_writer(req->srv->opts.store, writer, sizeof(writer)) != 1) {
         return false;
@@ -510,7 +516,6 @@ static bool transfer_batch(struct cfs_http_forward *f,
                            size_t n)
 {
     struct cfs_http_fwd_job *first = jobs[0];
-    struct curl_slist *headers = NULL, *l;
     struct jw body = {0}, out = {0};
     char *url = NULL;
     long sent = 0, status = 0;
@@ -521,24 +526,15 @@ static bool transfer_batch(struct cfs_http_forward *f,
     for (size_t i = 0; i < n; i++) {
         jw_raw(&body, jobs[i]->frame.buf, jobs[i]->frame.len);
     }
-    l = curl_slist_append(NULL, CFS_FORWARDED_HEADER ": 1");
-    headers = l ? curl_slist_append(l, "Expect:") : NULL;
-    headers = headers ? curl_slist_append(headers,
-                                          "Content-Type: " CFS_FWD_BATCH_TYPE)
-                      : NULL;
-    if (!headers) {
-        curl_slist_free_all(l);
-    }
-    if (body.oom || !headers ||
+    if (body.oom ||
         asprintf(&url, "%s%s", first->writer, CFS_FWD_BATCH_PATH) < 0) {
         free(body.buf);
-        curl_slist_free_all(headers);
         return false; /* one by one */
     }
     setup(f, c, url, first);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.buf);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body.len);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, f->batch_headers);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_batch_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
     code = curl_easy_perform(c);
@@ -577,21 +573,20 @@ static bool transfer_batch(struct cfs_http_forward *f,
     free(out.buf);
     free(body.buf);
     free(url);
-    curl_slist_free_all(headers);
     return ran;
 }
 
-/* Under f->lock: the next jobs to send, in *@ret (at most @max): those
- * queued for the first one's writer, while they fit in one body under the
- * body limit. 0 when none is queued. */
-static size_t
-take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
+/* Under f->lock: the next jobs to send, in @ret (at most
+ * CFS_FWD_BATCH_MAX): those queued for the first one's writer, while they
+ * fit in one body under the body limit. 0 when none is queued. */
+static size_t take_jobs(struct cfs_http_forward *f,
+                        struct cfs_http_fwd_job *ret[CFS_FWD_BATCH_MAX])
 {
     size_t n = 0, bytes = strlen(CFS_FWD_BATCH_MAGIC);
     size_t limit = f->srv->opts.body_limit;
     struct cfs_http_fwd_job **pp = &f->head;
 
-    while (*pp && n < max) {
+    while (*pp && n < CFS_FWD_BATCH_MAX) {
         struct cfs_http_fwd_job *j = *pp;
         bool fits = n == 0 || (j->frame.len > 0 &&
                                strcmp(j->writer, ret[0]->writer) == 0 &&
@@ -602,6 +597,9 @@ take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
             continue;
         }
         *pp = j->next;
+        if (f->tail == &j->next) {
+            f->tail = pp; /* it was the last */
+        }
         j->next = NULL;
         ret[n++] = j;
         bytes += j->frame.len;
@@ -611,10 +609,6 @@ take_jobs(struct cfs_http_forward *f, struct cfs_http_fwd_job **ret, size_t max)
             break; /* alone */
         }
     }
-    f->tail = &f->head;
-    while (*f->tail) {
-        f->tail = &(*f->tail)->next;
-    }
     return n;
 }
 
@@ -622,14 +616,7 @@ static void *fwd_main(void *arg)
 {
     struct cfs_http_forward *f = arg;
     CURL *c = curl_easy_init();
-    struct cfs_http_fwd_job *one[1],
-        **jobs = calloc(CFS_FWD_BATCH_MAX, sizeof(struct cfs_http_fwd_job *));
-    size_t max = jobs ? CFS_FWD_BATCH_MAX : 1;
-    void *owned = jobs;
-
-    if (!jobs) {
-        jobs = one; /* one at a time */
-    }
+    struct cfs_http_fwd_job *jobs[CFS_FWD_BATCH_MAX];
     pthread_setname_np(pthread_self(), "cfs-forward");
     for (;;) {
         size_t n = 0;
@@ -638,7 +625,7 @@ static void *fwd_main(void *arg)
         while (!f->head && !f->stop) {
             pthread_cond_wait(&f->more, &f->lock);
         }
-        n = take_jobs(f, jobs, max);
+        n = take_jobs(f, jobs);
         pthread_mutex_unlock(&f->lock);
         if (n == 0) {
             break; /* stopping, and nothing left */
@@ -657,7 +644,6 @@ static void *fwd_main(void *arg)
         }
     }
     curl_easy_cleanup(c);
-    free(owned);
     return NULL;
 }
 
@@ -737,6 +723,13 @@ void cfs_http_forward_mark(struct cfs_http_req *req)
 
 /* ---- the pool ------------------------------------------------------------ */
 
+/* What a batch says of itself; "Expect:": no 100-continue round trip. */
+static const char *const batch_headers[] = {
+    CFS_FORWARDED_HEADER ": 1",
+    "Expect:",
+    "Content-Type: " CFS_FWD_BATCH_TYPE,
+};
+
 int cfs_http_forward_new(struct cfs_http_server *srv,
                          const char *peer_cacert,
                          struct cfs_http_forward **ret)
@@ -754,6 +747,18 @@ int cfs_http_forward_new(struct cfs_http_server *srv,
     pthread_mutex_init(&f->lock, NULL);
     pthread_cond_init(&f->more, NULL);
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    for (size_t i = 0;
+         i < sizeof(batch_headers) / sizeof(batch_headers[0]) && r == 0;
+         i++) {
+        struct curl_slist *l =
+            curl_slist_append(f->batch_headers, batch_headers[i]);
+
+        if (l) {
+            f->batch_headers = l;
+        } else {
+            r = -ENOMEM;
+        }
+    }
     for (size_t i = 0; i < FWD_THREADS && r == 0; i++) {
         r = -pthread_create(&f->threads[i], NULL, fwd_main, f);
         if (r == 0) {
@@ -790,6 +795,7 @@ void cfs_http_forward_free(struct cfs_http_forward *f)
     }
     pthread_cond_destroy(&f->more);
     pthread_mutex_destroy(&f->lock);
+    curl_slist_free_all(f->batch_headers);
     free(f->cacert);
     free(f);
 }

@@ -29,6 +29,9 @@ void cfs_http_forward_stop(struct cfs_http_forward *f);
 /* After every forwarded request was answered. NULL is fine. */
 void cfs_http_forward_free(struct cfs_http_forward *f);
 
+/* @req is what a node forwards: a write (POST, PUT, DELETE) its route
+ * takes. */
+bool cfs_http_forwardable(const struct cfs_http_req *req);
 /* @req, a write with its body read, goes to the writer when another node
  * is the writer. @return true: it went, and its answer comes back as a
  * commit does (commit.c: req->committing); false: run it here. */

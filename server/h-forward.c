@@ -186,7 +186,7 @@ void cfs_http_fwd_batch_answer(struct cfs_http_req *req)
         if (nh > 0) {
             (void)MHD_get_response_headers(s->resp, put_header, &w);
         }
-        cfs_http_frame_put(&w, s->sub->out, s->sub->out ? s->sub->out_len : 0);
+        cfs_http_frame_put(&w, s->sub->out, s->sub->out_len);
         s->resp_len = s->sub->out_len;
     }
     if (jw_finish(&w, &text, &len) < 0) {

@@ -135,7 +135,6 @@ void cfs_http_sub_free(struct cfs_http_sub *s)
     if (s) {
         free(s->hk);
         free(s->hv);
-        free(s->query);
         free(s->ak);
         free(s->av);
         free(s->out);
@@ -143,10 +142,10 @@ void cfs_http_sub_free(struct cfs_http_sub *s)
     }
 }
 
-int cfs_http_sub_query(struct cfs_http_sub *x, const char *q)
+int cfs_http_sub_query(struct cfs_http_sub *x, char *q)
 {
     size_t n = 1;
-    char *p;
+    char *p = q;
 
     if (!*q) {
         return 0;
@@ -154,13 +153,11 @@ int cfs_http_sub_query(struct cfs_http_sub *x, const char *q)
     for (const char *c = q; *c; c++) {
         n += *c == '&';
     }
-    x->query = strdup(q);
     x->ak = calloc(n, sizeof(*x->ak));
     x->av = calloc(n, sizeof(*x->av));
-    if (!x->query || !x->ak || !x->av) {
+    if (!x->ak || !x->av) {
         return -ENOMEM;
     }
-    p = x->query;
     for (;;) {
         char *amp = strchr(p, '&'), *eq;
 

@@ -23,8 +23,8 @@
 struct cfs_http_sub {
     char **hk, **hv; /* headers, in the batch's body */
     size_t nh;
-    char *query;     /* its own copy, split in place */
-    char **ak, **av; /* av[i] NULL: "key" without '=' */
+    char **ak, **av; /* the query, split in the batch's body; av[i] NULL:
+                      * "key" without '=' */
     size_t na;
     char *out; /* the answer's body */
     size_t out_len;
@@ -40,9 +40,10 @@ void cfs_http_sub_each(const struct cfs_http_sub *s,
                        bool header,
                        MHD_KeyValueIterator it,
                        void *cls);
-/* Split the query @q ("a=1&b", as sent, without '?') into s's values.
- * @return 0 or -ENOMEM. */
-int cfs_http_sub_query(struct cfs_http_sub *s, const char *q);
+/* Split the query @q ("a=1&b", as sent, without '?') in place into s's
+ * values (@q lives as long as @s: it is in the batch's body). @return 0
+ * or -ENOMEM. */
+int cfs_http_sub_query(struct cfs_http_sub *s, char *q);
 /* Keep a copy of @len bytes of @data, the body of the answer (reply.c).
  * @return 0 or -ENOMEM. */
 int cfs_http_sub_keep(struct cfs_http_sub *s, const void *data, size_t len);

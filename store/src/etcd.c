@@ -2980,8 +2980,8 @@ int store_etcd_commit(struct cfs_store *s,
                       size_t n)
 {
     struct store_etcd *e = s->etcd;
-    int64_t time_us =
-        cfs_store_wall_us(); /* the journal's time on every node */
+    /* the journal's time on every node */
+    int64_t time_us = cfs_store_wall_us();
     int r;
 
     if (n == 0) {

@@ -335,13 +335,13 @@ class LossyProxy:
     member. Requests pass through one at a time per connection (a watch
     is piped both ways as it streams); a request @dropper takes is sent
     to etcd, its answer read and thrown away, and the client's connection
-    closed: etcd did it, the client cannot know.
+    closed: etcd did it, the client cannot know (none without @dropper).
 
     With @refuse (a request path), a request for it is answered 404 here
     and never sent on (a configfsd older than that route), counted in
     self.refused; @upstream_port may then be set later (self.upstream)."""
 
-    def __init__(self, upstream_port, dropper, refuse=None):
+    def __init__(self, upstream_port, dropper=None, refuse=None):
         self.upstream = ("127.0.0.1", upstream_port)
         self.dropper = dropper
         self.refuse = refuse
@@ -464,7 +464,7 @@ class LossyProxy:
                 if rhead is None:
                     return
                 rbody, ubuf = self._body(us, rhead, ubuf)
-                if self.dropper.take(body):
+                if self.dropper and self.dropper.take(body):
                     return  # etcd answered; the client never hears it
                 cs.sendall(rhead + rbody)
         except OSError:

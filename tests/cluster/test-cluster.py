@@ -427,6 +427,14 @@ def big_import_doc(node, model_name, count):
     return doc
 
 
+def shut(nodes, proxies=()):
+    """Stop @nodes (those never started too), then close @proxies."""
+    for n in nodes:
+        n.stop()
+    for p in proxies:
+        p.close()
+
+
 def lossy_store(c, prefix, marker):
     """(dropper, proxies, etcd:// URL): members 0 and 1 of @c's etcd
     behind LossyProxy instances sharing a Dropper for @marker; close the
@@ -479,10 +487,7 @@ def t_answer_lost(c):
         assert st == 200 and body.decode().strip() == str(BIG - 1), (st, body)
         assert_identical([a, b])
     finally:
-        a.stop()
-        b.stop()
-        for p in proxies:
-            p.close()
+        shut([a, b], proxies)
 
 
 def t_big_import(c):
@@ -710,9 +715,7 @@ def t_snapshot_lock_answer_lost(c):
                  "the lock let go")
         assert metric(n, "configfsd_cluster_snapshots_written_total") == 1
     finally:
-        n.stop()
-        for p in proxies:
-            p.close()
+        shut([n], proxies)
 
 
 def t_snapshot_publish_answer_lost(c):
@@ -750,10 +753,7 @@ def t_snapshot_publish_answer_lost(c):
             == 1
         assert_identical([a, fresh])
     finally:
-        fresh.stop()
-        a.stop()
-        for p in proxies:
-            p.close()
+        shut([fresh, a], proxies)
 
 
 def t_subsystem_set(c):
@@ -1549,8 +1549,7 @@ def t_forward_batches(c):
         assert metric_sum(nodes, "configfsd_cluster_cas_conflicts_total") == 0
         assert_identical(nodes)
     finally:
-        for n in nodes:
-            n.stop()
+        shut(nodes)
 
 
 def t_forward_batch_refused(c):
@@ -1558,9 +1557,8 @@ def t_forward_batch_refused(c):
     during an upgrade) answers it 404: the writes that batch held are
     sent one by one instead, each answered as made, and that writer gets
     no batch for a minute."""
-    from cluster import LossyProxy, Dropper
-    proxies = [LossyProxy(0, Dropper(b"\0never\0"), b"/api/v1/forward")
-               for _ in range(3)]
+    from cluster import LossyProxy
+    proxies = [LossyProxy(0, refuse=b"/api/v1/forward") for _ in range(3)]
     nodes, writer, others = forwarding_nodes(
         c, "fwdr", lambda i: ["--advertise-url",
                               "http://127.0.0.1:%d" % proxies[i].port])
@@ -1577,10 +1575,7 @@ def t_forward_batch_refused(c):
         assert requests_on(writer, "forward") == 0
         assert_identical(nodes)
     finally:
-        for n in nodes:
-            n.stop()
-        for p in proxies:
-            p.close()
+        shut(nodes, proxies)
 
 
 def t_forward_over_tls(c):
@@ -1619,9 +1614,7 @@ def t_forward_over_tls(c):
         assert metric(lone, "configfsd_cluster_forward_failures_total") >= 1
         assert_identical(nodes + [lone])
     finally:
-        for n in nodes + [lone]:
-            if n.proc:
-                n.stop()
+        shut(nodes + [lone])
 
 
 TESTS = [
