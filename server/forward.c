@@ -725,9 +725,9 @@ void cfs_http_forward_mark(struct cfs_http_req *req)
 
 /* What a batch says of itself; "Expect:": no 100-continue round trip. */
 static const char *const batch_headers[] = {
-    CFS_FORWARDED_HEADER ": 1",
+    (CFS_FORWARDED_HEADER ": 1"),
     "Expect:",
-    "Content-Type: " CFS_FWD_BATCH_TYPE,
+    ("Content-Type: " CFS_FWD_BATCH_TYPE),
 };
 
 int cfs_http_forward_new(struct cfs_http_server *srv,
