@@ -471,7 +471,7 @@ take_answers(char *text, size_t len, struct cfs_http_fwd_job **jobs, size_t n)
 
         if (cfs_http_frame_get_u64(&p, end, 599, &status) < 0 || status < 100 ||
             cfs_http_frame_get_u64(&p, end, UINT64_MAX, &j->revision) < 0 ||
-            cfs_http_frame_get_u64(&p, end, 256, &nh) < 0) {
+            cfs_http_frame_get_u64(&p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
             return -EINVAL;
         }
         j->status = (long)status;

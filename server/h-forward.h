@@ -31,6 +31,8 @@
 #define CFS_FWD_ANSWER_MAGIC "CFSA1\n"
 /* At most this many requests in one batch. */
 #define CFS_FWD_BATCH_MAX 256
+/* At most this many headers in one request or answer of a batch. */
+#define CFS_FWD_HEADERS_MAX 256
 
 /* The requests of a batch (each a struct cfs_http_req of its own, with
  * outer the batch's request and sub what the batch says of it). */
