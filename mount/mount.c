@@ -19,14 +19,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,13 +40,17 @@
 
 /* Operations run again after losing a race in cluster mode (-ESTALE). */
 #define MOUNT_RETRIES 32
+/* Threads serving requests: writers wait for their durable commit there,
+ * so several let other callers (and the store's group commit) go on. */
+#define MOUNT_WORKERS 4
 
 struct cfs_mount {
     struct cfs_mount_options opts;
     char *dir; /* canonical host path of the mount point */
     struct fuse *fuse;
-    pthread_t loop;
-    bool loop_started;
+    pthread_t workers[MOUNT_WORKERS];
+    size_t n_workers;
+    int stop_fd;             /* an eventfd: readable once the mount stops */
     struct timespec started; /* the time every entry shows (F8) */
     uid_t uid;               /* the owner every entry shows (docs/mount.md) */
     gid_t gid;
@@ -642,17 +649,43 @@ static const struct fuse_operations mount_ops = {
     .fsync = m_fsync,
 };
 
-static void *loop_main(void *arg)
+/* One of the threads that serve the kernel's requests: libfuse's own
+ * loop, but also woken by the stop (stop_fd), so that a mount kept busy
+ * by a process inside it does not keep the daemon from stopping. The
+ * device is non-blocking: of the threads woken for one request, one gets
+ * it and the others EAGAIN. */
+static void *worker(void *arg)
 {
     struct cfs_mount *m = arg;
-    struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+    struct fuse_session *se = fuse_get_session(m->fuse);
+    struct fuse_buf buf = {0};
+    struct pollfd p[2] = {
+        {.fd = fuse_session_fd(se), .events = POLLIN},
+        {.fd = m->stop_fd, .events = POLLIN},
+    };
 
-    if (cfg) {
-        fuse_loop_cfg_set_clone_fd(cfg, 0);
-        fuse_loop_cfg_set_max_threads(cfg, 16);
-        (void)fuse_loop_mt(m->fuse, cfg);
-        fuse_loop_cfg_destroy(cfg);
+    while (!fuse_session_exited(se)) {
+        int r;
+
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        if (p[1].revents) {
+            break; /* cfs_mount_stop() */
+        }
+        r = fuse_session_receive_buf(se, &buf);
+        if (r == -EAGAIN || r == -EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break; /* unmounted (0), or the device failed */
+        }
+        fuse_session_process_buf(se, &buf);
     }
+    free(buf.mem);
     return NULL;
 }
 
@@ -707,6 +740,27 @@ static int check_dir(const char *dir, char *err, size_t err_size)
     return r;
 }
 
+/* The requests in flight finish and the workers end; then the unmount,
+ * lazy (MNT_DETACH as root, fusermount3 -z otherwise): a process still
+ * inside the mount sees it go when the device closes (ENOTCONN). */
+static void stop(struct cfs_mount *m)
+{
+    fuse_exit(m->fuse);
+    if (m->stop_fd >= 0) {
+        (void)eventfd_write(m->stop_fd, 1);
+    }
+    for (size_t i = 0; i < m->n_workers; i++) {
+        pthread_join(m->workers[i], NULL);
+    }
+    fuse_unmount(m->fuse);
+    fuse_destroy(m->fuse);
+    if (m->stop_fd >= 0) {
+        (void)close(m->stop_fd);
+    }
+    free(m->dir);
+    free(m);
+}
+
 int cfs_mount_start(const struct cfs_mount_options *opts,
                     struct cfs_mount **ret_mount,
                     char *err,
@@ -742,6 +796,7 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
         free(m);
         return fail(err, err_size, -ENOMEM, "out of memory");
     }
+    m->stop_fd = -1;
     m->opts = *opts;
     m->uid = getuid();
     m->gid = getgid();
@@ -775,33 +830,29 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
                     "cannot mount on %s (libfuse said why, above)",
                     resolved);
     }
-    r = -pthread_create(&m->loop, NULL, loop_main, m);
-    if (r) {
-        fuse_unmount(m->fuse);
-        fuse_destroy(m->fuse);
-        free(m->dir);
-        free(m);
+    m->stop_fd = eventfd(0, EFD_CLOEXEC);
+    if (m->stop_fd < 0 ||
+        fcntl(fuse_session_fd(fuse_get_session(m->fuse)), F_SETFL, O_NONBLOCK) <
+            0) {
+        r = -errno;
+        stop(m);
         return fail(err, err_size, r, "cannot start: %s", strerror(-r));
     }
-    m->loop_started = true;
+    for (size_t i = 0; i < MOUNT_WORKERS; i++) {
+        r = -pthread_create(&m->workers[i], NULL, worker, m);
+        if (r) {
+            stop(m);
+            return fail(err, err_size, r, "cannot start: %s", strerror(-r));
+        }
+        m->n_workers++;
+    }
     *ret_mount = m;
     return 0;
 }
 
 void cfs_mount_stop(struct cfs_mount *m)
 {
-    if (!m) {
-        return;
+    if (m) {
+        stop(m);
     }
-    /* The loop ends when the kernel ends the connection: libfuse unmounts
-     * lazily (MNT_DETACH as root, fusermount3 -z otherwise), so a shell
-     * sitting in the mount does not keep the daemon from stopping. */
-    fuse_exit(m->fuse);
-    fuse_unmount(m->fuse);
-    if (m->loop_started) {
-        pthread_join(m->loop, NULL);
-    }
-    fuse_destroy(m->fuse);
-    free(m->dir);
-    free(m);
 }

@@ -686,9 +686,8 @@ static int mount_commit(void *ctx, struct cfs_txn *txn, const char *principal)
 }
 #endif
 
-static int start_mount(const struct options *o,
-                       struct cfs_http_server *srv,
-                       void **ret)
+static int
+start_mount(const struct options *o, struct cfs_http_server *srv, void **ret)
 {
 #ifdef CFS_HAVE_MOUNT
     struct cfs_mount_options mo = {
