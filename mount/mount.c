@@ -56,8 +56,17 @@ struct cfs_mount {
     gid_t gid;
 };
 
+/* What an open file or directory holds: its path, the first member of
+ * both. With nullpath_ok libfuse passes no path for calls on an open file
+ * (fstat, read, write ...): this one, taken at open, is used instead, and
+ * fails ENOENT once the item is gone (RD6, WR7). */
+struct mhandle {
+    char *path;
+};
+
 /* One open attribute: its snapshot (RD3) or its gathered bytes (BIN4). */
 struct mfile {
+    struct mhandle h;     /* first */
     pthread_mutex_t lock; /* reads and writes on one open are serialised */
     bool binary;
     char *snap; /* text: the show() of this open; binary: what read() gave */
@@ -68,6 +77,16 @@ struct mfile {
     size_t max_size; /* binary: cb_max_size, 0 for none */
     bool written;    /* binary: bin holds bytes to deliver at close */
 };
+
+/* The path of a call: libfuse's, or that of the open file or directory
+ * it is made on. */
+static const char *fh_path(const char *path, const struct fuse_file_info *fi)
+{
+    if (path) {
+        return path;
+    }
+    return fi && fi->fh ? ((struct mhandle *)(uintptr_t)fi->fh)->path : NULL;
+}
 
 static struct cfs_mount *self(void)
 {
@@ -196,13 +215,37 @@ m_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
     struct cfs_entry e;
     int r;
 
-    (void)fi;
+    path = fh_path(path, fi);
     r = cfs_stat(path, &e);
     if (r) {
         return r;
     }
     fill_stat(self(), path, &e, st);
     cfs_entry_done(&e);
+    return 0;
+}
+
+/* A directory's path from opendir, for readdir without one
+ * (nullpath_ok). */
+static int m_opendir(const char *path, struct fuse_file_info *fi)
+{
+    struct mhandle *h = calloc(1, sizeof(*h));
+
+    if (!h || !(h->path = strdup(path))) {
+        free(h);
+        return -ENOMEM;
+    }
+    fi->fh = (uint64_t)(uintptr_t)h;
+    return 0;
+}
+
+static int m_releasedir(const char *path, struct fuse_file_info *fi)
+{
+    struct mhandle *h = (struct mhandle *)(uintptr_t)fi->fh;
+
+    (void)path;
+    free(h->path);
+    free(h);
     return 0;
 }
 
@@ -220,9 +263,8 @@ static int m_readdir(const char *path,
     int r;
 
     (void)off;
-    (void)fi;
     (void)flags;
-    r = cfs_readdir(path, &es, &n);
+    r = cfs_readdir(fh_path(path, fi), &es, &n);
     if (r) {
         return r;
     }
@@ -394,8 +436,8 @@ static int m_utimens(const char *path,
     int r;
 
     (void)tv;
-    (void)fi;
-    r = cfs_stat(path, &e); /* F7: works (touch), keeps nothing (F8) */
+    r = cfs_stat(fh_path(path, fi),
+                 &e); /* F7: works (touch), keeps nothing (F8) */
     if (r == 0) {
         cfs_entry_done(&e);
     }
@@ -408,8 +450,7 @@ static int m_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     int r;
 
     (void)size;
-    (void)fi;
-    r = cfs_stat(path, &e);
+    r = cfs_stat(fh_path(path, fi), &e);
     if (r) {
         return r;
     }
@@ -458,6 +499,12 @@ static int m_open(const char *path, struct fuse_file_info *fi)
     pthread_mutex_init(&f->lock, NULL);
     f->binary = e.kind == CFS_KIND_BIN_ATTR;
     f->max_size = e.max_size;
+    f->h.path = strdup(path);
+    if (!f->h.path) {
+        free(f);
+        cfs_entry_done(&e);
+        return -ENOMEM;
+    }
     cfs_entry_done(&e);
     fi->fh = (uint64_t)(uintptr_t)f;
     fi->direct_io = 1; /* no page cache: each open sees its own show */
@@ -489,7 +536,7 @@ static int m_read(const char *path,
         char *data = NULL;
         size_t len = 0;
 
-        r = cfs_show(path, &data, &len); /* RD3: one show per open */
+        r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
         if (r) {
             goto out; /* RD5: the next read tries again */
         }
@@ -535,7 +582,7 @@ static int m_write(const char *path,
             if (size > CONFIGFS_PAGE_SIZE - 1) {
                 size = CONFIGFS_PAGE_SIZE - 1; /* WR3: the caller loops */
             }
-            r = change(M_STORE, path, NULL, buf, size);
+            r = change(M_STORE, fh_path(path, fi), NULL, buf, size);
             if (r == 0) {
                 r = (int)size;
                 f->have_snap = false; /* WR6 */
@@ -582,7 +629,8 @@ static int deliver(const char *path, struct mfile *f)
     if (f->binary && f->written) {
         struct cfs_entry e;
 
-        if (path && cfs_stat(path, &e) == 0) {
+        path = path ? path : f->h.path;
+        if (cfs_stat(path, &e) == 0) {
             cfs_entry_done(&e);
             r = change(M_STORE, path, NULL, f->bin, f->bin_len);
         } /* BIN6: the item went away: skipped without a word */
@@ -605,6 +653,7 @@ static int m_release(const char *path, struct fuse_file_info *fi)
     pthread_mutex_destroy(&f->lock);
     cfs_free(f->snap);
     cfs_free(f->bin);
+    free(f->h.path);
     free(f);
     return 0;
 }
@@ -621,12 +670,15 @@ static void *m_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     cfg->negative_timeout = 0;
     cfg->use_ino = 0;
     cfg->hard_remove = 1;
+    cfg->nullpath_ok = 1; /* read, write, flush, release: see fh_path() */
     return fuse_get_context()->private_data;
 }
 
 static const struct fuse_operations mount_ops = {
     .init = m_init,
     .getattr = m_getattr,
+    .opendir = m_opendir,
+    .releasedir = m_releasedir,
     .readdir = m_readdir,
     .readlink = m_readlink,
     .mkdir = m_mkdir,
