@@ -58,8 +58,8 @@ mount_start() {
   return 1
 }
 
-# mount_stop DIR: SIGTERM, wait for the exit (10 s at most); the mount
-# must be gone after it.
+# mount_stop DIR: SIGTERM, wait for the exit (10 s at most), which must be
+# clean (status 0); the mount must be gone after it.
 mount_stop() {
   local dir=$1
   kill -TERM "$configfsd_pid" 2>/dev/null
@@ -72,7 +72,10 @@ mount_stop() {
     kill -KILL "$configfsd_pid"
     return 1
   fi
-  wait "$configfsd_pid" 2>/dev/null
+  local st=0
+  wait "$configfsd_pid" 2>/dev/null || st=$?
+  # a clean exit: under ASan a leak or an error makes it non-zero
+  [ "$st" -eq 0 ] || { echo "configfsd exited with status $st" >&2; return 1; }
   ! mountpoint -q "$dir"
 }
 

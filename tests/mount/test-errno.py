@@ -96,7 +96,12 @@ class Daemon:
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(timeout=20)
+        st = self.proc.wait(timeout=20)
+        self.log.seek(0)
+        # a clean exit: under ASan a leak or an error makes it non-zero
+        ok(st == 0 and not os.path.ismount(self.mnt),
+           "SIGTERM: a clean exit (status 0), the mount gone",
+           f"status {st}\n" + self.log.read()[-2000:])
 
 
 def write_file(path, data, flags=os.O_WRONLY | os.O_TRUNC):
