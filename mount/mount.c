@@ -104,7 +104,6 @@ static int change(
 {
     struct cfs_mount *m = self();
     char principal[32];
-    int r = 0;
 
     (void)snprintf(principal,
                    sizeof(principal),
@@ -112,8 +111,8 @@ static int change(
                    (unsigned)fuse_get_context()->uid);
     for (unsigned attempt = 0; attempt <= MOUNT_RETRIES; attempt++) {
         struct cfs_txn *txn = NULL;
+        int r = cfs_txn_begin(&txn);
 
-        r = cfs_txn_begin(&txn);
         if (r) {
             return r;
         }
@@ -746,9 +745,9 @@ static int fail(char *err, size_t err_size, int r, const char *fmt, ...)
 
 static int fail(char *err, size_t err_size, int r, const char *fmt, ...)
 {
-    va_list ap;
-
     if (err && err_size) {
+        va_list ap;
+
         va_start(ap, fmt);
         (void)vsnprintf(err, err_size, fmt, ap);
         va_end(ap);

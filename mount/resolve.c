@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mount.h"
@@ -41,10 +42,11 @@ char *cfs_mount_link_text(const char *link, const char *target)
     }
     p = out;
     for (size_t i = 0; i < depth; i++) {
-        memcpy(p, "../", 3);
-        p += 3;
+        *p++ = '.';
+        *p++ = '.';
+        *p++ = '/';
     }
-    memcpy(p, t, strlen(t) + 1);
+    (void)snprintf(p, n + 1 - depth * 3, "%s", t);
     if (n > 0 && out[n - 1] == '/') {
         out[n - 1] = '\0';
     }
@@ -115,7 +117,8 @@ int cfs_mount_resolve(const char *mountpoint,
     if (!todo) {
         return -ENOMEM;
     }
-    strcpy(cur, "/");
+    cur[0] = '/';
+    cur[1] = '\0';
     for (;;) {
         char *rest = NULL;
         const char *c = strtok_r(save ? NULL : todo, "/", &save);
@@ -141,7 +144,7 @@ int cfs_mount_resolve(const char *mountpoint,
         if (len > 1) {
             cur[len++] = '/';
         }
-        strcpy(cur + len, c);
+        (void)snprintf(cur + len, sizeof(cur) - len, "%s", c);
         len += strlen(c);
         cfg = config_part(mountpoint, mp_len, cur);
         if (cfg && follow) {
@@ -170,15 +173,19 @@ int cfs_mount_resolve(const char *mountpoint,
                     r = -ENOMEM;
                     break;
                 }
-                memcpy(rest, mountpoint, mp_len);
-                memcpy(rest + mp_len, target, tl);
-                rest[mp_len + tl] = '/';
-                memcpy(rest + mp_len + tl + 1, left, ll + 1);
+                (void)snprintf(rest,
+                               mp_len + tl + ll + 2,
+                               "%.*s%s/%s",
+                               (int)mp_len,
+                               mountpoint,
+                               target,
+                               left);
                 free(target);
                 free(todo);
                 todo = rest;
                 save = NULL;
-                strcpy(cur, "/");
+                cur[0] = '/';
+                cur[1] = '\0';
                 len = 1;
             }
         }

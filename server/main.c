@@ -75,9 +75,9 @@ struct options {
     bool no_samples;
     bool static_dir_given;
     bool insecure_listen;
-    const char *mount;
     bool mount_allow_other;
     bool help, version;
+    const char *mount;
 };
 
 enum opt_kind {

@@ -63,13 +63,13 @@ struct sch_attr {
     bool display_hex; /* "display": "hex": a hint for forms, not a rule */
     /* "format": how the value is kept and shown, one printf conversion
      * as the kernel's show() prints it ("0x%04x"); format NULL: decimal.
-     * Parsed: the text before and after, zero padding, width, and the
-     * conversion (d, u, x or X). */
+     * Parsed: zero padding, the conversion (d, u, x or X), the width, the
+     * text before and after. */
+    bool fmt_zero;
+    char fmt_conv;
+    int fmt_width;
     char *format;
     char *fmt_pre, *fmt_post;
-    bool fmt_zero;
-    int fmt_width;
-    char fmt_conv;
     /* enum */
     char **values;
     size_t n_values;

@@ -362,7 +362,10 @@ static int attr_format(struct loader *L, json_t *v, struct sch_attr *a)
     while (*c >= '0' && *c <= '9' && a->fmt_width <= 64) {
         a->fmt_width = a->fmt_width * 10 + (*c++ - '0');
     }
-    a->fmt_conv = *c ? *c++ : '\0';
+    if (*c) {
+        a->fmt_conv = *c;
+        c++;
+    }
     if (!bad) {
         a->fmt_post = format_text(c, strlen(c), &bad);
     }
