@@ -57,6 +57,7 @@ struct options {
     const char *log_format;
     const char *log_file;
     const char *static_dir;
+    const char *mount;
     long snapshot_every;
     long snapshot_growth;
     long history_limit;
@@ -77,7 +78,6 @@ struct options {
     bool insecure_listen;
     bool mount_allow_other;
     bool help, version;
-    const char *mount;
 };
 
 enum opt_kind {
