@@ -79,13 +79,14 @@ struct mfile {
 };
 
 /* The path of a call: libfuse's, or that of the open file or directory
- * it is made on. */
+ * it is made on; "" when there is neither, which every cfs_*() call
+ * refuses (EINVAL) rather than reading a NULL. */
 static const char *fh_path(const char *path, const struct fuse_file_info *fi)
 {
     if (path) {
         return path;
     }
-    return fi && fi->fh ? ((struct mhandle *)(uintptr_t)fi->fh)->path : NULL;
+    return fi && fi->fh ? ((struct mhandle *)(uintptr_t)fi->fh)->path : "";
 }
 
 static struct cfs_mount *self(void)
@@ -435,8 +436,8 @@ static int m_utimens(const char *path,
     int r;
 
     (void)tv;
-    r = cfs_stat(fh_path(path, fi),
-                 &e); /* F7: works (touch), keeps nothing (F8) */
+    /* F7: works (touch), keeps nothing (F8) */
+    r = cfs_stat(fh_path(path, fi), &e);
     if (r == 0) {
         cfs_entry_done(&e);
     }
