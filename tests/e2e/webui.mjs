@@ -523,7 +523,7 @@ scenario('usb_gadget: integers the schema shows in hex, name examples and the na
   ok(await page.$eval(attrInput('idVendor'), (e) => e.value) === '0x0000', 'idVendor is shown in hex');
   ok((await page.textContent('#panel form[data-attr="idVendor"] .hint')).includes('hexadecimal'), 'the hint says so');
   await setAttr(page, 'idVendor', '0x1d6b');
-  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '7531', 'the server to hold 7531');
+  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '0x1d6b', 'the server to hold 0x1d6b');
   await page.waitForFunction(() => document.querySelector('#panel form[data-attr="idVendor"] input').value === '0x1d6b' && document.querySelector('#staged').hidden);
   await openNode(page, '/usb_gadget/g1/functions');
   const placeholder = await page.$eval('#panel .mkdir-form input[required]', (e) => e.placeholder);
