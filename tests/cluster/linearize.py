@@ -129,7 +129,12 @@ def _noop(o, state):
     return o.kind == "cas" and o.status == "fail" and o.expect != rev
 
 
-GHOST = object()  # the value of a write nobody saw
+class _Ghost:
+    def __repr__(self):
+        return "<the value of an indeterminate write nobody read>"
+
+
+GHOST = _Ghost()  # the value of a write nobody saw
 
 
 def check_key(ops, init, budget=200000, key=None, seconds=20.0):
