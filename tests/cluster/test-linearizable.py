@@ -380,24 +380,23 @@ def f_none(run):
     pause(run, SECONDS)
 
 
-def f_kill_node(run):
+def kill_and_restart(run, i):
     pause(run, 3)
-    i = 2 if run.writer() != 2 else 1
     run.down.add(i)
     run.nodes[i].kill()
     pause(run, 2)
     run.nodes[i].start()
     run.down.discard(i)
+
+
+def f_kill_node(run):
+    """SIGKILL of a node that is not the writer, restarted 2 s later."""
+    kill_and_restart(run, 2 if run.writer() != 2 else 1)
 
 
 def f_kill_writer(run):
-    pause(run, 3)
-    i = run.writer()
-    run.down.add(i)
-    run.nodes[i].kill()
-    pause(run, 2)
-    run.nodes[i].start()
-    run.down.discard(i)
+    """SIGKILL of the writer (node 0 when racing), restarted 2 s later."""
+    kill_and_restart(run, run.writer())
 
 
 def f_pause_writer(run):
