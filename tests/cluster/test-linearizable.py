@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import urllib.request
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import (Cluster, Dropper, LossyProxy, Node,  # noqa: E402
@@ -125,7 +126,7 @@ class Run:
     # ---- clients --------------------------------------------------------
 
     def client(self, cid):
-        rnd = random.Random(cid * 7919 + hash(self.prefix) % 1000)
+        rnd = random.Random(cid * 7919 + zlib.crc32(self.prefix.encode()))
         known = dict((it, self.init[it][1]) for it in ITEMS)
         seq = 0
         end = time.monotonic() + SECONDS
@@ -166,13 +167,10 @@ class Run:
                 status = "info"
             if status == "ok" and rev is not None:
                 known[it] = rev
+            expect = int(hdr["If-Match"].strip('"')) if hdr else None
             o = op(it, kind, t0, t1, status, value,
-                   rev if status == "ok" else None,
-                   known[it] if kind != "cas" else int(hdr["If-Match"]
-                                                       .strip('"')),
+                   rev if status == "ok" else None, expect,
                    "c%d" % cid, node.name)
-            if kind != "cas":
-                o = o._replace(expect=None)
             with self.lock:
                 self.ops.append((o, st))
 
