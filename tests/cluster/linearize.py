@@ -31,7 +31,9 @@ may be taken never loses a linearization). The search is bounded: past
 check_history() returns a Result per key; a failure carries a small
 explanation: the deepest point the search reached (the state there, the
 last operations it could place, and those it could not place next).
-Pure Python standard library; no etcd needed (tests/cluster/test-linearize.py).
+stream_problems() checks an event stream the same way: every revision
+once, in order, named, or a reset. Pure Python standard library; no etcd
+needed (its tests: tests/cluster/test-linearize.py).
 """
 import collections
 
@@ -271,6 +273,28 @@ def aliasing(ops):
             by.setdefault((o.key, o.rev), set()).add(o.value)
     return sorted((k, r, sorted(v)) for (k, r), v in by.items()
                   if len(v) > 1)
+
+
+def stream_problems(events, since):
+    """What is wrong with an event stream followed from revision @since:
+    @events are its (id, event name) in order of arrival, across
+    reconnections with Last-Event-ID. Every revision once, in order, each
+    with a name (the records of one revision share its id), unless a
+    "reset" says where it goes on from."""
+    out = []
+    prev = since
+    for k, (rid, name) in enumerate(events):
+        if name == "reset":
+            prev = rid
+            continue
+        if not name:
+            out.append("event %d has no name" % rid)
+        if k > 0 and rid == prev and events[k - 1][0] == rid:
+            continue  # another record of the same revision
+        if rid != prev + 1:
+            out.append("events went from %d to %d, no reset" % (prev, rid))
+        prev = rid
+    return out
 
 
 def check_history(ops, init, budget=200000, seconds=20.0):

@@ -36,7 +36,8 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import (Cluster, Dropper, LossyProxy, Node,  # noqa: E402
                      metric, wait_for)
-from linearize import aliasing, check_history, describe, op  # noqa: E402
+from linearize import (aliasing, check_history, describe, op,  # noqa: E402
+                       stream_problems)
 
 SUB = "/api/v1/config/02-simple-children"
 ITEMS = ["lz0", "lz1", "lz2"]
@@ -350,20 +351,8 @@ class Run:
     def event_problems(self):
         out = ["%s: events stopped at %s" % x for x in self.late]
         for i, evs in sorted(self.events.items()):
-            prev = self.r0
-            for k, (rid, name) in enumerate(evs):
-                if name == "reset":
-                    prev = rid
-                    continue
-                if not name:
-                    out.append("%s: event %d has no name"
-                               % (self.nodes[i].name, rid))
-                if rid == prev and k > 0 and evs[k - 1][0] == rid:
-                    continue  # another record of the same revision
-                if rid != prev + 1:
-                    out.append("%s: events went from %d to %d, no reset"
-                               % (self.nodes[i].name, prev, rid))
-                prev = rid
+            out += ["%s: %s" % (self.nodes[i].name, p)
+                    for p in stream_problems(evs, self.r0)]
         return out[:10]
 
 

@@ -12,7 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from linearize import (aliasing, check_history, check_key,  # noqa: E402
-                       op)
+                       op, stream_problems)
 
 K = "k"
 INIT = ("0", 1)
@@ -244,12 +244,26 @@ def t_budget():
     assert r.valid is None and time.monotonic() - t0 < 10, r
 
 
+def t_event_streams():
+    """event streams: a skipped revision, an event without a name and a
+    revision going back are caught; records of one revision and a reset
+    are accepted"""
+    ok = [(11, "store"), (12, "mkdir"), (12, "store"), (13, "store"),
+          (20, "reset"), (21, "rmdir")]
+    assert stream_problems(ok, 10) == [], stream_problems(ok, 10)
+    assert stream_problems([(11, "store"), (13, "store")], 10) == [
+        "events went from 11 to 13, no reset"]
+    assert stream_problems([(11, "")], 10) == ["event 11 has no name"]
+    assert stream_problems([(11, "store"), (10, "store")], 10) != []
+    assert stream_problems([(12, "store")], 10) != []  # the first skipped
+
+
 TESTS = [t_stale_read, t_two_cas_same_revision, t_read_never_written,
          t_dirty_read, t_read_own_future, t_cas_refused_without_reason,
          t_revision_goes_back, t_overlapping_any_order,
          t_indeterminate_happened, t_indeterminate_not_happened,
          t_unknown_revision_bound_later, t_per_key, t_random_valid,
-         t_big_history_in_time, t_budget]
+         t_big_history_in_time, t_budget, t_event_streams]
 
 
 def main():
