@@ -309,15 +309,25 @@ class Run:
     def store_problems(self, ops):
         """The store's history of each attribute against the answers."""
         out = []
-        st, _, b = self.nodes[0].req(
-            "GET", "/api/v1/history?path=/02-simple-children&limit=10000")
-        if st != 200:
-            return [("history", "%s %s" % (st, b[:200]))]
         kept = {}
-        for e in json.loads(b)["entries"]:
-            if e.get("op") in ("store", "write") or "value" in e:
-                kept.setdefault((e["path"], str(e.get("value")).strip()),
-                                []).append(e["revision"])
+        before = ""
+        for _ in range(100):  # pages of 10 000, newest first
+            st, _, b = self.nodes[0].req(
+                "GET", "/api/v1/history?path=/02-simple-children&limit=10000"
+                + before)
+            if st != 200:
+                return [("history", "%s %s" % (st, b[:200]))]
+            page = json.loads(b)
+            if page["floor"] > self.r0:
+                return [("history", "pruned up to %d, past the start %d"
+                         % (page["floor"], self.r0))]
+            for e in page["entries"]:
+                if e.get("op") == "store":
+                    kept.setdefault((e["path"], str(e.get("value")).strip()),
+                                    []).append(e["revision"])
+            if page["next_before"] is None or page["next_before"] <= self.r0:
+                break
+            before = "&before=%d" % page["next_before"]
         initial = set(v for v, _ in self.init.values())
         for o in ops:
             path = "/02-simple-children/%s/storeme" % o.key
