@@ -384,11 +384,12 @@ static const struct cfs_store_value *value_find(const struct cfs_store_node *n,
     return NULL;
 }
 
+/* The same bytes. Whether the attribute is binary is the tree's business,
+ * not the value's: a document does not say, so it must not count. */
 static bool value_same(const struct cfs_store_value *a,
                        const struct cfs_store_value *b)
 {
-    return a && b && a->len == b->len && a->binary == b->binary &&
-           memcmp(a->data, b->data, a->len) == 0;
+    return a && b && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
 static bool needs_stores(const struct dnode *d)
@@ -496,16 +497,19 @@ static int phase_make(struct plan *p, struct dnode *d)
 {
     int r;
 
-    if (!d->w) {
+    if (!d->w && !d->pair_half) {
         return 0;
     }
-    if (!d->h && d->w->created) {
+    /* The logical pending/ of a document whose items are all committed
+     * has no pending/ of its own (an empty one is not exported), yet
+     * holds the items to make. */
+    if (d->w && !d->h && d->w->created) {
         r = op_add(p, CFS_OP_MKDIR, path_of(p, d), NULL, 0, false);
         if (r < 0) {
             return r;
         }
     }
-    for (size_t i = 0; i < d->w->n_values; i++) {
+    for (size_t i = 0; d->w && i < d->w->n_values; i++) {
         const struct cfs_store_value *v = &d->w->values[i];
 
         if (value_same(v, value_find(d->h, v->name))) {
