@@ -44,6 +44,9 @@ static json_t *export_node(const struct cfs_store_node *n,
 
         json_object_set_new(v, "name", json_string(n->values[i].name));
         cfs_http_value_json(v, n->values[i].data, n->values[i].len);
+        if (n->values[i].is_default) {
+            json_object_set_new(v, "default", json_true());
+        }
         json_array_append_new(vals, v);
     }
     for (size_t i = 0; covered && i < n->n_links; i++) {
@@ -158,6 +161,7 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
         n->values[i].name = cfs_strdup(name);
         n->values[i].data = cfs_memdup(bytes, len);
         n->values[i].len = len;
+        n->values[i].is_default = json_is_true(json_object_get(v, "default"));
         n->n_values = i + 1;
         free(bytes);
         if (!n->values[i].name || !n->values[i].data) {

@@ -392,11 +392,23 @@ static bool value_same(const struct cfs_store_value *a,
     return a && b && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
+/* Must @v of the wanted side be stored into @d? A written value, unless
+ * the tree holds the same bytes; a default only over other bytes the tree
+ * lists for the attribute (a new directory has its defaults). */
+static bool wants_store(const struct dnode *d, const struct cfs_store_value *v)
+{
+    const struct cfs_store_value *h = value_find(d->h, v->name);
+
+    if (v->is_default && !h) {
+        return false;
+    }
+    return !value_same(v, h);
+}
+
 static bool needs_stores(const struct dnode *d)
 {
     for (size_t i = 0; d->w && i < d->w->n_values; i++) {
-        if (!value_same(&d->w->values[i],
-                        value_find(d->h, d->w->values[i].name))) {
+        if (wants_store(d, &d->w->values[i])) {
             return true;
         }
     }
@@ -512,7 +524,7 @@ static int phase_make(struct plan *p, struct dnode *d)
     for (size_t i = 0; d->w && i < d->w->n_values; i++) {
         const struct cfs_store_value *v = &d->w->values[i];
 
-        if (value_same(v, value_find(d->h, v->name))) {
+        if (!wants_store(d, v)) {
             continue;
         }
         r = op_add_child(

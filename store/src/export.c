@@ -59,6 +59,78 @@ static char *memdup0(const void *p, size_t len)
     return s;
 }
 
+/* ---- defaults ---------------------------------------------------------- */
+
+static bool has_value(const struct cfs_store_node *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_values; i++) {
+        if (strcmp(n->values[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Append to @n what each readable and writable attribute never written
+ * shows now (is_default), in declaration order; then the same for the
+ * children. A directory gone from the tree, or an attribute whose show
+ * fails, adds nothing. */
+static int add_defaults(struct cfs_store_node *n)
+{
+    struct cfs_entry *entries = NULL;
+    size_t ne = 0;
+    int r = 0;
+
+    if (cfs_readdir(n->path, &entries, &ne) == 0) {
+        for (size_t i = 0; i < ne && r == 0; i++) {
+            const struct cfs_entry *a = &entries[i];
+            struct cfs_store_value *v;
+            char *apath, *buf = NULL;
+            size_t len = 0;
+
+            if ((a->kind != CFS_KIND_ATTR && a->kind != CFS_KIND_BIN_ATTR) ||
+                !a->readable || !a->writable || has_value(n, a->name)) {
+                continue;
+            }
+            apath = strcmp(n->path, "/") == 0
+                        ? store_asprintf("/%s", a->name)
+                        : store_asprintf("%s/%s", n->path, a->name);
+            if (!apath) {
+                r = -ENOMEM;
+                break;
+            }
+            if (cfs_show(apath, &buf, &len) < 0) {
+                cfs_free(apath);
+                continue;
+            }
+            cfs_free(apath);
+            v = cfs_realloc(n->values, (n->n_values + 1) * sizeof(*n->values));
+            if (!v) {
+                cfs_free(buf);
+                r = -ENOMEM;
+                break;
+            }
+            n->values = v;
+            v = &n->values[n->n_values++];
+            *v = (struct cfs_store_value){
+                .name = cfs_strdup(a->name),
+                .data = buf,
+                .len = len,
+                .binary = a->kind == CFS_KIND_BIN_ATTR,
+                .is_default = true,
+            };
+            if (!v->name) {
+                r = -ENOMEM;
+            }
+        }
+        cfs_entries_free(entries, ne);
+    }
+    for (size_t i = 0; i < n->n_children && r == 0; i++) {
+        r = add_defaults(&n->children[i]);
+    }
+    return r;
+}
+
 /* ---- from the database ------------------------------------------------- */
 
 /* A directory row while the tree is put together. */
@@ -406,6 +478,7 @@ int cfs_store_export(struct cfs_store *s,
     r = build(&d, 0, &e->root);
     if (r == 0) {
         add_types(&e->root);
+        r = add_defaults(&e->root);
     }
 out:
     drows_free(&d);
@@ -582,6 +655,9 @@ int cfs_store_export_tree(const char *path,
             cfs_free(ppath);
         }
         r = tree_node(norm, &entry, in_live, &e->root);
+    }
+    if (r == 0) {
+        r = add_defaults(&e->root);
     }
 out:
     cfs_entry_done(&entry);
