@@ -344,6 +344,13 @@ check "import - reads stdin; an unchanged tree: no changes" '[ $rc = 0 ] && has 
 run import "$tmp/export.json"
 check "import of an unchanged tree: no changes" '[ $rc = 0 ] && has "no changes"'
 "$CTL" mkdir /02-simple-children/extra
+"$CTL" export /02-simple-children >"$tmp/export-now.json"
+CONFIGFSCTL_PROGRESS=1 run export /02-simple-children
+check "export streams the document as it comes; progress on stderr" \
+  '[ $rc = 0 ] && cmp -s $out "$tmp/export-now.json" && has "received" $err && ! has "received" $out'
+STDIN=<(cat "$tmp/export.json") CONFIGFSCTL_PROGRESS=1 run import -
+check "import from a pipe (sent as it is read, chunked); progress on stderr" \
+  '[ $rc = 0 ] && has "no changes" && has "sent" $err'
 run import --replace --dry-run "$tmp/export.json"
 check "import --replace plans the removal of what the document lacks" \
   '[ $rc = 0 ] && has "rmdir /02-simple-children/extra"'
