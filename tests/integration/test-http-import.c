@@ -320,36 +320,18 @@ struct writer {
 
 enum { WRITE_BOUND = 1000000 };
 
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-    (void)p;
-    (void)ctx;
-    return size * n;
-}
-
 static void *write_loop(void *arg)
 {
     struct writer *w = arg;
 
     for (long v = 1; v <= WRITE_BOUND; v++) {
-        CURL *c = curl_easy_init();
         char body[24];
         long status = 0;
-        CURLcode rc;
+        int rc;
         bool stop;
 
-        if (!c) {
-            break;
-        }
         (void)snprintf(body, sizeof(body), "%ld", v);
-        curl_easy_setopt(c, CURLOPT_URL, w->url);
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-        rc = curl_easy_perform(c);
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(c);
+        rc = http_put_own(w->url, body, 120L, &status);
         pthread_mutex_lock(&w->lock);
         if (rc != CURLE_OK || (status != 200 && status != 204)) {
             w->odd = rc != CURLE_OK ? -(long)rc : status;
