@@ -247,31 +247,25 @@ static char *watched_path(const char *path)
 /* Under the mutation lock: is the tree at @path still the snapshot of
  * revision @rev that the plan was made against? Yes when every revision
  * handed out is durable (so the tree is the database) and the journal
- * holds no change at or under the watched path after @rev. */
+ * holds no change at or under the watched path after @rev (a query that
+ * costs the rows since @rev). */
 static bool
 snapshot_current(struct cfs_store *s, const char *path, uint64_t rev)
 {
     struct cfs_store_info info;
-    struct cfs_store_history_entry *e = NULL;
-    struct cfs_store_history_query q = {.limit = 1};
     char *w;
-    size_t n = 0;
-    bool ok;
+    bool touched = true;
 
     if (cfs_store_info(s, &info) < 0 || info.pending ||
-        info.revision != cfs_revision() || info.history_floor > rev) {
+        info.revision != cfs_revision()) {
         return false;
     }
     w = watched_path(path);
-    if (!w) {
-        return false;
+    if (!w || cfs_store_touched_since(s, w, rev, &touched) < 0) {
+        touched = true;
     }
-    q.path = w;
-    ok = cfs_store_history(s, &q, &e, &n) == 0 &&
-         (n == 0 || e[0].revision <= rev);
-    cfs_store_history_free(e, n);
     cfs_free(w);
-    return ok;
+    return !touched;
 }
 
 /* Plan against a snapshot of the durable state at @path (no lock held,

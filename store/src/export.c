@@ -490,6 +490,51 @@ out:
     return 0;
 }
 
+/* ---- changes since a snapshot ----------------------------------------- */
+
+int cfs_store_touched_since(struct cfs_store *s,
+                            const char *path,
+                            uint64_t revision,
+                            bool *ret_touched)
+{
+    /* The rows after @revision (journal_rev finds the first), and among
+     * them one at or under the path, as source or as target. */
+    static const char sql[] =
+        "SELECT (SELECT history_floor FROM state WHERE id = 1) > ?1"
+        " OR EXISTS (SELECT 1 FROM journal WHERE id >= coalesce("
+        "  (SELECT first_id FROM journal_rev WHERE revision > ?1"
+        "   ORDER BY revision LIMIT 1), (SELECT max(id) + 1 FROM journal), 0)"
+        " AND (?2 = '/' OR path = ?2 OR (path > ?2 || '/' AND path < ?2 || '0')"
+        "  OR ((op = 'rename' OR op = 'symlink') AND (CAST(arg AS TEXT) = ?2"
+        "   OR (CAST(arg AS TEXT) > ?2 || '/'"
+        "       AND CAST(arg AS TEXT) < ?2 || '0')))))";
+    sqlite3_stmt *st = NULL;
+    size_t plen = store_path_norm(path);
+    int r;
+
+    if (!s || !ret_touched || plen == 0) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&s->r_lock);
+    r = store_errno(sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL));
+    if (r == 0) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)revision);
+        r = store_bind_text(st, 2, path, plen);
+    }
+    if (r == 0) {
+        int rc = sqlite3_step(st);
+
+        if (rc == SQLITE_ROW) {
+            *ret_touched = sqlite3_column_int(st, 0) != 0;
+        } else {
+            r = store_errno(rc == SQLITE_DONE ? SQLITE_CORRUPT : rc);
+        }
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->r_lock);
+    return r;
+}
+
 /* ---- from the live tree ------------------------------------------------ */
 
 static bool is_dir(enum cfs_kind kind)

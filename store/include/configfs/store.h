@@ -504,6 +504,19 @@ CFS_EXPORT int cfs_store_export_tree(const char *path,
 
 CFS_EXPORT void cfs_store_export_free(struct cfs_store_export *export);
 
+/**
+ * Whether a durable change after revision @revision touched @path or
+ * anything under it (a rename or symlink whose source or target is there
+ * counts): *ret_touched. Costs the journal rows after @revision, not the
+ * journal. When those rows may have been pruned (the history floor is
+ * past @revision) the answer is "touched".
+ * @return 0, -EINVAL, storage errors.
+ */
+CFS_EXPORT int cfs_store_touched_since(struct cfs_store *store,
+                                       const char *path,
+                                       uint64_t revision,
+                                       bool *ret_touched);
+
 enum cfs_store_diff_mode {
     CFS_STORE_DIFF_MERGE = 1, /* add and change; remove nothing */
     CFS_STORE_DIFF_REPLACE,   /* also remove directories and links */
