@@ -150,8 +150,7 @@ static struct config_item *kind_make(struct config_group *group,
     if (!k) {
         return ERR_PTR(-ENOMEM);
     }
-    memcpy(k->dflt, "7\n", 2);
-    k->dflt_len = 2;
+    k->dflt_len = (size_t)snprintf(k->dflt, sizeof(k->dflt), "7\n");
     config_item_init_type_name(&k->item, name, &kind_item_type);
     return &k->item;
 }
