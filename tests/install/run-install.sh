@@ -5,10 +5,11 @@
 # a module built against the installed configfs.pc, and the installed
 # binary serving that module on 127.0.0.1 (a port it picks). TAP output.
 # usage: run-install.sh BUILD_ROOT SOURCE_ROOT PREFIX BINDIR LIBDIR INCLUDEDIR
-#                       DATADIR MANDIR LOCALSTATEDIR UNITDIR
+#                       DATADIR MANDIR LOCALSTATEDIR UNITDIR STRIP
+# (STRIP: true when meson's strip option is on, the default)
 set -uo pipefail
 build=$1 src=$2 prefix=$3 bindir=$4 libdir=$5 includedir=$6 datadir=$7
-mandir=$8 statedir=$9 unitdir=${10}
+mandir=$8 statedir=$9 unitdir=${10} strip=${11:-true}
 abs() { case $1 in /*) echo "$1" ;; *) echo "$prefix/$1" ;; esac; }
 bindir=$(abs "$bindir") libdir=$(abs "$libdir") includedir=$(abs "$includedir")
 datadir=$(abs "$datadir") mandir=$(abs "$mandir") statedir=$(abs "$statedir")
@@ -41,6 +42,15 @@ ok "meson install --destdir"
 
 # ---- the layout -------------------------------------------------------------
 check "bin/configfsd is installed and runs" "$D$bindir/configfsd" --version
+# installed stripped (-Dstrip=true, the project's default): no symbol table
+symtab() { LC_ALL=C readelf -S "$1" 2>/dev/null | grep -c '\.symtab' || true; }
+if [ "$strip" = true ]; then
+  if [ "$(symtab "$D$bindir/configfsd")" = 0 ] && [ "$(symtab "$D$bindir/configfsctl")" = 0 ]; then
+    ok "configfsd and configfsctl are installed stripped"
+  else
+    not_ok "configfsd and configfsctl are installed stripped" "$(LC_ALL=C readelf -S "$D$bindir/configfsd" | grep symtab)"
+  fi
+fi
 check "public headers in include/configfs" test -f "$D$includedir/configfs/configfs.h" -a -f "$D$includedir/configfs/cfs.h"
 check "compat headers in include/configfsd/compat/linux, not include/linux" \
   test -f "$D$includedir/configfsd/compat/linux/configfs.h" -a ! -e "$D$includedir/linux"
