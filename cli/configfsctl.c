@@ -6,6 +6,7 @@
  * the HTTP API (docs/API.md). Plain output for shells, --json for
  * programs; the exit code names the errno (configfsctl(1)).
  */
+#include "cmds.h"
 #include "ctl.h"
 
 #include <errno.h>
@@ -1508,34 +1509,79 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_signal};
     char *url = ctl_xstrdup("/api/v1/events?");
     struct ctl_resp r;
+    char resume[48];
+    const char *const resume_headers[] = {resume, NULL};
+    unsigned long long since = o->since;
+    unsigned long long seen = 0;
+    unsigned attempt = 0;
     int ex;
 
     if (argc) {
         url = url_add_path(url, argv[0]);
     }
-    if (o->given & O_SINCE) {
-        url = url_add_number(url, "since", o->since);
+    /* A stream that breaks resumes after the last event it delivered
+     * (Last-Event-ID), or after the revision it started from: without
+     * --since, the revision of now. */
+    if (!(o->given & O_SINCE) && (ex = global_revision(c, &since)) != 0) {
+        free(url);
+        return ex;
     }
+    url = url_add_number(url, "since", since);
     url[strlen(url) - 1] = '\0';
+    (void)snprintf(s.last_id, sizeof(s.last_id), "%llu", since);
     (void)sigemptyset(&sa.sa_mask);
     (void)sigaction(SIGINT, &sa, NULL);
     (void)sigaction(SIGTERM, &sa, NULL);
-    ex = ctl_stream(c, url, NULL, sse_feed, &s, &interrupted, &r);
-    if (ex == 0 && !ctl_ok(&r)) {
-        ex = ctl_fail(c, "watch", &r);
-    } else if (!interrupted && !(s.count && s.seen >= s.count)) {
-        if (ex == 0) {
-            (void)fprintf(stderr, "%s: the server closed the stream\n", prog);
+    for (;;) {
+        ex = ctl_stream(c,
+                        url,
+                        attempt ? resume_headers : NULL,
+                        sse_feed,
+                        &s,
+                        &interrupted,
+                        &r);
+        if (ex == 0 && !ctl_ok(&r)) {
+            ex = ctl_fail(c, "watch", &r);
+            break;
         }
-        if (s.last_id[0]) { /* nothing after it is lost: say so */
+        if (interrupted || (s.count && s.seen >= s.count)) {
+            break;
+        }
+        /* the stream broke (a restart, a failover): resume, with the
+         * server's replay or its "reset" event, until the back-off gives
+         * up; progress restarts the back-off */
+        if (s.seen != seen) {
+            seen = s.seen;
+            attempt = 0;
+        }
+        if (attempt == 0) {
             (void)fprintf(stderr,
-                          "%s: received up to revision %s; resume with "
-                          "--since %s\n",
+                          "%s: the stream ended after revision %s; "
+                          "resuming\n",
                           prog,
-                          s.last_id,
                           s.last_id);
         }
-        ex = CTL_EX_UNREACHABLE;
+        if (!ctl_endpoints_backoff(c, attempt++, &interrupted)) {
+            if (!interrupted) {
+                (void)fprintf(stderr,
+                              "%s: received up to revision %s; resume with "
+                              "--since %s\n",
+                              prog,
+                              s.last_id,
+                              s.last_id);
+                ex = CTL_EX_UNREACHABLE;
+            }
+            break;
+        }
+        ctl_resp_done(&r);
+        s.len = 0; /* a half-received event is received again */
+        free(s.data);
+        s.data = NULL;
+        s.event[0] = '\0';
+        (void)snprintf(resume, sizeof(resume), "Last-Event-ID: %s", s.last_id);
+    }
+    if (interrupted) {
+        ex = 0;
     }
     ctl_resp_done(&r);
     free(s.line);
@@ -1739,12 +1785,40 @@ static const struct cmd cmds[] = {
      "interrupted (exit 0) or N changes were printed. --since REV first\n"
      "replays the changes after REV. --json: each event's JSON, a line."},
     {"health",
-     cmd_health,
+     ctl_cmd_health,
      0,
      0,
      0,
      "health",
-     "Ask /healthz and /readyz. Exit 0 when ready, 9 when not ready."},
+     "Ask /healthz and /readyz. Exit 0 when ready, 9 when not ready.\n"
+     "With several servers, each of them: the worst exit status."},
+    {"cluster",
+     ctl_cmd_cluster,
+     0,
+     0,
+     0,
+     "cluster",
+     "One line per server of --server: its health, revision, how far it\n"
+     "applied the shared log (applied, head), whether it is the writer and\n"
+     "whether it is stale (behind the log or not following it). Exit 0\n"
+     "when all are ready, 9 when one is not, 10 when one is unreachable.\n"
+     "--json: an array of {id, endpoint, health, info, stale}."},
+    {"completion",
+     ctl_cmd_completion,
+     0,
+     1,
+     1,
+     "completion bash|zsh",
+     "Print the completion script for bash or zsh (installed with\n"
+     "configfsctl; to try it: source <(configfsctl completion bash))."},
+    {"__complete",
+     ctl_cmd_complete_path,
+     0,
+     0,
+     1,
+     "__complete [PREFIX]",
+     "The names under PREFIX's folder that start with its last segment,\n"
+     "folders with a trailing /: what the completion scripts ask."},
 };
 
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -1766,13 +1840,17 @@ static void usage(FILE *out)
                   "Commands:\n",
                   prog);
     for (size_t i = 0; i < N_CMDS; i++) {
-        (void)fprintf(out, "  %s\n", cmds[i].synopsis);
+        if (cmds[i].name[0] != '_') { /* __complete is the scripts' */
+            (void)fprintf(out, "  %s\n", cmds[i].synopsis);
+        }
     }
     (void)fprintf(
         out,
         "\nOptions (before or after the command):\n"
-        "  --server URL       the server (CONFIGFSCTL_SERVER; "
-        "default " DEFAULT_SERVER ")\n"
+        "  --server URL[,URL]...  the server, or servers to fail over "
+        "between\n"
+        "                     (CONFIGFSCTL_SERVER; default " DEFAULT_SERVER
+        ")\n"
         "  --token TOKEN      bearer token (CONFIGFSCTL_TOKEN)\n"
         "  --token-file FILE  read the token from FILE "
         "(CONFIGFSCTL_TOKEN_FILE)\n"
@@ -1845,6 +1923,38 @@ static const struct option long_opts[] = {
     {"count", required_argument, NULL, OPT_COUNT},
     {NULL, 0, NULL, 0},
 };
+
+/* ---- for cmds.h ---------------------------------------------------------- */
+
+const char *ctl_cmd_name(size_t i)
+{
+    return i < N_CMDS ? cmds[i].name : NULL;
+}
+
+unsigned ctl_cmd_allowed(size_t i)
+{
+    return cmds[i].allowed;
+}
+
+static const char *option_name(unsigned bit);
+
+const char *ctl_option_name(unsigned bit)
+{
+    return option_name(bit);
+}
+
+const struct option *ctl_long_options(void)
+{
+    return long_opts;
+}
+
+int ctl_cmd_health_one(struct ctl *c,
+                       const struct opts *o,
+                       int argc,
+                       char **argv)
+{
+    return cmd_health(c, o, argc, argv);
+}
 
 /* The token from --token-file: its first line, trailing blanks dropped.
  * @return 0 or an exit code (printed). */
@@ -2025,7 +2135,6 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     const char *token_file = g->token_file;
     unsigned long long timeout = 60;
     char *file_token = NULL;
-    size_t n;
     int ex;
 
     if (g->token && g->token_file) {
@@ -2063,10 +2172,9 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     c->timeout = (long)timeout;
     c->json = g->json;
     c->cacert = g->cacert ? g->cacert : getenv("CONFIGFSCTL_CACERT");
-    c->server = ctl_xstrdup(server && server[0] ? server : DEFAULT_SERVER);
-    n = strlen(c->server);
-    while (n && c->server[n - 1] == '/') {
-        c->server[--n] = '\0';
+    ex = ctl_endpoints_set(c, server && server[0] ? server : DEFAULT_SERVER);
+    if (ex) {
+        return ex;
     }
     c->curl = curl_easy_init();
     if (!c->curl) {
@@ -2150,7 +2258,7 @@ out:
         (void)fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
         ex = CTL_EX_FAIL;
     }
-    free(c.server);
+    ctl_endpoints_free(&c);
     free(c.auth);
     free(o.attrs);
     return ex;
