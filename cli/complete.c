@@ -114,6 +114,22 @@ static char *command_names(void)
     return out;
 }
 
+/* One line of a shell "case $cmd in" per command that takes options,
+ * setting opts to them: a bash string, or a zsh array. */
+static void print_option_cases(bool zsh)
+{
+    for (size_t i = 0; ctl_cmd_name(i); i++) {
+        char *o = cmd_options(i);
+
+        if (o[0] && zsh) {
+            (void)printf("    %s) opts=(%s) ;;\n", ctl_cmd_name(i), o);
+        } else if (o[0]) {
+            (void)printf("      %s) opts=\"%s\" ;;\n", ctl_cmd_name(i), o);
+        }
+        free(o);
+    }
+}
+
 /* Commands whose argument is a local file, not a config path. */
 static const char file_cmds[] = "batch|import";
 
@@ -157,14 +173,7 @@ static void print_bash(void)
         with_arg,
         cmds,
         all);
-    for (size_t i = 0; ctl_cmd_name(i); i++) {
-        char *o = cmd_options(i);
-
-        if (o[0]) {
-            (void)printf("      %s) opts=\"%s\" ;;\n", ctl_cmd_name(i), o);
-        }
-        free(o);
-    }
+    print_option_cases(false);
     (void)printf(
         "    esac\n"
         "    mapfile -t COMPREPLY < <(compgen -W \"$opts %s\" -- \"$cur\")\n"
@@ -229,14 +238,7 @@ static void print_zsh(void)
         with_arg,
         cmds,
         all);
-    for (size_t i = 0; ctl_cmd_name(i); i++) {
-        char *o = cmd_options(i);
-
-        if (o[0]) {
-            (void)printf("    %s) opts=(%s) ;;\n", ctl_cmd_name(i), o);
-        }
-        free(o);
-    }
+    print_option_cases(true);
     (void)printf("  esac\n"
                  "  compadd -- $opts %s\n"
                  "  return\n"
