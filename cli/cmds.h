@@ -23,6 +23,14 @@ unsigned ctl_cmd_allowed(size_t i);
 const char *ctl_option_name(unsigned bit);
 const struct option *ctl_long_options(void);
 
+/* configfsctl.c: run one command line (@argv[0] a program name, then the
+ * command, its options and arguments) on @c, as main() would; only --json
+ * of the global options applies. @return its exit status. */
+int ctl_run_line(struct ctl *c, int argc, char **argv);
+/* configfsctl.c: @rel (absolute, or relative with . and ..) from the
+ * absolute @dir, as an absolute path. New string. */
+char *ctl_resolve_path(const char *dir, const char *rel);
+
 /* configfsctl.c: health against the one server in use. */
 int ctl_cmd_health_one(struct ctl *c,
                        const struct opts *o,
@@ -42,5 +50,16 @@ int ctl_cmd_complete_path(struct ctl *c,
                           const struct opts *o,
                           int argc,
                           char **argv);
+/* The completions of @word, a path typed relative to the absolute @cwd
+ * (or absolute): @word's folder part followed by each name there that
+ * starts with its last part, folders with a trailing '/'. NULL-terminated
+ * new array of new strings; NULL when the server did not list the folder
+ * (*ex: the exit status). */
+char **
+ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex);
+void ctl_strv_free(char **v);
+
+/* shell.c */
+int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv);
 
 #endif /* CFS_CTL_CMDS_H */

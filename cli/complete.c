@@ -281,13 +281,15 @@ int ctl_cmd_completion(struct ctl *c,
     return 0;
 }
 
-/* Print @dir_prefix NAME for each name of the array @key of @node that
- * starts with @base; @slash after folders. */
-static void complete_names(const json_t *node,
-                           const char *key,
-                           const char *dir_prefix,
-                           const char *base,
-                           bool slash)
+/* Add @dir_prefix NAME to *@v for each name of the array @key of @node
+ * that starts with @base; @slash after folders. */
+static void add_names(char ***v,
+                      size_t *n,
+                      const json_t *node,
+                      const char *key,
+                      const char *dir_prefix,
+                      const char *base,
+                      bool slash)
 {
     size_t i;
     const json_t *e;
@@ -297,9 +299,56 @@ static void complete_names(const json_t *node,
         const char *name = json_string_value(json_object_get(e, "name"));
 
         if (name && strncmp(name, base, blen) == 0 && !strchr(name, '\n')) {
-            (void)printf("%s%s%s\n", dir_prefix, name, slash ? "/" : "");
+            *v = ctl_xrealloc(*v, (*n + 2) * sizeof(**v));
+            (*v)[(*n)++] =
+                ctl_strdup_printf("%s%s%s", dir_prefix, name, slash ? "/" : "");
+            (*v)[*n] = NULL;
         }
     }
+}
+
+void ctl_strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++) {
+        free(v[i]);
+    }
+    free(v);
+}
+
+char **
+ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex)
+{
+    const char *slash = strrchr(word, '/');
+    char *dir_prefix =
+        slash ? ctl_strdup_printf("%.*s", (int)(slash - word + 1), word)
+              : ctl_xstrdup("");
+    const char *base = slash ? slash + 1 : word;
+    char *abs = ctl_resolve_path(cwd, dir_prefix);
+    char *url = ctl_config_url(abs);
+    struct ctl_resp r;
+    json_t *node = NULL;
+    char **v = NULL;
+    size_t n = 0;
+
+    *ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
+    if (*ex == 0 && ctl_ok(&r)) {
+        node = json_loadb(r.body, r.len, 0, NULL);
+    }
+    if (node) {
+        v = ctl_xmalloc(sizeof(*v));
+        v[0] = NULL;
+        add_names(&v, &n, node, "attributes", dir_prefix, base, false);
+        add_names(&v, &n, node, "children", dir_prefix, base, true);
+        add_names(&v, &n, node, "links", dir_prefix, base, false);
+    } else if (*ex == 0) {
+        *ex = ctl_exit_code(NULL, r.status);
+    }
+    json_decref(node);
+    ctl_resp_done(&r);
+    free(url);
+    free(abs);
+    free(dir_prefix);
+    return v;
 }
 
 int ctl_cmd_complete_path(struct ctl *c,
@@ -307,34 +356,13 @@ int ctl_cmd_complete_path(struct ctl *c,
                           int argc,
                           char **argv)
 {
-    const char *word = argc ? argv[0] : "";
-    const char *slash = strrchr(word, '/');
-    char *dir_prefix =
-        slash ? ctl_strdup_printf("%.*s", (int)(slash - word + 1), word)
-              : ctl_xstrdup("");
-    const char *base = slash ? slash + 1 : word;
-    char *abs = ctl_abs_path(dir_prefix);
-    char *url = ctl_config_url(abs);
-    struct ctl_resp r;
-    json_t *node = NULL;
     int ex;
+    char **v = ctl_complete_names(c, "/", argc ? argv[0] : "", &ex);
 
     (void)o;
-    ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
-    if (ex == 0 && ctl_ok(&r)) {
-        node = json_loadb(r.body, r.len, 0, NULL);
+    for (size_t i = 0; v && v[i]; i++) {
+        (void)printf("%s\n", v[i]);
     }
-    if (node) {
-        complete_names(node, "attributes", dir_prefix, base, false);
-        complete_names(node, "children", dir_prefix, base, true);
-        complete_names(node, "links", dir_prefix, base, false);
-    } else if (ex == 0) {
-        ex = ctl_exit_code(NULL, r.status);
-    }
-    json_decref(node);
-    ctl_resp_done(&r);
-    free(url);
-    free(abs);
-    free(dir_prefix);
+    ctl_strv_free(v);
     return ex;
 }

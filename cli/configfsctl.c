@@ -1516,6 +1516,7 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
     unsigned attempt = 0;
     int ex;
 
+    interrupted = 0; /* the shell runs watch again after a ^C */
     if (argc) {
         url = url_add_path(url, argv[0]);
     }
@@ -1803,6 +1804,18 @@ static const struct cmd cmds[] = {
      "whether it is stale (behind the log or not following it). Exit 0\n"
      "when all are ready, 9 when one is not, 10 when one is unreachable.\n"
      "--json: an array of {id, endpoint, health, info, stale}."},
+    {"shell",
+     ctl_cmd_shell,
+     0,
+     0,
+     0,
+     "shell",
+     "An interactive shell, as targetcli's: cd, pwd, ls, tree and every\n"
+     "command above, with paths relative to the working directory (ln -s\n"
+     "TARGET too, as configfs resolves it), tab completion of commands and\n"
+     "paths, and history (~/.configfsctl_history). Read from a pipe, it\n"
+     "runs the lines given, one command each, and exits with the last\n"
+     "one's status."},
     {"completion",
      ctl_cmd_completion,
      0,
@@ -2184,6 +2197,80 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     return 0;
 }
 
+/* The command @name for @o and @nargs arguments: 0 and *ret (NULL when
+ * --help printed its usage), or a usage exit code (said). */
+static int find_cmd(const char *name,
+                    const struct opts *o,
+                    int nargs,
+                    const struct cmd **ret)
+{
+    const struct cmd *cmd = NULL;
+
+    *ret = NULL;
+    for (size_t i = 0; i < N_CMDS; i++) {
+        if (strcmp(name, cmds[i].name) == 0) {
+            cmd = &cmds[i];
+        }
+    }
+    if (!cmd) {
+        return usage_error("unknown command '%s'", name);
+    }
+    if (o->help) {
+        cmd_usage(cmd);
+        return 0;
+    }
+    if (o->given & ~cmd->allowed) {
+        unsigned bad = o->given & ~cmd->allowed;
+
+        return usage_error("%s does not apply here", option_name(bad & -bad));
+    }
+    if (nargs < cmd->min_args || nargs > cmd->max_args) {
+        (void)fprintf(stderr,
+                      "Usage: %s %s\nTry '%s %s --help'.\n",
+                      prog,
+                      cmd->synopsis,
+                      prog,
+                      cmd->name);
+        return CTL_EX_USAGE;
+    }
+    *ret = cmd;
+    return 0;
+}
+
+int ctl_run_line(struct ctl *c, int argc, char **argv)
+{
+    struct globals g = {0};
+    struct opts o = {0};
+    const struct cmd *cmd = NULL;
+    bool json = c->json;
+    int ex;
+
+    optind = 0; /* getopt starts over */
+    ex = parse_args(argc, argv, &g, &o);
+    if (ex == 0 && optind >= argc) {
+        ex = usage_error("%s", "which command?");
+    }
+    if (ex == 0 && (g.server || g.token || g.token_file || g.cacert ||
+                    g.timeout || g.version)) {
+        ex = usage_error("%s", "only --json applies to one command here");
+    }
+    if (ex == 0) {
+        ex = find_cmd(argv[optind], &o, argc - optind - 1, &cmd);
+    }
+    if (ex == 0 && cmd) {
+        c->json = json || g.json;
+        ex = cmd->run(c, &o, argc - optind - 1, argv + optind + 1);
+        c->json = json;
+    }
+    free(o.attrs);
+    return ex;
+}
+
+char *ctl_resolve_path(const char *dir, const char *rel)
+{
+    return resolve_path(dir, rel);
+}
+
 int main(int argc, char **argv)
 {
     struct globals g = {0};
@@ -2210,34 +2297,9 @@ int main(int argc, char **argv)
         }
         goto out;
     }
-    for (size_t i = 0; i < N_CMDS; i++) {
-        if (strcmp(argv[optind], cmds[i].name) == 0) {
-            cmd = &cmds[i];
-        }
-    }
-    if (!cmd) {
-        ex = usage_error("unknown command '%s'", argv[optind]);
-        goto out;
-    }
-    if (o.help) {
-        cmd_usage(cmd);
-        goto out;
-    }
-    if (o.given & ~cmd->allowed) {
-        unsigned bad = o.given & ~cmd->allowed;
-
-        ex = usage_error("%s does not apply here", option_name(bad & -bad));
-        goto out;
-    }
     nargs = argc - optind - 1;
-    if (nargs < cmd->min_args || nargs > cmd->max_args) {
-        (void)fprintf(stderr,
-                      "Usage: %s %s\nTry '%s %s --help'.\n",
-                      prog,
-                      cmd->synopsis,
-                      prog,
-                      cmd->name);
-        ex = CTL_EX_USAGE;
+    ex = find_cmd(argv[optind], &o, nargs, &cmd);
+    if (ex || !cmd) {
         goto out;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -9,7 +9,7 @@ set -euo pipefail
 pkgs=(
   gcc clang libclang-rt-14-dev meson ninja-build pkg-config python3
   libmicrohttpd-dev libjansson-dev libsqlite3-dev
-  libcmocka-dev libcurl4-openssl-dev
+  libcmocka-dev libcurl4-openssl-dev libedit-dev
   valgrind clang-format
   nettle-dev zlib1g-dev openssl curl
 )
