@@ -58,6 +58,10 @@ check "configfs.pc in libdir/pkgconfig" test -f "$D$libdir/pkgconfig/configfs.pc
 check "the shipped schemas in share/configfsd/schemas" \
   test -f "$D$datadir/configfsd/schemas/usb-gadget.json" -a ! -e "$D$datadir/configfsd/schemas/README.md"
 check "the web UI in share/configfsd/static" test -f "$D$datadir/configfsd/static/index.html"
+check "configfsctl's bash completion where bash-completion looks" \
+  grep -q "complete -F _configfsctl configfsctl" "$D$datadir/bash-completion/completions/configfsctl"
+check "configfsctl's zsh completion where zsh looks" \
+  grep -qx "#compdef configfsctl" "$D$datadir/zsh/site-functions/_configfsctl"
 check "configfsd(8)" test -f "$D$mandir/man8/configfsd.8"
 if [ -f "$src/cli/configfsctl.1" ]; then
   check "configfsctl(1)" test -f "$D$mandir/man1/configfsctl.1"
