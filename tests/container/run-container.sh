@@ -61,6 +61,17 @@ ok "docker build -f docker/Dockerfile . ($(($(date +%s) - t0)) s)"
 docker images -q -f dangling=true -f label=io.configfsd.stage=build | tail -n +2 |
   xargs -r docker rmi >/dev/null 2>&1
 
+# the build stage installs configfs.pc where a Debian host's build does
+# (lib/<triplet>), not under lib64: the newest build stage is this run's
+stage=$(docker images -q -f dangling=true -f label=io.configfsd.stage=build | head -1)
+want=/usr/lib/$(gcc -print-multiarch)/pkgconfig/configfs.pc
+if [ -n "$stage" ] &&
+   docker run --rm --entrypoint sh "$stage" -c "test -f /staging$want" >/dev/null 2>&1; then
+  ok "the build stage's configfs.pc is at $want, as on this host"
+else
+  not_ok "the build stage's configfs.pc is at $want, as on this host" "stage '$stage'"
+fi
+
 inspect_img() { docker image inspect -f "$1" "$tag"; }
 user=$(inspect_img '{{.Config.User}}')
 if [ -n "$user" ] && [ "${user%%:*}" != 0 ] && [ "${user%%:*}" != root ]; then
