@@ -7,7 +7,9 @@
 # free ports of 127.0.0.1, waits (bounded) for every node's /readyz, writes
 # on node 1 and reads it on nodes 2 and 3 (?min_revision= from the write's
 # ETag), kills node 1's container and checks that writes go on on the
-# others, starts it again and checks it caught up; then `down -v`. TAP
+# others and that configfsctl given the three nodes fails over and shows
+# node 1 unreachable in `cluster`, starts it again and checks it caught
+# up; then `down -v`. TAP
 # output. Everything it started is removed at the end (dockerd too when
 # this test started it); the images stay, as a build cache.
 # usage: run-cluster.sh SOURCE_ROOT
@@ -188,6 +190,28 @@ write_read() {
 }
 write_read 42 2 3
 write_read 43 3 2
+
+# configfsctl (the image's, on the host's network) given the three nodes,
+# node 1 first and down: it fails over, and `cluster` shows who is there
+ctl() {
+  docker run --rm --network host -e CONFIGFSCTL_TOKEN="$token" \
+    -e CONFIGFSCTL_SERVER="$(url 1 ''),$(url 2 ''),$(url 3 '')" \
+    --entrypoint configfsctl "$tag" "$@"
+}
+got=$(ctl cat /02-simple-children/c1/storeme 2>"$tmp/ctl.err")
+if [ "$got" = 43 ] && grep -q "trying $(url 2 '')" "$tmp/ctl.err"; then
+  ok "configfsctl --server n1,n2,n3 with node 1 down: fails over to node 2"
+else
+  not_ok "configfsctl --server n1,n2,n3 with node 1 down: fails over to node 2" "got '$got'" "$(cat "$tmp/ctl.err")"
+fi
+ctl cluster >"$tmp/members" 2>"$tmp/ctl.err"
+code=$?
+if [ "$code" = 10 ] && grep "$(url 1 '')" "$tmp/members" | grep -q unreachable &&
+   [ "$(grep -c ' ready ' "$tmp/members")" = 2 ]; then
+  ok "configfsctl cluster: node 1 unreachable (exit 10), nodes 2 and 3 ready"
+else
+  not_ok "configfsctl cluster: node 1 unreachable (exit 10), nodes 2 and 3 ready" "exit $code" "$(cat "$tmp/members" "$tmp/ctl.err")"
+fi
 
 # ---- node 1 back: it rebuilt from the log -------------------------------------------
 docker start "$c1" >/dev/null 2>&1
