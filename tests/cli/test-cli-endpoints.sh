@@ -28,36 +28,11 @@ trap cleanup EXIT
 unset CONFIGFSCTL_SERVER CONFIGFSCTL_TOKEN CONFIGFSCTL_TOKEN_FILE \
   CONFIGFSCTL_CACERT
 
-n=0
-failed=0
-out=$tmp/out
-err=$tmp/err
-rc=0
+# shellcheck source=SCRIPTDIR/../lib/cli-checks.sh
+source "$(dirname "$0")/../lib/cli-checks.sh"
 run() {
   rc=0
   "$CTL" "$@" >"$out" 2>"$err" </dev/null || rc=$?
-}
-check() {
-  n=$((n + 1))
-  if eval "$2"; then
-    echo "ok $n - $1"
-  else
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    echo "# condition: $2"
-    echo "# exit status: $rc"
-    head -c 800 "$out" | sed 's/^/# stdout: /'
-    head -c 800 "$err" | sed 's/^/# stderr: /'
-  fi
-}
-has() { grep -qF -- "$1" "${2:-$out}"; }
-# wait_for FILE TEXT: up to 30 s for TEXT to appear in FILE.
-wait_for() {
-  for _ in $(seq 1 300); do
-    grep -qF -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
 }
 # start NAME [ARGS...]: a configfsd with database NAME.db; sets $port, $pid.
 start() {
@@ -195,5 +170,4 @@ check "watch resumes after its server was killed and restarted (Last-Event-ID)" 
 check "watch after the restart: every change once, in order, none lost" \
   '[ "$(grep -o "mkdir /02-simple-children/[a-z0-9]*" $out | tr "\n" " ")" = "mkdir /02-simple-children/before mkdir /02-simple-children/after1 mkdir /02-simple-children/after2 " ]'
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish_checks

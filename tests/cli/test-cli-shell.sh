@@ -27,25 +27,8 @@ trap cleanup EXIT
 unset CONFIGFSCTL_SERVER CONFIGFSCTL_TOKEN CONFIGFSCTL_TOKEN_FILE \
   CONFIGFSCTL_CACERT
 
-n=0
-failed=0
-out=$tmp/out
-err=$tmp/err
-rc=0
-check() {
-  n=$((n + 1))
-  if eval "$2"; then
-    echo "ok $n - $1"
-  else
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    echo "# condition: $2"
-    echo "# exit status: $rc"
-    head -c 1500 "$out" | sed 's/^/# stdout: /'
-    head -c 600 "$err" | sed 's/^/# stderr: /'
-  fi
-}
-has() { grep -qF -- "$1" "${2:-$out}"; }
+# shellcheck source=SCRIPTDIR/../lib/cli-checks.sh
+source "$(dirname "$0")/../lib/cli-checks.sh"
 # session LINE...: the lines piped into configfsctl shell; $rc, $out, $err
 session() {
   rc=0
@@ -100,5 +83,4 @@ check "Tab completes under the working directory (g1/conf -> g1/configs/)" \
 check "history is kept in ~/.configfsctl_history" \
   '[ -f $tmp/.configfsctl_history ] && grep -q "^pwd$" $tmp/.configfsctl_history'
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish_checks
