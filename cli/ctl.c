@@ -224,14 +224,14 @@ static int transport_failed(const struct ctl *c, CURLcode rc, const char *eb)
     return CTL_EX_UNREACHABLE;
 }
 
-int ctl_request(struct ctl *c,
-                const char *method,
-                const char *url,
-                const char *ctype,
-                const void *body,
-                size_t len,
-                const char *const *headers,
-                struct ctl_resp *r)
+int ctl_request_once(struct ctl *c,
+                     const char *method,
+                     const char *url,
+                     const char *ctype,
+                     const void *body,
+                     size_t len,
+                     const char *const *headers,
+                     struct ctl_resp *r)
 {
     struct curl_slist *h = build_headers(c, ctype, headers);
     char eb[CURL_ERROR_SIZE] = "";
@@ -301,13 +301,13 @@ static int on_progress(void *ud,
     return 0;
 }
 
-int ctl_stream(struct ctl *c,
-               const char *url,
-               const char *const *headers,
-               bool (*cb)(const char *data, size_t len, void *ud),
-               void *ud,
-               volatile const sig_atomic_t *stop,
-               struct ctl_resp *r)
+int ctl_stream_once(struct ctl *c,
+                    const char *url,
+                    const char *const *headers,
+                    bool (*cb)(const char *data, size_t len, void *ud),
+                    void *ud,
+                    volatile const sig_atomic_t *stop,
+                    struct ctl_resp *r)
 {
     struct curl_slist *h = build_headers(c, NULL, headers);
     struct stream s = {.c = c, .r = r, .cb = cb, .ud = ud, .stop = stop};
