@@ -4,8 +4,10 @@
 // Chromium driven by playwright-core. Each scenario is one TAP line; every
 // assertion looks at the DOM the user sees and at the server's state over
 // the API. Nothing sleeps for a fixed time: every wait is for a condition.
-// Any console error, uncaught page error, CSP violation or unexpected HTTP
-// error status fails the scenario it happens in.
+// Any console error, uncaught page error or unhandled promise rejection
+// (even one the page itself reports), CSP violation or unexpected HTTP
+// error status, on any page the scenario opened, fails the scenario it
+// happens in.
 //
 // Besides the flows, the suite runs axe-core on every main view (no
 // serious or critical violation may remain), saves screenshots of the main
@@ -39,10 +41,12 @@ let browser = null;
 
 // ---- the server ---------------------------------------------------------------
 
-/** Start configfsd; resolves to its base URL once it logs its port. */
-function startServer(name, extra = []) {
-  const db = join(tmp, `${name}.db`);
-  const args = ['--listen', '127.0.0.1:0', '--db', db, '--schema-dir', join(srcRoot, 'schemas'),
+/** Start configfsd; resolves to its base URL once it logs its port.
+ * @port: the port to listen on (0: one the kernel picks); @db: the
+ * database's name (@name unless given: a restart keeps the data). */
+function startServer(name, extra = [], { port = 0, db: dbName = name } = {}) {
+  const db = join(tmp, `${dbName}.db`);
+  const args = ['--listen', `127.0.0.1:${port}`, '--db', db, '--schema-dir', join(srcRoot, 'schemas'),
     '--static-dir', join(srcRoot, 'web/static'), '--log-level', 'info', ...extra];
   const child = spawn(configfsd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const srv = { name, child, log: '', exited: new Promise((r) => child.on('exit', (code, sig) => r({ code, sig }))) };
@@ -107,21 +111,32 @@ const until = (fn, what, ms = WAIT_MS) => untilWithin(fn, what, ms);
 
 // ---- the page ---------------------------------------------------------------------
 
-/** A page with the watchers every scenario relies on. */
-async function openPage(base, { width = 1024, height = 800, colorScheme = 'light', hash = '' } = {}) {
+/** Every page a scenario opened, whose problems fail it (openPage). */
+const openPages = new Set();
+
+/** A page with the watchers every scenario relies on; @token is put in
+ * the tab's sessionStorage before the page loads (as if typed). */
+async function openPage(base, { width = 1024, height = 800, colorScheme = 'light', hash = '', token = '' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   page.problems = [];
   page.allowed = new Set();
+  page.quiet = null; // console errors a scenario expects (a stopped server)
+  openPages.add(page);
+  context.on('close', () => openPages.delete(page));
   page.on('console', (m) => {
     if (m.type() !== 'error' && m.type() !== 'warning') return;
     // a refused request is reported by 'response' below, against the
     // statuses the scenario expects
     if (/^Failed to load resource: the server responded with a status of \d+/.test(m.text())) return;
+    if (page.quiet && page.quiet.test(m.text())) return;
     page.problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => page.problems.push(`page error: ${e.message}`));
+  // the page reports a failure nothing caught (and prevents the browser's
+  // own report): the suite still fails on it
+  await page.exposeFunction('__cfsUncaught', (v) => page.problems.push(`uncaught: ${v}`));
   page.on('response', (r) => {
     const s = r.status();
     if (s < 400) return;
@@ -131,10 +146,13 @@ async function openPage(base, { width = 1024, height = 800, colorScheme = 'light
     if (!page.allowed.has(s)) page.problems.push(`unexpected HTTP ${s} for ${r.request().method()} ${url.pathname}`);
   });
   await page.exposeFunction('__cfsViolation', (v) => page.problems.push(`CSP violation: ${v}`));
-  await page.addInitScript(() => {
+  await page.addInitScript((t) => {
     document.addEventListener('securitypolicyviolation', (e) =>
       window.__cfsViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`));
-  });
+    window.addEventListener('unhandledrejection', (e) => window.__cfsUncaught(`unhandled rejection: ${e.reason && e.reason.message ? e.reason.message : e.reason}`));
+    window.addEventListener('error', (e) => window.__cfsUncaught(`error: ${e.message}`));
+    if (t && !sessionStorage.getItem('configfsd.token')) sessionStorage.setItem('configfsd.token', t);
+  }, token);
   await page.goto(`${base}/${hash}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT_MS });
   return page;
@@ -1023,6 +1041,151 @@ scenario('scoped token: the tree shows only its subtree and the path that leads 
   }
 });
 
+// ---- who am I: what the token may do is what the page offers ------------------------
+
+let rbase = null; // a server with a reader, a scoped writer and an admin
+const roleTokens = {};
+
+async function roleServer() {
+  if (rbase) return rbase;
+  const hash = (t) => createHash('sha256').update(t).digest('hex');
+  for (const n of ['alice', 'team', 'root']) roleTokens[n] = randomBytes(24).toString('hex');
+  const file = join(tmp, 'tokens-roles');
+  writeFileSync(file, `alice reader sha256:${hash(roleTokens.alice)}\n`
+    + `team writer sha256:${hash(roleTokens.team)} /02-simple-children/mine\n`
+    + `root admin sha256:${hash(roleTokens.root)}\n`);
+  chmodSync(file, 0o600);
+  rbase = await startServer('roles', ['--tokens', file]);
+  const root = client(rbase, roleTokens.root);
+  ok((await root.mkdir('/02-simple-children', 'mine', { storeme: '5' })).status === 201, 'mine made');
+  ok((await root.mkdir('/02-simple-children', 'other', { storeme: '1' })).status === 201, 'other made');
+  ok((await root.store('/02-simple-children/mine/storeme', '6')).status === 200, 'a change in the history');
+  return rbase;
+}
+
+const whoamiText = (p) => p.$eval('#whoami', (e) => e.textContent);
+const visible = (p, sel) => p.$eval(sel, (e) => !e.hidden && e.getClientRects().length > 0);
+
+scenario('who am I, a reader: the header says so; browse, watch and history work; every change is disabled with the reason; no Export or Import', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.alice });
+  try {
+    await until(async () => /alice/.test(await whoamiText(p)) && /reader/.test(await whoamiText(p)), 'the header names the token and its role');
+    ok(!(await visible(p, '#btn-export')) && !(await visible(p, '#btn-import')), 'Export and Import are not offered to a reader');
+    await openPath(p, '/02-simple-children/mine');
+    const reason = await p.$eval('#access-reason', (e) => e.textContent);
+    ok(/reader/.test(reason) && /not change/.test(reason), `the reason is shown: ${reason}`);
+    ok(await p.$eval('#panel .toolbar button.danger', (b) => b.disabled && b.getAttribute('aria-describedby') === 'access-reason'), 'Delete… is disabled and says why');
+    ok(await p.$eval('#panel form[data-attr="storeme"] input', (i) => i.readOnly), 'the value is read-only');
+    ok(/read-only for your token/.test(await p.$eval('#panel form[data-attr="storeme"] .hint', (e) => e.textContent)), 'its hint says why');
+    ok(await p.locator('#panel .mkdir-form, #panel .symlink-form').count() === 0, 'no create or link form');
+    await openNode(p, '/02-simple-children');
+    ok(await p.locator('#panel .mkdir-form').count() === 0, 'no create form in the group either');
+    await openNode(p, '/02-simple-children/mine');
+    await p.click('#panel button[aria-controls="history"]');
+    await p.waitForSelector('#history tbody tr[data-op="store"]');
+    ok(await p.locator('#history button.restore').count() === 0, 'no Restore for a reader');
+    // watching: a change made elsewhere reaches the reader's page
+    await client(sbase, roleTokens.root).store('/02-simple-children/mine/storeme', '7');
+    await p.waitForFunction(() => document.querySelector('#panel form[data-attr="storeme"] input').value === '7');
+    await axeCheck(p, 'reader, an item');
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('who am I, a scoped writer: changes only inside its subtree; outside it the page says "outside your token\'s scope", never 404', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.team });
+  p.allowed.add(403);
+  try {
+    await until(async () => /team/.test(await whoamiText(p)) && /\/02-simple-children\/mine/.test(await whoamiText(p)), 'the header names the token and its subtree');
+    ok(!(await visible(p, '#btn-export')), 'no Export for a writer');
+    await openPath(p, '/02-simple-children/mine');
+    ok(await p.locator('#access-reason').count() === 0, 'inside the subtree nothing is held back');
+    ok(await p.$eval('#panel .toolbar button.danger', (b) => !b.disabled), 'Delete… is enabled inside');
+    await setAttr(p, 'storeme', '8');
+    await until(async () => (await client(sbase, roleTokens.root).value('/02-simple-children/mine/storeme'))?.trim() === '8', 'the value is applied');
+    // the group above the subtree: seen as a path, not changed
+    await openNode(p, '/02-simple-children');
+    ok(/scope/.test(await p.$eval('#access-reason', (e) => e.textContent)), 'above the subtree: the reason names the scope');
+    ok(await p.locator('#panel .mkdir-form').count() === 0, 'no create form above the subtree');
+    // a path outside: the page says so, not "not in the tree"
+    await clearMessages(p);
+    await p.evaluate(() => { location.hash = '#/fakenbd'; });
+    await p.waitForSelector('.msg.error');
+    const text = await alertText(p);
+    ok(/outside your token\u2019s scope/i.test(text) && !/not in the tree|Not Found|404/.test(text), `the message: ${text}`);
+    // a 403 from the server is worded the same way
+    const head = await p.evaluate(async () => {
+      const m = await import('/js/api.js');
+      try {
+        await m.api.node('/fakenbd/pending');
+        return 'answered';
+      } catch (e) {
+        return m.describeError(e).head;
+      }
+    });
+    ok(/^Outside your token\u2019s scope \(403 EACCES\)$/.test(head), `a server 403: ${head}`);
+    await axeCheck(p, 'scoped writer, refused path');
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('who am I, an admin and a token-less loopback session: Export and Import offered, the header says who', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.root });
+  try {
+    await until(async () => /root/.test(await whoamiText(p)) && /admin/.test(await whoamiText(p)) && /whole tree/.test(await whoamiText(p)), 'the header names the admin');
+    ok(await visible(p, '#btn-export') && await visible(p, '#btn-import'), 'Export and Import are offered to an admin');
+    ok(/No token needed \(loopback\)/.test(await whoamiText(page)), `the token-less session says so: ${await whoamiText(page)}`);
+    ok(await visible(page, '#btn-export'), 'and is offered Export');
+  } finally {
+    await p.context().close();
+  }
+});
+
+// ---- never silent ---------------------------------------------------------------------
+
+scenario('never silent: the server stops before Apply: the error at Apply, the staged value kept, "reconnecting", Apply waits; once back, Apply works', async () => {
+  const sbase = await startServer('stopped');
+  const port = new URL(sbase).port;
+  const sapi = client(sbase);
+  ok((await sapi.mkdir('/02-simple-children', 's1', { storeme: '40' })).status === 201, 's1 made');
+  const p = await openPage(sbase);
+  // the browser's own lines about refused connections (the fetches, the stream)
+  p.quiet = /net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|INCOMPLETE_CHUNKED_ENCODING)/;
+  const srv = servers[servers.length - 1];
+  try {
+    await openPath(p, '/02-simple-children/s1');
+    await stageAttr(p, 'storeme', '41');
+    srv.child.kill('SIGTERM');
+    await srv.exited;
+    await p.click('#staged button.apply');
+    await p.waitForSelector('.msg.error');
+    const text = await alertText(p);
+    ok(/cannot be reached/.test(text) && /staged changes are kept/.test(text), `the error says what happened: ${text}`);
+    ok(await p.$eval('.msg.error', (m) => m.dataset.anchor.startsWith('Apply')), 'the error is at Apply');
+    ok(await p.evaluate(() => document.body.dataset.staged) === '1', 'the staged change is kept');
+    ok(await p.$eval(attrInput('storeme'), (i) => i.value) === '41', 'the typed value is kept');
+    await p.waitForSelector('#net:not([hidden])');
+    ok(/reconnecting/.test(await p.$eval('#net', (e) => e.textContent)), 'the header says it is reconnecting');
+    ok(await p.$eval('#staged button.apply', (b) => b.disabled), 'Apply waits for the server');
+    ok(/Waiting for the server/.test(await p.$eval('#apply-wait', (e) => e.textContent)), 'and says why');
+    const back = await startServer('stopped-again', [], { port: Number(port), db: 'stopped' });
+    ok(back === sbase, 'the server is back at the same address');
+    await until(async () => p.$eval('#net', (e) => e.hidden), 'the reconnecting state to go once the server answers', 3 * WAIT_MS);
+    ok(await p.$eval('#staged button.apply', (b) => !b.disabled), 'Apply is enabled again');
+    await clearMessages(p);
+    await p.click('#staged button.apply');
+    await until(async () => (await client(back).value('/02-simple-children/s1/storeme'))?.trim() === '41', 'the value to be applied');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+  } finally {
+    await p.context().close();
+  }
+});
+
 scenario('no console error, page error or CSP violation in the whole session', async () => {
   ok(page.problems.length === 0, page.problems.join('; '));
   console.log(`# axe: ${axeResults.length} views, ${axeResults.reduce((n, v) => n + v.violations.length, 0)} minor or moderate findings, no serious or critical one`);
@@ -1064,9 +1227,10 @@ async function main() {
   for (const [i, s] of scenarios.entries()) {
     const started = Date.now();
     try {
-      if (page) page.problems.length = 0;
+      for (const p of openPages) p.problems.length = 0;
       await s.fn();
-      if (page && page.problems.length) throw new Failure(page.problems.join('; '));
+      const problems = [...openPages].flatMap((p) => p.problems);
+      if (problems.length) throw new Failure(problems.join('; '));
       console.log(`ok ${i + 1} - ${s.name} (${Date.now() - started} ms)`);
     } catch (e) {
       failed += 1;

@@ -54,7 +54,9 @@ export class Panel {
    * @param {HTMLElement} el  the panel section
    * @param {object} ctx  tree, notify {error(e, opts), ok(text, opts), clear()},
    *   confirm(text, okLabel, opts) -> Promise<boolean>, navigate(path),
-   *   subsystems() -> GET /api/v1's answer
+   *   subsystems() -> GET /api/v1's answer, denyWrite(path) -> why the
+   *   token may not change @path (null: it may), online() -> the server
+   *   answers
    */
   constructor(el, ctx) {
     this.el = el;
@@ -62,6 +64,16 @@ export class Panel {
     this.path = null;
     this.seq = 0;
     this.rows = new Map();
+  }
+
+  /** Why the token may not change @path, or null. */
+  deny(path) {
+    return this.ctx.denyWrite ? this.ctx.denyWrite(path) : null;
+  }
+
+  /** The server stopped or started answering: Apply waits for it. */
+  reachabilityChanged() {
+    this.renderStaged();
   }
 
   // ---- the landing page ---------------------------------------------------
@@ -188,7 +200,8 @@ export class Panel {
     this.rows = new Map();
     this.etag = link.revision;
     const go = h('button', { type: 'button', onclick: () => this.ctx.navigate(link.target) }, 'Go to target');
-    const del = h('button', { type: 'button', class: 'danger', onclick: () => this.unlink(link.path) }, 'Remove link…');
+    const denied = this.deny(link.path);
+    const del = h('button', { type: 'button', class: 'danger', disabled: Boolean(denied), 'aria-describedby': denied ? 'access-reason' : null, onclick: () => this.unlink(link.path) }, 'Remove link…');
     replaceChildren(
       this.el,
       this.crumbs(link.path),
@@ -196,6 +209,7 @@ export class Panel {
       h('p', { class: 'node-path' }, h('code', {}, link.path), ' ', h('span', { class: 'badge kind-link' }, 'link')),
       h('dl', { class: 'facts' }, h('dt', {}, 'Target'), h('dd', {}, h('code', { class: 'link-target-value' }, link.target))),
       h('div', { class: 'toolbar' }, go, del),
+      denied ? h('p', { class: 'hint access-note', id: 'access-reason' }, denied) : null,
     );
   }
 
@@ -211,6 +225,7 @@ export class Panel {
     const commitInfo = this.commitInfo(node, parentNode, grandNode);
     this.commit = commitInfo;
     this.required = [];
+    this.denied = this.deny(node.path);
     if (commitInfo && commitInfo.verb === 'commit' && desc && grandNode) {
       const gt = desc.types[grandNode.type];
       if (gt && gt.committable && gt.committable.commit) this.required = gt.committable.commit.required || [];
@@ -229,13 +244,13 @@ export class Panel {
     if (commitInfo) {
       const isCommit = commitInfo.verb === 'commit';
       this.commitReason = h('span', { class: 'reason', id: 'commit-reason', 'aria-live': 'polite' });
-      this.commitBtn = h('button', { type: 'button', class: isCommit ? 'primary' : '', 'aria-describedby': 'commit-reason', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, isCommit ? 'Commit…' : 'Uncommit…');
+      this.commitBtn = h('button', { type: 'button', class: isCommit ? 'primary' : '', 'aria-describedby': this.denied ? 'commit-reason access-reason' : 'commit-reason', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, isCommit ? 'Commit…' : 'Uncommit…');
       tools.append(this.commitBtn);
     }
     // a live item cannot be removed (EPERM, configfs C6): uncommit it first
     const live = commitInfo && commitInfo.verb === 'uncommit';
     const deletable = (node.kind === 'item' || node.kind === 'group') && !node.default_group && !live;
-    if (deletable) tools.append(h('button', { type: 'button', class: 'danger', onclick: () => this.rmdir() }, 'Delete…'));
+    if (deletable) tools.append(h('button', { type: 'button', class: 'danger', disabled: Boolean(this.denied), 'aria-describedby': this.denied ? 'access-reason' : null, onclick: () => this.rmdir() }, 'Delete…'));
     if (this.commitReason) tools.append(this.commitReason);
     if (live) tools.append(h('span', { class: 'hint' }, 'Uncommit to delete.'));
 
@@ -247,10 +262,11 @@ export class Panel {
     this.childrenEl = h('section', { 'aria-labelledby': 'children-h', class: 'card' });
     sections.push(this.childrenEl);
     this.renderChildren(node);
-    if (node.creates) sections.push(this.mkdirSection(node, desc, parentNode));
+    // a token that may not write here is not offered the forms
+    if (node.creates && !this.denied) sections.push(this.mkdirSection(node, desc, parentNode));
     // without a schema only the subsystem knows (allow_link): offer the form
     const linksAllowed = desc ? Boolean(schemaType && schemaType.links) : true;
-    if (linksAllowed && node.kind !== 'root') sections.push(this.symlinkSection(node, schemaType, desc));
+    if (linksAllowed && node.kind !== 'root' && !this.denied) sections.push(this.symlinkSection(node, schemaType, desc));
     this.historyEl = h('section', { id: 'history', class: 'card', 'aria-labelledby': 'history-h', hidden: true });
     sections.push(this.historyEl);
 
@@ -267,6 +283,7 @@ export class Panel {
         ? h('p', { class: 'muted' }, node.name === 'pending' ? 'Items are made and configured here, then committed into live/.' : 'Committed items: the subsystem has brought them up. Uncommit one to change or delete it.')
         : null,
       tools,
+      this.denied ? h('p', { class: 'hint access-note', id: 'access-reason' }, this.denied) : null,
       sections,
     );
     this.updateCommit();
@@ -287,7 +304,8 @@ export class Panel {
   updateCommit() {
     if (!this.commitBtn) return;
     let reason = '';
-    if (this.staged()) reason = 'Apply or discard the staged changes first.';
+    if (this.denied) reason = this.commit.verb === 'commit' ? 'Your token cannot commit here.' : 'Your token cannot uncommit here.';
+    else if (this.staged()) reason = 'Apply or discard the staged changes first.';
     else if (this.commit.verb === 'commit') {
       const missing = this.required.filter((n) => {
         const r = this.rows.get(n);
@@ -332,7 +350,9 @@ export class Panel {
     const required = this.required.includes(a.name);
 
     let ctl;
-    if (a.writable && !a.binary) {
+    const canWrite = a.writable && !a.binary && !this.denied;
+    if (a.writable && this.denied) hint.push('read-only for your token');
+    if (canWrite) {
       ctl = makeControl(a.name, prop, value, {
         id,
         describedBy: `${hintId} ${errId}`,
@@ -347,7 +367,7 @@ export class Panel {
     row.control = ctl.control;
     row.errEl = h('p', { id: errId, class: 'field-error', hidden: true });
     row.noteEl = h('p', { class: 'field-note', hidden: true, 'aria-live': 'polite' });
-    const editable = a.writable && !a.binary;
+    const editable = canWrite;
     const revert = editable ? h('button', { type: 'button', class: 'quiet small revert', hidden: true, 'aria-label': `Revert ${a.name}`, onclick: () => this.revert(row) }, 'Revert') : null;
     row.revertBtn = revert;
     row.form = h(
@@ -424,16 +444,21 @@ export class Panel {
       const p = {
         title: h('h3', { id: 'staged-h' }),
         diff: h('ul', { class: 'diff', 'aria-label': 'Staged changes' }),
-        apply: h('button', { type: 'button', class: 'primary apply', onclick: () => this.applyStaged() }),
+        apply: h('button', { type: 'button', class: 'primary apply', 'aria-describedby': 'apply-wait', onclick: () => this.applyStaged() }),
         discard: h('button', { type: 'button', class: 'discard', onclick: () => this.discard() }, 'Discard'),
+        wait: h('span', { class: 'reason', id: 'apply-wait', 'aria-live': 'polite' }),
       };
       replaceChildren(this.stagedEl, p.title, p.diff,
         h('p', { class: 'hint' }, 'Applied as one change (one revision), only if nobody else changed these values since you loaded them.'),
-        h('div', { class: 'toolbar' }, p.apply, p.discard));
+        h('div', { class: 'toolbar' }, p.apply, p.discard, p.wait));
       this.stagedParts = p;
     }
     const p = this.stagedParts;
     this.stagedEl.hidden = !dirty.length;
+    // while the server does not answer, Apply waits (nothing is lost)
+    const offline = this.ctx.online && !this.ctx.online();
+    if (!this.applying) p.apply.disabled = offline;
+    p.wait.textContent = offline ? 'Waiting for the server to answer again; the staged changes are kept.' : '';
     p.title.textContent = plural(dirty.length, 'staged change');
     p.apply.textContent = `Apply ${plural(dirty.length, 'change')}`;
     replaceChildren(p.diff, dirty.map((r) => h('li', { dataset: { attr: r.name } }, h('span', { class: 'attr-name' }, r.name), ': ',
@@ -449,6 +474,15 @@ export class Panel {
    * changed in between, and the check runs again (at most 3 times).
    */
   async applyStaged() {
+    try {
+      await this.applyStagedNow();
+    } catch (e) {
+      // no answer, or one nobody expected: say so at Apply, keep the values
+      this.ctx.notify.error(e, { lead: 'Nothing was applied; the staged changes are kept.', anchor: this.stagedParts && this.stagedParts.apply });
+    }
+  }
+
+  async applyStagedNow() {
     const rows = [...this.rows.values()].filter((r) => r.dirty);
     if (!rows.length) return;
     let firstBad = null;
@@ -469,6 +503,7 @@ export class Panel {
     const ops = rows.map((r) => ({ op: 'store', path: joinPath(path, r.name), value: r.read() }));
     const btn = this.stagedEl.querySelector('.apply');
     if (btn) btn.disabled = true;
+    this.applying = true;
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         const info = await api.info();
@@ -504,6 +539,7 @@ export class Panel {
           return;
         } catch (e) {
           if (e instanceof ApiError && e.status === 412) continue;
+          if (e instanceof ApiError && e.status === 0) throw e;
           const i = e instanceof ApiError ? e.problem.op_index : undefined;
           const bad = i !== undefined && rows[i] ? rows[i] : rows.length === 1 ? rows[0] : null;
           if (bad && e instanceof ApiError && e.problem.detail) {
@@ -516,8 +552,9 @@ export class Panel {
       }
       this.ctx.notify.error(new ApiError(412, { title: 'Precondition Failed', status: 412, errno: 'ESTALE', detail: 'the tree kept changing while applying; nothing was applied' }), { actions: [{ label: 'Try again', run: () => this.applyStaged() }] });
     } finally {
+      this.applying = false;
       const b = this.stagedEl.querySelector('.apply');
-      if (b) b.disabled = false;
+      if (b) b.disabled = Boolean(this.ctx.online && !this.ctx.online());
     }
   }
 
@@ -642,7 +679,7 @@ export class Panel {
       ' → ',
       h('button', { type: 'button', class: 'linkish', title: l.target, 'aria-label': `Go to ${l.target}`, onclick: () => this.ctx.navigate(l.target) }, l.target),
       ' ',
-      h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
+      this.deny(lp) ? null : h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
     );
   }
 
@@ -949,7 +986,7 @@ export class Panel {
       if (e.write_only || e.value === undefined) val = h('span', { class: 'muted' }, '(write-only)');
       else val = [e.old !== undefined ? [h('del', {}, trim(e.old) === '' ? '(empty)' : trim(e.old)), ' → '] : null, h('ins', {}, trim(e.value) === '' ? '(empty)' : trim(e.value))];
       const row = parentPath(e.path) === node.path ? this.rows.get(baseName(e.path)) : null;
-      if (row && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
+      if (row && !this.denied && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
         action = h('button', { type: 'button', class: 'small restore', title: `Store ${trim(e.old)} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, 'Restore this value');
       }
     } else if (e.op === 'symlink') val = `→ ${e.target}`;
