@@ -510,6 +510,12 @@ scenario('link picker: a typeahead over the functions of the gadget; a bare name
   await axeCheck(page, 'link picker open');
   await target.fill('ncm');
   await page.waitForSelector('#panel [role="option"][data-path="/usb_gadget/g1/functions/ncm.usb0"]');
+  // one match left: Enter takes it, no arrow needed
+  await target.press('Enter');
+  ok(await target.inputValue() === '/usb_gadget/g1/functions/ncm.usb0', 'Enter takes the single match');
+  ok(await page.$eval('#panel [role="listbox"]', (l) => l.hidden), 'and closes the list');
+  await target.fill('ncm');
+  await page.waitForSelector('#panel [role="option"][data-path="/usb_gadget/g1/functions/ncm.usb0"]');
   await target.press('ArrowDown');
   await target.press('Enter');
   ok(await target.inputValue() === '/usb_gadget/g1/functions/ncm.usb0', 'Enter picks the option');
@@ -577,6 +583,75 @@ scenario('lio target: the picker offers the storage objects; a wrong target show
   await page.click('#panel .symlink-form button[type=submit]');
   await page.waitForSelector(`${row(`${T}/lun/lun_0/disk1`)}[data-kind="link"]`);
   ok((await api.get(`${T}/lun/lun_0/disk1`)).json.target === '/target/core/fileio_0/disk1', 'the server has the link');
+});
+
+scenario('checked as you type: an IPv4 value, a uint range and a name rule are shown at the field on input and on blur, before Apply; lun_N is suggested', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  const before = await api.revision();
+  await openPath(page, '/fakenbd/pending/disk1');
+  const tErr = '#panel form[data-attr="target"] .field-error';
+  await page.fill(attrInput('target'), '10.0.0.300');
+  await page.waitForSelector(`${tErr}:not([hidden])`);
+  ok((await page.textContent(tErr)) === 'target: must be an IPv4 address', `the server's words at the field (${await page.textContent(tErr)})`);
+  await page.fill(attrInput('target'), '10.0.0.30');
+  await page.waitForSelector(tErr, { state: 'hidden' });
+  await page.click('#staged button.discard');
+  // on blur too: a value typed in and left
+  await page.fill(attrInput('target'), '10.0.0');
+  await page.focus(attrInput('device'));
+  await page.waitForSelector(`${tErr}:not([hidden])`);
+  await page.click('#staged button.discard');
+  ok(await api.revision() === before, 'nothing was sent');
+  // a uint with min/max (LIO's ACL cmdsn_depth 1..4096) in a create form
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  await openPath(page, `${T}/acls`);
+  ok((await page.getAttribute('#panel .mkdir-form input[required]', 'placeholder')).startsWith('e.g. iqn.'), 'the ACL name shows an IQN example');
+  await page.locator('#panel .mkdir-form details.initial').evaluate((d) => { d.open = true; });
+  await page.getByLabel('cmdsn_depth').fill('5000');
+  await page.waitForFunction(() => /cmdsn_depth: at most 4096/.test(document.querySelector('#panel .mkdir-form').textContent));
+  // a name rule: a function is TYPE.INSTANCE
+  await openPath(page, '/usb_gadget/g1/functions');
+  await page.fill('#panel .mkdir-form input[required]', 'ncm');
+  await page.waitForFunction(() => /the name must match/.test(document.querySelector('#panel .mkdir-form .field-error:not([hidden])')?.textContent || ''));
+  await page.fill('#panel .mkdir-form input[required]', 'ncm.usb1');
+  await page.waitForSelector('#panel .mkdir-form input[required]:not([aria-invalid])');
+  // the next free LUN is suggested (lun_0 exists)
+  await openPath(page, `${T}/lun`);
+  ok(await page.inputValue('#panel .mkdir-form input[required]') === 'lun_1', 'lun_1 is suggested');
+  ok(await api.revision() === before, 'still nothing was sent');
+});
+
+scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  await openPath(page, '/fakenbd/pending/disk1');
+  // hold the history's answer until the progress indicator shows
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/v1/history?**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.click('#panel button[aria-controls="history"]');
+    await page.waitForSelector('#busy:not([hidden])');
+    ok(await page.evaluate(() => document.body.dataset.busy) === 'true', 'the page says it is working');
+    release();
+    await page.waitForSelector('#history tbody tr');
+    await page.waitForSelector('#busy', { state: 'hidden' });
+  } finally {
+    release();
+    await page.unroute('**/api/v1/history?**');
+  }
+  ok(await page.evaluate(() => document.activeElement.id) === 'history-h', 'focus is on the History heading');
+  const inView = await page.$eval('#history-h', (e) => {
+    const r = e.getBoundingClientRect();
+    const v = document.querySelector('#panel-scroll').getBoundingClientRect();
+    return r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
+  });
+  ok(inView, 'the History heading is in view');
+  await page.click('#panel button[aria-controls="history"]');
 });
 
 scenario('live: changes made outside the page appear through the event stream', async () => {
@@ -704,6 +779,9 @@ scenario('used by and blockers: a linked function lists its link; deleting it is
   ok(await page.$eval(row(L), (e) => e.getAttribute('aria-selected')) === 'true', 'the link\'s row is selected');
   await openPath(page, F);
   await page.click('#panel button:text-is("Delete…")');
+  // the dialog says what holds it before asking
+  const warn = await page.textContent('#dlg-confirm .used-by-warning');
+  ok(warn.includes(L) && warn.includes('EBUSY'), `the dialog warns about the link first (${warn})`);
   await page.click('#confirm-ok');
   await page.waitForSelector('#panel .msg.error[data-errno="EBUSY"] .blockers button');
   const delAt = await toastPlacement(page, '#panel .msg.error', '#panel button:text-is("Delete…")');

@@ -67,6 +67,19 @@ export function isReachable() {
   return reachable;
 }
 
+const busyListeners = new Set();
+let inFlight = 0;
+
+/** @fn(n) hears the number of requests under way, at each change. */
+export function onBusy(fn) {
+  busyListeners.add(fn);
+}
+
+function busy(delta) {
+  inFlight += delta;
+  for (const fn of busyListeners) fn(inFlight);
+}
+
 /** Say whether the server answered; listeners hear only the changes. */
 export function noteReachable(up) {
   if (up === reachable) return;
@@ -129,6 +142,15 @@ async function problemOf(res) {
  * for a token and trying again on 401.
  */
 export async function request(method, url, opts = {}) {
+  busy(1);
+  try {
+    return await requestOnce(method, url, opts);
+  } finally {
+    busy(-1);
+  }
+}
+
+async function requestOnce(method, url, opts) {
   for (;;) {
     const headers = { ...authHeaders() };
     let body;

@@ -6,7 +6,7 @@
 // the token is (GET /api/v1/whoami: what the page offers), and the
 // "reconnecting" state while the server does not answer.
 
-import { api, ApiError, describeError, getToken, isReachable, onReachable, onTokenChange, setToken, setTokenPrompt } from './api.js';
+import { api, ApiError, describeError, getToken, isReachable, onBusy, onReachable, onTokenChange, setToken, setTokenPrompt } from './api.js';
 import { h, parentPath, baseName, isUnder, replaceChildren } from './dom.js';
 import { EventStream } from './events.js';
 import { Panel } from './panel.js';
@@ -517,6 +517,27 @@ onReachable((up) => {
   }
   panel.reachabilityChanged();
 });
+
+// ---- progress: anything that takes over 300 ms says so ---------------------------
+
+{
+  const busyEl = $('busy');
+  let timer = null;
+  onBusy((n) => {
+    if (n > 0 && !timer && busyEl.hidden) {
+      timer = setTimeout(() => {
+        timer = null;
+        busyEl.hidden = false;
+        document.body.dataset.busy = 'true';
+      }, 300);
+    } else if (n === 0) {
+      clearTimeout(timer);
+      timer = null;
+      busyEl.hidden = true;
+      document.body.dataset.busy = 'false';
+    }
+  });
+}
 
 // ---- live updates -------------------------------------------------------------
 

@@ -390,8 +390,21 @@ export class Panel {
       this.renderStaged();
     };
     row.mark = mark;
+    // checked as you type and when leaving the field, with the server's words
+    // (leaving the field only adds a message: the server's refusal of the
+    // value still there stays until the value changes)
+    const check = (e) => {
+      if (!row.dirty) return;
+      const bad = validate(a.name, prop, row.read());
+      if (bad) this.fieldError(row, bad);
+      else if (e.type === 'input') this.clearFieldError(row);
+    };
     ctl.control.addEventListener('input', mark);
     ctl.control.addEventListener('change', mark);
+    if (editable) {
+      ctl.control.addEventListener('input', check);
+      ctl.control.addEventListener('blur', check);
+    }
     this.rows.set(a.name, row);
     return row.form;
   }
@@ -727,6 +740,40 @@ export class Panel {
     }
     const what = node.creates === 'group' ? 'group' : 'item';
     const submit = h('button', { type: 'submit', class: 'primary' }, `Create ${what}`);
+    // a numbered name (lun_N, tpgt_N): the next free one is suggested
+    const free = nextFreeName(hints.pattern, node.children.map((c) => c.name), hints.examples);
+    if (free) nameInput.value = free;
+    const checkName = (e) => {
+      const name = nameInput.value;
+      if (e.type === 'blur' && nameInput.getAttribute('aria-invalid') === 'true') return; // keep the server's words
+      let bad = name === '' ? null : nameProblem(name);
+      if (!bad && name && hints.pattern) {
+        try {
+          if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
+        } catch {
+          /* the server decides */
+        }
+      }
+      nameErr.hidden = !bad;
+      nameErr.textContent = bad || '';
+      if (bad) nameInput.setAttribute('aria-invalid', 'true');
+      else nameInput.removeAttribute('aria-invalid');
+    };
+    nameInput.addEventListener('input', checkName);
+    nameInput.addEventListener('blur', checkName);
+    for (const f of fields) {
+      const checkField = (e) => {
+        if (e.type === 'blur' && f.ctl.control.getAttribute('aria-invalid') === 'true') return; // keep the server's words
+        const v = f.ctl.read();
+        const msg = v === f.initial ? null : validate(f.name, f.prop, v);
+        f.err.hidden = !msg;
+        f.err.textContent = msg || '';
+        if (msg) f.ctl.control.setAttribute('aria-invalid', 'true');
+        else f.ctl.control.removeAttribute('aria-invalid');
+      };
+      f.ctl.control.addEventListener('input', checkField);
+      f.ctl.control.addEventListener('blur', checkField);
+    }
     const form = h(
       'form',
       {
@@ -880,10 +927,17 @@ export class Panel {
       return;
     }
     const simple = ops.length === 1;
+    // links from outside the subtree hold it (EBUSY): say so before asking
+    const holders = (node.used_by || []).filter((p) => !isUnder(p, node.path));
+    const held = holders.length
+      ? h('div', { class: 'used-by-warning', role: 'note' },
+        h('p', { class: 'field-error' }, `${plural(holders.length, 'link')} elsewhere ${holders.length === 1 ? 'points' : 'point'} at ${node.path}: configfs refuses the delete (EBUSY) until ${holders.length === 1 ? 'it is' : 'they are'} removed.`),
+        h('ul', { class: 'child-list' }, holders.map((p) => h('li', {}, h('code', {}, p)))))
+      : null;
     const text = simple
       ? `Delete ${node.path}? This removes the ${node.kind} (rmdir); its values are gone.`
       : `Delete ${node.path} and everything under it? ${planSummary(ops)}: ${ops.length} steps, run bottom-up as one change (all or nothing).`;
-    const body = simple ? null : h('div', {}, planList(ops), ops.length > BATCH_MAX || partial ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations${partial ? ' and this subtree holds more than 10,000 folders' : ''}: delete parts of the subtree first.`) : null);
+    const body = h('div', {}, held, simple ? null : planList(ops), !simple && (ops.length > BATCH_MAX || partial) ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations${partial ? ' and this subtree holds more than 10,000 folders' : ''}: delete parts of the subtree first.`) : null);
     const ok = await this.ctx.confirm(text, simple ? 'Delete' : `Delete ${plural(ops.length, 'step')}`, {
       title: simple ? 'Delete?' : 'Delete this subtree?',
       body,
@@ -960,7 +1014,11 @@ export class Panel {
     const body = h('tbody');
     table.append(body);
     const more = h('button', { type: 'button', hidden: true }, 'Older changes');
-    replaceChildren(this.historyEl, h('h3', { id: 'history-h' }, 'History'), h('div', { class: 'table-wrap' }, table), more);
+    const heading = h('h3', { id: 'history-h', tabindex: '-1' }, 'History');
+    replaceChildren(this.historyEl, heading, h('div', { class: 'table-wrap' }, table), more);
+    // it opens below the fold on a long panel: bring it there, focus it
+    this.historyEl.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
     let before = null;
     const load = async () => {
       try {
@@ -1041,6 +1099,18 @@ export class Panel {
   showsUnder(path) {
     return this.path !== null && isUnder(this.path, path);
   }
+}
+
+/** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the
+ * first PREFIXN not among @taken, counting from the number of the first
+ * of @examples (tpgt_1: from 1) or 0; else null. */
+export function nextFreeName(pattern, taken, examples = []) {
+  const m = pattern ? /^\^([A-Za-z_.-]+)\[0-9\]\+\$$/.exec(pattern) : null;
+  if (!m) return null;
+  const first = examples.length && examples[0].startsWith(m[1]) ? Number(examples[0].slice(m[1].length)) : 0;
+  const used = new Set(taken);
+  for (let n = Number.isInteger(first) ? first : 0; n < 100000; n++) if (!used.has(`${m[1]}${n}`)) return `${m[1]}${n}`;
+  return null;
 }
 
 /** What the schema says about the names of objects of @childType (the
