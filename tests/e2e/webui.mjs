@@ -198,6 +198,20 @@ async function setAttr(page, name, value) {
   await page.click('#staged button.apply');
 }
 
+/** The action bars (toolbars, the staged bar) a toast covers, but the one
+ * of the control it belongs to; and whether it is inside the window. */
+async function toastCovers(page, toastSel) {
+  return page.$eval(toastSel, (m) => {
+    const r = m.getBoundingClientRect();
+    const own = m._anchor ? m._anchor.closest('.toolbar, .bar') : null;
+    const covered = [...document.querySelectorAll('.toolbar, #staged')].filter((b) => b !== own && !b.contains(m) && !m.contains(b)).filter((b) => {
+      const q = b.getBoundingClientRect();
+      return q.height && q.bottom > r.top && q.top < r.bottom && q.right > r.left && q.left < r.right;
+    }).map((b) => b.getAttribute('aria-label') || b.id || b.textContent.trim().slice(0, 30));
+    return { covered, inside: r.left >= 0 && r.right <= window.innerWidth && r.top >= 0 && r.bottom <= window.innerHeight };
+  });
+}
+
 /** The text of the error toasts on the page (anchored or in the corner). */
 async function alertText(page) {
   return page.$$eval('.msg.error', (l) => l.map((e) => e.textContent).join(' | '));
@@ -654,6 +668,29 @@ scenario('feedback: History opens in view with focus; a request over 300 ms show
   await page.click('#panel button[aria-controls="history"]');
 });
 
+scenario('toasts stay inside the window and cover no action bar: a header button\'s, a created item\'s', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  for (const p of [page, await openPage(base, { width: 375, height: 740 })]) {
+    try {
+      await p.click('#btn-export');
+      await p.waitForSelector('.msg.ok:has-text("Exported")');
+      const cov = await toastCovers(p, '.msg.ok');
+      ok(cov.inside, `the Export toast is inside the window at ${p.viewportSize().width} px (${JSON.stringify(cov)})`);
+    } finally {
+      if (p !== page) await p.context().close();
+    }
+  }
+  await clearMessages(page);
+  await openPath(page, '/02-simple-children');
+  await page.fill('#panel .mkdir-form input[required]', 'toasted');
+  await page.click('#panel .mkdir-form button[type=submit]');
+  await panelAt(page, '/02-simple-children/toasted');
+  await page.waitForSelector('#panel .msg.ok');
+  const cov = await toastCovers(page, '#panel .msg.ok');
+  ok(cov.inside && !cov.covered.length, `"Created" covers no action bar (${JSON.stringify(cov)})`);
+});
+
 scenario('live: changes made outside the page appear through the event stream', async () => {
   page.allowed = new Set();
   await page.waitForFunction(() => document.querySelector('#conn').dataset.state === 'live');
@@ -684,6 +721,8 @@ scenario('two browsers edit the same item: the second Apply is a conflict at the
     await page.waitForSelector('#staged .msg.error[data-status="412"]');
     const alert = await alertText(page);
     ok(alert.includes('Conflict') && alert.includes('ESTALE'), `the alert says conflict (${alert})`);
+    const cov = await toastCovers(page, '#staged .msg.error');
+    ok(cov.inside && !cov.covered.length && !(await page.$eval('#staged .msg.error', (m) => m.classList.contains('above'))), `the conflict toast covers no action bar and not the staged bar (${JSON.stringify(cov)})`);
     const ferr = await page.textContent('#panel form[data-attr="device"] .field-error');
     ok(ferr.includes('changed by someone else'), `the field says so (${ferr})`);
     ok(await page.$eval(attrInput('device'), (e) => e.value) === '/dev/mine', 'what you typed is kept');

@@ -100,15 +100,42 @@ function place(msg, anchor) {
   msg.dataset.anchor = anchor.textContent.trim().slice(0, 40) || anchor.getAttribute('aria-label') || anchor.tagName.toLowerCase();
   anchor.after(msg);
   const room = host.clientWidth - msg.offsetWidth;
-  msg.style.left = `${Math.max(0, Math.min(anchor.offsetLeft, room))}px`;
-  msg.style.top = `${anchor.offsetTop + anchor.offsetHeight + 4}px`;
-  // under the control, or over it when that is out of sight (the staged
-  // bar sits at the bottom of the panel's scroll area)
+  const left = Math.max(0, Math.min(anchor.offsetLeft, room));
+  msg.style.left = `${left}px`;
+  // inside the window: a toast under a header button at the right edge is
+  // moved left until it fits (never cut at the edge)
+  const edge = 8;
+  let r = msg.getBoundingClientRect();
+  let shift = 0;
+  if (r.right > window.innerWidth - edge) shift = window.innerWidth - edge - r.right;
+  if (r.left + shift < edge) shift = edge - r.left;
+  msg.style.left = `${left + shift}px`;
+  let top = anchor.offsetTop + anchor.offsetHeight + 4;
+  msg.style.top = `${top}px`;
+  // under the control; never over an action bar other than the control's
+  // own (it goes below that bar); when there is no room below, the panel
+  // scrolls to make some, and only then does it go over the control
   const scroller = host.closest('.panel-scroll, .tree-scroll');
-  const view = scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
-  const r = msg.getBoundingClientRect();
+  const view = () => (scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight });
+  const own = anchor.closest('.toolbar, .bar');
+  const bars = scroller ? [...scroller.querySelectorAll('.toolbar')].filter((b) => b !== own && !msg.contains(b)) : [];
+  for (let i = 0; i < 4; i++) {
+    r = msg.getBoundingClientRect();
+    const hit = bars.map((b) => b.getBoundingClientRect()).find((b) => b.height && b.bottom > r.top && b.top < r.bottom && b.right > r.left && b.left < r.right);
+    if (!hit) break;
+    top += hit.bottom - r.top + 4;
+    msg.style.top = `${top}px`;
+  }
+  r = msg.getBoundingClientRect();
+  let v = view();
+  const bottom = Math.min(v.bottom, window.innerHeight);
+  if (r.bottom > bottom && scroller && scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop >= r.bottom - bottom) {
+    scroller.scrollTop += r.bottom - bottom + 4;
+    r = msg.getBoundingClientRect();
+    v = view();
+  }
   const a = anchor.getBoundingClientRect();
-  if (r.bottom > Math.min(view.bottom, window.innerHeight) && a.top - r.height - 4 >= Math.max(view.top, 0)) {
+  if (r.bottom > Math.min(v.bottom, window.innerHeight) && a.top - r.height - 4 >= Math.max(v.top, 0)) {
     msg.style.top = `${anchor.offsetTop - msg.offsetHeight - 4}px`;
     msg.classList.add('above');
   }
