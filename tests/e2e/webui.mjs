@@ -994,6 +994,45 @@ scenario('dark theme (prefers-color-scheme): the page follows it, axe finds no c
   }
 });
 
+scenario('axe on every main view in both themes and at phone width: no serious or critical finding; underscores have room', async () => {
+  const G = '/usb_gadget/g1';
+  for (const colorScheme of ['light', 'dark']) {
+    for (const [width, height] of [[1024, 800], [375, 740]]) {
+      const p = await openPage(base, { colorScheme, width, height, hash: '#/fakenbd' });
+      const tag = `${colorScheme} ${width} px`;
+      try {
+        await panelAt(p, '/fakenbd');
+        if (width < 760) await p.click('#btn-drawer');
+        await axeCheck(p, `${tag}, a subsystem selected`);
+        if (width < 760) await p.keyboard.press('Escape');
+        await p.evaluate(() => { location.hash = '#/fakenbd/pending/disk1'; });
+        await panelAt(p, '/fakenbd/pending/disk1');
+        await p.fill(attrInput('device'), '/dev/nbd7');
+        await p.waitForSelector('#staged:not([hidden])');
+        await axeCheck(p, `${tag}, an item with a staged value`);
+        const room = await p.$eval(attrInput('device'), (i) => parseFloat(getComputedStyle(i).lineHeight) / parseFloat(getComputedStyle(i).fontSize));
+        ok(room >= 1.3, `an input's line box leaves room under the baseline (${room.toFixed(2)} em)`);
+        await p.click('#staged button.discard');
+        await p.click('#panel button[aria-controls="history"]');
+        await p.waitForSelector('#history tbody tr');
+        await axeCheck(p, `${tag}, history`);
+        await p.evaluate((g) => { location.hash = `#${g}/configs/c.1`; }, G);
+        await panelAt(p, `${G}/configs/c.1`);
+        await p.getByRole('combobox', { name: 'Target' }).focus();
+        await p.waitForSelector('#panel [role="listbox"]:not([hidden])');
+        await axeCheck(p, `${tag}, link picker`);
+        await p.keyboard.press('Escape');
+        await p.click('#panel button:text-is("Delete…")');
+        await p.waitForSelector('#dlg-confirm[open]');
+        await axeCheck(p, `${tag}, delete plan`);
+        await p.click('#confirm-cancel');
+      } finally {
+        await p.context().close();
+      }
+    }
+  }
+});
+
 scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view', async () => {
   const bbase = await startServer('big');
   const bapi = client(bbase);
