@@ -636,6 +636,23 @@ scenario('checked as you type: an IPv4 value, a uint range and a name rule are s
   ok(await api.revision() === before, 'still nothing was sent');
 });
 
+scenario('reading: each child row carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions)', async () => {
+  page.allowed = new Set();
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  await openPath(page, `${T}/lun`);
+  await page.waitForSelector('#panel li[data-child="lun_0"] .summary');
+  const lun = await page.textContent('#panel li[data-child="lun_0"] .summary');
+  ok(lun === '-> /target/core/fileio_0/disk1', `a LUN names its backstore (${lun})`);
+  await openPath(page, '/usb_gadget/g1/configs');
+  await page.waitForSelector('#panel li[data-child="c.1"] .summary');
+  const cfg = await page.textContent('#panel li[data-child="c.1"] .summary');
+  ok(cfg === '/usb_gadget/g1/functions/acm.GS0, MaxPower 500 mA', `a config names its functions and power (${cfg})`);
+  ok(await page.getAttribute('#panel li[data-child="c.1"] .summary', 'title') === cfg, 'in full on hover');
+  await openPath(page, '/target/core/fileio_0');
+  await page.waitForSelector('#panel li[data-child="disk1"] .summary');
+  ok(/enable/.test(await page.textContent('#panel li[data-child="disk1"] .summary')), 'a storage object says whether it is enabled');
+});
+
 scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
   page.allowed = new Set();
   await clearMessages(page);

@@ -662,6 +662,7 @@ export class Panel {
       }
     });
     label();
+    this.fillSummaries(node, list).catch(() => {}); // a summary is a help, not the listing
     const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
@@ -680,7 +681,7 @@ export class Panel {
 
   childItem(node, { c, l }) {
     if (c) {
-      return h('li', {}, h('button', { type: 'button', class: 'linkish', title: c.path, onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c)));
+      return h('li', { dataset: { child: c.name } }, h('button', { type: 'button', class: 'linkish', title: c.path, onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c)));
     }
     const lp = joinPath(node.path, l.name);
     return h(
@@ -694,6 +695,24 @@ export class Panel {
       ' ',
       this.deny(lp) ? null : h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
     );
+  }
+
+  /** The one-line summary the schema gives each child's type (its
+   * "summary" template), after the child's name: one read of the children
+   * with their values and links (depth 1). */
+  async fillSummaries(node, list) {
+    const types = this.desc ? this.desc.types : null;
+    // a listing names no child's type: ask when the schema has a summary
+    if (!types || !node.children.length || !Object.values(types).some((t) => t.summary)) return;
+    const r = await api.node(node.path, { depth: '1', limit: String(CHILD_PAGE) });
+    if (this.node !== node) return;
+    for (const c of r.data.children) {
+      const t = c.type && types[c.type];
+      const li = [...list.children].find((x) => x.dataset.child === c.name);
+      if (!t || !t.summary || !li || li.querySelector('.summary')) continue;
+      const text = summaryOf(t.summary, c, propsOf(this.desc, c.type));
+      li.append(' ', h('span', { class: 'summary', title: text }, text));
+    }
   }
 
   /** The children or links of the shown node changed: list them again. */
@@ -1099,6 +1118,19 @@ export class Panel {
   showsUnder(path) {
     return this.path !== null && isUnder(this.path, path);
   }
+}
+
+/** @template ("{attr}", "{@links}") filled from the node @n (with its
+ * attributes and links), values shown as the forms show them; '–' for
+ * an empty one. */
+export function summaryOf(template, n, props) {
+  return template.replace(/\{([^{}]+)\}/g, (_, key) => {
+    if (key === '@links') return (n.links || []).map((l) => l.target).join(', ') || '–';
+    const a = (n.attributes || []).find((x) => x.name === key);
+    if (!a || a.value === undefined) return '–';
+    const v = displayValue(props ? props[key] : null, a.value).split('\n')[0].trim();
+    return v === '' ? '–' : v;
+  });
 }
 
 /** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the
