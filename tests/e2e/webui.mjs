@@ -1319,6 +1319,148 @@ scenario('who am I, an admin and a token-less loopback session: Export and Impor
   }
 });
 
+// ---- guided setups: start to finish through the page alone, counting steps ----------
+
+/** What a user does on @p, counted: each click, each field filled, each
+ * key pressed is one step. */
+function steps(p) {
+  const c = { n: 0, log: [] };
+  c.click = async (sel, what = sel) => {
+    c.n += 1;
+    c.log.push(`click ${what}`);
+    await p.click(sel);
+  };
+  c.fill = async (sel, value) => {
+    c.n += 1;
+    c.log.push(`type ${value}`);
+    await p.fill(sel, value);
+  };
+  c.select = async (sel, value) => {
+    c.n += 1;
+    c.log.push(`choose ${value}`);
+    await p.selectOption(sel, value);
+  };
+  c.press = async (sel, key) => {
+    c.n += 1;
+    c.log.push(`press ${key}`);
+    await p.press(sel, key);
+  };
+  // the panel's own moves: a child, a breadcrumb, a tree row
+  c.child = async (name, path) => {
+    await c.click(`#panel .child-list li[data-child="${name}"] > button`, name);
+    await panelAt(p, path);
+  };
+  c.crumb = async (name, path) => {
+    await c.click(`#panel .crumbs a[title="${path}"]`, name);
+    await panelAt(p, path);
+  };
+  c.create = async (dir, name, { typed = true } = {}) => {
+    if (typed) await c.fill('#panel .mkdir-form input[required]', name);
+    else ok(await p.inputValue('#panel .mkdir-form input[required]') === name, `${name} is suggested`);
+    await c.click('#panel .mkdir-form button[type=submit]', 'Create');
+    await panelAt(p, `${dir}/${name}`);
+  };
+  c.link = async (typed, name) => {
+    await c.fill('#panel .symlink-form [role="combobox"]', typed);
+    await c.click('#panel .symlink-form button[type=submit]', 'Create link');
+    await p.waitForSelector(`#panel .child-list li.link-row[data-link="${name}"]`);
+  };
+  return c;
+}
+
+const setupCounts = {};
+
+scenario('guided setup: an iSCSI target with a LUN on a file backstore, a portal and an ACL, through the page alone (steps counted)', async () => {
+  const sbase = await startServer('setup-iscsi');
+  const sapi = client(sbase);
+  const p = await openPage(sbase);
+  const c = steps(p);
+  try {
+    const IQN = 'iqn.2003-01.org.example:storage';
+    const T = `/target/iscsi/${IQN}/tpgt_1`;
+    await c.click(rowName('/target'), 'target');
+    await panelAt(p, '/target');
+    await c.child('core', '/target/core');
+    await c.create('/target/core', 'fileio_0');
+    await c.create('/target/core/fileio_0', 'disk1');
+    await c.fill(attrInput('udev_path'), '/srv/disk1.img');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    await c.crumb('target', '/target');
+    await c.create('/target', 'iscsi');
+    await c.create('/target/iscsi', IQN);
+    await c.create(`/target/iscsi/${IQN}`, 'tpgt_1', { typed: false });
+    await c.child('lun', `${T}/lun`);
+    await c.create(`${T}/lun`, 'lun_0', { typed: false });
+    await c.link('disk1', 'disk1');
+    await c.crumb('tpgt_1', T);
+    await c.child('np', `${T}/np`);
+    await c.create(`${T}/np`, '0.0.0.0:3260');
+    await c.crumb('tpgt_1', T);
+    await c.child('acls', `${T}/acls`);
+    const INI = 'iqn.1994-05.com.example:client1';
+    await c.create(`${T}/acls`, INI);
+    await c.create(`${T}/acls/${INI}`, 'lun_0', { typed: false });
+    await c.link('lun_0', 'lun_0');
+    await c.crumb('tpgt_1', T);
+    await c.select(attrInput('enable'), '1');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    // the server has the whole target
+    ok((await sapi.get(`${T}/lun/lun_0/disk1`)).json?.target === '/target/core/fileio_0/disk1', 'the LUN links the backstore');
+    ok((await sapi.get(`${T}/acls/${INI}/lun_0/lun_0`)).json?.target === `${T}/lun/lun_0`, 'the mapped LUN links the LUN');
+    ok(await sapi.status(`${T}/np/0.0.0.0:3260`) === 200, 'the portal exists');
+    ok((await sapi.value(`${T}/enable`))?.trim() === '1', 'the portal group is enabled');
+    ok((await sapi.value('/target/core/fileio_0/disk1/udev_path'))?.trim() === '/srv/disk1.img', 'the backstore has its file');
+    setupCounts.iscsi = c.n;
+    console.log(`# steps: iSCSI target with a LUN, a portal and an ACL: ${c.n} (${c.log.join('; ')})`);
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('guided setup: a USB gadget with a function linked into a config, bound to a UDC, through the page alone (steps counted)', async () => {
+  const sbase = await startServer('setup-usb');
+  const sapi = client(sbase);
+  const p = await openPage(sbase);
+  const c = steps(p);
+  try {
+    const G = '/usb_gadget/g1';
+    await c.click(rowName('/usb_gadget'), 'usb_gadget');
+    await panelAt(p, '/usb_gadget');
+    await c.fill('#panel .mkdir-form input[required]', 'g1');
+    const vid = await p.$eval('#panel .mkdir-form label:text-is("idVendor")', (l) => l.htmlFor);
+    await c.fill(`#${vid}`, '0x1d6b');
+    await c.click('#panel .mkdir-form button[type=submit]', 'Create');
+    await panelAt(p, G);
+    await c.child('functions', `${G}/functions`);
+    await c.create(`${G}/functions`, 'ncm.usb0');
+    await c.crumb('g1', G);
+    await c.child('configs', `${G}/configs`);
+    await c.create(`${G}/configs`, 'c.1');
+    await c.fill('#panel .symlink-form [role="combobox"]', 'ncm');
+    await p.waitForSelector('#panel [role="option"][data-path]');
+    await c.press('#panel .symlink-form [role="combobox"]', 'Enter');
+    await c.click('#panel .symlink-form button[type=submit]', 'Create link');
+    await p.waitForSelector('#panel .child-list li.link-row[data-link="ncm.usb0"]');
+    await c.crumb('g1', G);
+    await c.fill(attrInput('UDC'), 'dummy_udc.0');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    ok((await sapi.get(`${G}/configs/c.1/ncm.usb0`)).json?.target === `${G}/functions/ncm.usb0`, 'the config links the function');
+    ok((await sapi.value(`${G}/UDC`))?.trim() === 'dummy_udc.0', 'the gadget is bound');
+    ok(/^(0x1d6b|7531)$/.test((await sapi.value(`${G}/idVendor`))?.trim()), 'the vendor id is set');
+    // the path bar jumps straight to a typed path
+    await p.fill('#goto-path', `${G}/functions/ncm.usb0`);
+    await p.press('#goto-path', 'Enter');
+    await panelAt(p, `${G}/functions/ncm.usb0`);
+    setupCounts.usb = c.n;
+    console.log(`# steps: USB gadget with a function linked into a config, bound: ${c.n} (${c.log.join('; ')})`);
+  } finally {
+    await p.context().close();
+  }
+});
+
 // ---- never silent ---------------------------------------------------------------------
 
 scenario('never silent: the server stops before Apply: the error at Apply, the staged value kept, "reconnecting", Apply waits; once back, Apply works', async () => {

@@ -454,6 +454,16 @@ window.addEventListener('beforeunload', (e) => {
   });
 }
 
+// the path bar: type a path (or paste one) and jump there
+$('goto').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = $('goto-path');
+  let want = input.value.trim().replace(/\/+$/, '');
+  if (want === '') return;
+  if (!want.startsWith('/')) want = `/${want}`;
+  if (await navigate(want)) input.value = '';
+});
+
 // ---- who am I: what the token may do ------------------------------------------
 //
 // GET /api/v1/whoami names the token, its role and its subtrees. The page

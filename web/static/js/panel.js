@@ -762,36 +762,32 @@ export class Panel {
     // a numbered name (lun_N, tpgt_N): the next free one is suggested
     const free = nextFreeName(hints.pattern, node.children.map((c) => c.name), hints.examples);
     if (free) nameInput.value = free;
-    const checkName = (e) => {
+    /** Check the name (an empty one only when @empty), show the verdict
+     * at it; the problem, or null. */
+    const showName = (empty) => {
       const name = nameInput.value;
-      if (e.type === 'blur' && nameInput.getAttribute('aria-invalid') === 'true') return; // keep the server's words
-      let bad = name === '' ? null : nameProblem(name);
-      if (!bad && name && hints.pattern) {
+      let bad = name === '' && !empty ? null : nameProblem(name);
+      if (!bad && hints.pattern) {
         try {
           if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
         } catch {
-          /* the server decides */
+          /* a dialect difference: the server decides */
         }
       }
-      nameErr.hidden = !bad;
-      nameErr.textContent = bad || '';
-      if (bad) nameInput.setAttribute('aria-invalid', 'true');
-      else nameInput.removeAttribute('aria-invalid');
+      return showAt(nameInput, nameErr, bad);
     };
-    nameInput.addEventListener('input', checkName);
-    nameInput.addEventListener('blur', checkName);
-    for (const f of fields) {
-      const checkField = (e) => {
-        if (e.type === 'blur' && f.ctl.control.getAttribute('aria-invalid') === 'true') return; // keep the server's words
-        const v = f.ctl.read();
-        const msg = v === f.initial ? null : validate(f.name, f.prop, v);
-        f.err.hidden = !msg;
-        f.err.textContent = msg || '';
-        if (msg) f.ctl.control.setAttribute('aria-invalid', 'true');
-        else f.ctl.control.removeAttribute('aria-invalid');
-      };
-      f.ctl.control.addEventListener('input', checkField);
-      f.ctl.control.addEventListener('blur', checkField);
+    /** Check field @f (a value left as it was is not sent), show it. */
+    const showField = (f) => {
+      const v = f.ctl.read();
+      return showAt(f.ctl.control, f.err, v === f.initial ? null : validate(f.name, f.prop, v));
+    };
+    // as you type, and when leaving (which keeps the server's words)
+    const live = (input, show) => (e) => {
+      if (e.type !== 'blur' || input.getAttribute('aria-invalid') !== 'true') show();
+    };
+    for (const ev of ['input', 'blur']) {
+      nameInput.addEventListener(ev, live(nameInput, () => showName(false)));
+      for (const f of fields) f.ctl.control.addEventListener(ev, live(f.ctl.control, () => showField(f)));
     }
     const form = h(
       'form',
@@ -801,31 +797,15 @@ export class Panel {
         onsubmit: async (e) => {
           e.preventDefault();
           const name = nameInput.value;
-          let bad = nameProblem(name);
-          if (!bad && hints.pattern) {
-            try {
-              if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
-            } catch {
-              /* a dialect difference: the server decides */
-            }
-          }
-          nameErr.hidden = !bad;
-          nameErr.textContent = bad || '';
-          if (bad) nameInput.setAttribute('aria-invalid', 'true');
-          else nameInput.removeAttribute('aria-invalid');
+          let bad = showName(true);
           const attrs = {};
           let firstBad = bad ? nameInput : null;
           for (const f of fields) {
             const v = f.ctl.read();
-            const msg = v === f.initial ? null : validate(f.name, f.prop, v);
-            f.err.hidden = !msg;
-            f.err.textContent = msg || '';
+            const msg = showField(f);
             if (msg) {
-              f.ctl.control.setAttribute('aria-invalid', 'true');
               firstBad = firstBad || f.ctl.control;
               bad = bad || msg;
-            } else {
-              f.ctl.control.removeAttribute('aria-invalid');
             }
             if (v !== f.initial) attrs[f.name] = v;
           }
@@ -861,7 +841,7 @@ export class Panel {
       },
       h('div', { class: 'attr-row' }, h('label', { for: nameId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, nameInput), nameHint, nameErr),
       fields.length
-        ? h('details', { class: 'initial', open: fields.length <= 6 }, h('summary', {}, `Initial attributes of the new ${childType} (optional; stored with the ${what} as one change)`), fieldset)
+        ? h('details', { class: 'initial', open: true }, h('summary', {}, `Initial attributes of the new ${childType} (optional; stored with the ${what} as one change)`), fieldset)
         : null,
       h('div', { class: 'toolbar' }, submit),
     );
@@ -1118,6 +1098,16 @@ export class Panel {
   showsUnder(path) {
     return this.path !== null && isUnder(this.path, path);
   }
+}
+
+/** Show @msg (or nothing) at @input's message @errEl and mark the input;
+ * returns @msg. */
+function showAt(input, errEl, msg) {
+  errEl.hidden = !msg;
+  errEl.textContent = msg || '';
+  if (msg) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+  return msg;
 }
 
 /** @template ("{attr}", "{@links}") filled from the node @n (with its
