@@ -767,6 +767,8 @@ scenario('history: relative times with the exact one on hover, a diff per change
   ok(diff[0] === '/dev/theirs' && diff[1] === '/dev/mine', `the newest change shows old and new (${diff})`);
   await shot(page, 'history');
   await axeCheck(page, 'history');
+  // the button names the value it brings back, not "this value"
+  ok(await page.textContent('#history tbody tr:first-child button.restore') === 'Restore /dev/theirs', 'Restore names the old value');
   await page.click('#history tbody tr:first-child button.restore');
   await page.waitForSelector('#dlg-confirm[open]');
   ok((await page.textContent('#confirm-text')).includes('/dev/theirs'), 'the confirmation names the value');
@@ -1433,16 +1435,16 @@ scenario('guided setup: a USB gadget with a function linked into a config, bound
     await c.fill(`#${vid}`, '0x1d6b');
     await c.click('#panel .mkdir-form button[type=submit]', 'Create');
     await panelAt(p, G);
-    await c.child('functions', `${G}/functions`);
-    await c.create(`${G}/functions`, 'ncm.usb0');
-    await c.crumb('g1', G);
     await c.child('configs', `${G}/configs`);
     await c.create(`${G}/configs`, 'c.1');
-    await c.fill('#panel .symlink-form [role="combobox"]', 'ncm');
-    await p.waitForSelector('#panel [role="option"][data-path]');
-    await c.press('#panel .symlink-form [role="combobox"]', 'Enter');
-    await c.click('#panel .symlink-form button[type=submit]', 'Create link');
+    // create and link: the function is made in this gadget's functions/
+    await c.click('#panel details.create-link > summary', 'Or create a new function and link it here');
+    await p.waitForFunction((g) => document.querySelector('#panel details.create-link select')?.value === `${g}/functions`, G);
+    ok(await p.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. ncm.usb0', 'the function name shows an example');
+    await c.fill('#panel details.create-link input', 'ncm.usb0');
+    await c.click('#panel details.create-link button[type=submit]', 'Create and link');
     await p.waitForSelector('#panel .child-list li.link-row[data-link="ncm.usb0"]');
+    ok(await sapi.status(`${G}/functions/ncm.usb0`) === 200, 'the function was made');
     await c.crumb('g1', G);
     await c.fill(attrInput('UDC'), 'dummy_udc.0');
     await c.click('#staged button.apply', 'Apply');

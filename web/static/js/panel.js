@@ -903,7 +903,86 @@ export class Panel {
       h('div', { class: 'attr-row' }, h('label', { for: nId, class: 'attr-name' }, 'Link name'), h('div', { class: 'attr-input' }, lname), h('p', { class: 'hint', id: `${nId}-hint` }, 'optional: the target\u2019s own name')),
       h('div', { class: 'toolbar' }, h('button', { type: 'submit' }, 'Create link')),
     );
-    return h('section', { class: 'card', 'aria-labelledby': 'symlink-h' }, h('h3', { id: 'symlink-h' }, 'New link'), form);
+    return h('section', { class: 'card', 'aria-labelledby': 'symlink-h' }, h('h3', { id: 'symlink-h' }, 'New link'), form,
+      allowTypes && desc ? this.createAndLinkForm(node, desc, subsystem, allowTypes, () => picker.reset()) : null);
+  }
+
+  /** "Create and link": where links.allow names types made by a group
+   * (a config's functions, a LUN's storage objects), make one there and
+   * link it here, as one batch. The groups are read when it is opened;
+   * the one nearest this node is chosen first. */
+  createAndLinkForm(node, desc, subsystem, allowTypes, changed) {
+    const makers = Object.entries(desc.types).filter(([, t]) => t.creates && allowTypes.includes(t.creates.type));
+    if (!makers.length) return null;
+    const what = [...new Set(makers.map(([, t]) => t.creates.type))].join(' or ');
+    const pId = uid('cl-parent');
+    const nId = uid('cl-name');
+    const parent = h('select', { id: pId });
+    const name = h('input', { id: nId, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${nId}-hint ${nId}-err` });
+    const hint = h('p', { class: 'hint', id: `${nId}-hint` });
+    const err = h('p', { class: 'field-error', id: `${nId}-err`, hidden: true });
+    const submit = h('button', { type: 'submit' }, 'Create and link');
+    let loaded = false;
+    const common = (p) => {
+      let n = 0;
+      const a = p.split('/');
+      const b = node.path.split('/');
+      while (n < a.length && a[n] === b[n]) n++;
+      return n;
+    };
+    const hintFor = () => {
+      const t = makers.find(([tn]) => tn === parent.selectedOptions[0]?.dataset.type);
+      const made = t ? desc.types[t[1].creates.type] : null;
+      const hints = nameHints(desc, t ? t[1].creates.type : null);
+      name.placeholder = hints.examples.length ? `e.g. ${hints.examples[0]}` : '';
+      hint.textContent = hints.text;
+      return made;
+    };
+    const details = h('details', { class: 'create-link' },
+      h('summary', {}, `Or create a new ${what} and link it here`),
+      h('form', { novalidate: true, onsubmit: async (e) => {
+        e.preventDefault();
+        const dir = parent.value;
+        const bad = !dir ? `no group here makes a ${what}` : nameProblem(name.value);
+        showAt(name, err, bad);
+        if (bad) return;
+        const target = joinPath(dir, name.value);
+        const link = joinPath(node.path, name.value);
+        submit.disabled = true;
+        try {
+          await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+          name.value = '';
+          changed();
+          await this.ctx.tree.changed(dir);
+          await this.ctx.tree.changed(node.path);
+          await this.structureChanged();
+          this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
+        } catch (x) {
+          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
+          this.ctx.notify.error(x, { lead: 'Nothing was created.' });
+        } finally {
+          submit.disabled = false;
+        }
+      } },
+      h('div', { class: 'attr-row' }, h('label', { for: pId, class: 'attr-name' }, 'In'), h('div', { class: 'attr-input' }, parent)),
+      h('div', { class: 'attr-row' }, h('label', { for: nId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, name), hint, err),
+      h('div', { class: 'toolbar' }, submit)));
+    details.addEventListener('toggle', async () => {
+      if (!details.open || loaded) return;
+      loaded = true;
+      try {
+        const found = [];
+        for (const [tn] of makers) for (const p of await candidatesOf(subsystem, desc, [tn])) found.push({ p, tn });
+        found.sort((a, b) => common(b.p) - common(a.p) || a.p.localeCompare(b.p));
+        replaceChildren(parent, found.map((f) => h('option', { value: f.p, dataset: { type: f.tn } }, f.p)));
+        parent.addEventListener('change', hintFor);
+        hintFor();
+      } catch (x) {
+        loaded = false;
+        this.ctx.notify.error(x);
+      }
+    });
+    return details;
   }
 
   // ---- operations on the node ---------------------------------------------
@@ -1044,7 +1123,10 @@ export class Panel {
       else val = [e.old !== undefined ? [h('del', {}, trim(e.old) === '' ? '(empty)' : trim(e.old)), ' → '] : null, h('ins', {}, trim(e.value) === '' ? '(empty)' : trim(e.value))];
       const row = parentPath(e.path) === node.path ? this.rows.get(baseName(e.path)) : null;
       if (row && !this.denied && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
-        action = h('button', { type: 'button', class: 'small restore', title: `Store ${trim(e.old)} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, 'Restore this value');
+        // named by the value it brings back: "Restore this value" on a
+        // row "A -> B" read as either
+        const old = trim(e.old) === '' ? '(empty)' : trim(e.old);
+        action = h('button', { type: 'button', class: 'small restore', title: `Store ${old} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, `Restore ${old.length > 24 ? `${old.slice(0, 23)}…` : old}`);
       }
     } else if (e.op === 'symlink') val = `→ ${e.target}`;
     else if (e.op === 'rename') val = `${e.from} → ${e.to}`;
