@@ -393,6 +393,7 @@ scenario('staged edits: two values shown as a diff, applied as one batch (one re
   ok(!(await page.$('.msg.error')), 'a message can be dismissed');
   await setAttr(page, 'storeme', '42');
   await until(async () => (await api.value('/02-simple-children/kid/storeme')) === '42', 'storeme 42');
+  await page.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
 });
 
 scenario('leaving with staged edits asks first: Cancel keeps them, Discard leaves', async () => {
@@ -748,6 +749,7 @@ scenario('two browsers edit the same item: the second Apply is a conflict at the
     await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
     await setAttr(page, 'device', '/dev/mine');
     await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/mine', 'the retried store');
+    await page.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
     await other.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/mine');
     ok(other.problems.length === 0, other.problems.join('; '));
   } finally {
@@ -1281,6 +1283,7 @@ scenario('who am I, a scoped writer: changes only inside its subtree; outside it
     ok(await p.$eval('#panel .toolbar button.danger', (b) => !b.disabled), 'Delete… is enabled inside');
     await setAttr(p, 'storeme', '8');
     await until(async () => (await client(sbase, roleTokens.root).value('/02-simple-children/mine/storeme'))?.trim() === '8', 'the value is applied');
+    await p.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
     // the group above the subtree: seen as a path, not changed
     await openNode(p, '/02-simple-children');
     ok(/scope/.test(await p.$eval('#access-reason', (e) => e.textContent)), 'above the subtree: the reason names the scope');
