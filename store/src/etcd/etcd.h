@@ -84,9 +84,15 @@
 #include "backend.h"
 #include "store-internal.h"
 
-#define ETCD_MAX_EP      16
-#define ETCD_INLINE_MAX  ((size_t)900 * 1024) /* JSON bytes in one request */
-#define ETCD_CHUNK       ((size_t)900 * 1024)
+#define ETCD_MAX_EP 16
+/* bytes of a log entry in one request, and in each chunk of a bigger one
+ * (smaller in the unit tests, to chunk small batches) */
+#ifndef ETCD_INLINE_MAX
+#define ETCD_INLINE_MAX ((size_t)900 * 1024)
+#endif
+#ifndef ETCD_CHUNK
+#define ETCD_CHUNK ((size_t)900 * 1024)
+#endif
 #define ETCD_TIMEOUT_MS  4000L
 #define ETCD_CONNECT_MS  700L
 #define ETCD_RANGE_LIMIT 32
