@@ -167,6 +167,10 @@ MUTANTS = [
            "stale = e->error[0] || !e->watching || e->fell_behind;",
            "|| !e->watching", "",
            "reads are not marked stale while the watch is cut and reads answer"),
+    Mutant("forward-answer-trailing-taken", "server/*.c",
+           "if (r == 0 && p != end) { r = -EINVAL;",
+           "p != end", "0",
+           "a writer's batch answer with trailing bytes or more answers than requests is taken"),
 ]
 
 
