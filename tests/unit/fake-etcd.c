@@ -44,6 +44,11 @@ static struct {
     int64_t rev, next_lease;
     char lose_prefix[256];
     int lose_n;
+    bool resend; /* a lost answer's request is sent again */
+    char race_prefix[256];
+    void (*race)(void);
+    int64_t compacted;
+    bool reorder;
     bool watch_cut;
     unsigned watch_gen; /* changes when streams are cut */
 } F = {
@@ -161,6 +166,24 @@ delete_range(const char *key, size_t klen, const char *end, size_t elen)
     }
     F.n = j;
     return n;
+}
+
+/* The keys under @lease go. */
+static void revoke(int64_t lease)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < F.n; i++) {
+        if (F.kv[i].lease == lease) {
+            F.rev++;
+            event(&F.kv[i], true);
+            free(F.kv[i].key);
+            free(F.kv[i].val);
+        } else {
+            F.kv[j++] = F.kv[i];
+        }
+    }
+    F.n = j;
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -309,6 +332,30 @@ static bool compare(json_t *c)
     return ok;
 }
 
+static bool has_prefix(const char *k, size_t kl, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+
+    return pl > 0 && kl >= pl && memcmp(k, prefix, pl) == 0;
+}
+
+/* Whether txn @req puts a key beginning with @prefix. */
+static bool txn_puts(json_t *req, const char *prefix)
+{
+    json_t *ops = json_object_get(req, "success");
+    bool hit = false;
+
+    for (size_t i = 0; i < json_array_size(ops) && !hit; i++) {
+        json_t *r = json_object_get(json_array_get(ops, i), "request_put");
+        size_t kl;
+        char *k = r ? field(r, "key", &kl) : NULL;
+
+        hit = k && has_prefix(k, kl, prefix);
+        free(k);
+    }
+    return hit;
+}
+
 static json_t *txn(json_t *req, bool *ret_lose)
 {
     json_t *cmp = json_object_get(req, "compare"), *ops, *resps, *ans;
@@ -326,8 +373,7 @@ static json_t *txn(json_t *req, bool *ret_lose)
             size_t kl;
             char *k = field(r, "key", &kl);
 
-            if (F.lose_n > 0 && kl >= strlen(F.lose_prefix) &&
-                memcmp(k, F.lose_prefix, strlen(F.lose_prefix)) == 0) {
+            if (F.lose_n > 0 && has_prefix(k, kl, F.lose_prefix)) {
                 *ret_lose = true;
             }
             free(k);
@@ -374,6 +420,19 @@ int etcd_post_raw(struct store_etcd *e,
 
     *ret = NULL;
     atomic_fetch_add(&e->n_requests, 1);
+    if (strcmp(api, "/v3/kv/txn") == 0) {
+        void (*hook)(void) = NULL;
+
+        pthread_mutex_lock(&F.lock);
+        if (F.race && txn_puts(body, F.race_prefix)) {
+            hook = F.race;
+            F.race = NULL;
+        }
+        pthread_mutex_unlock(&F.lock);
+        if (hook) {
+            hook(); /* another node, first */
+        }
+    }
     pthread_mutex_lock(&F.lock);
     if (strcmp(api, "/v3/kv/range") == 0) {
         ans = range(body);
@@ -383,6 +442,14 @@ int etcd_post_raw(struct store_etcd *e,
         ans = do_delete(body);
     } else if (strcmp(api, "/v3/kv/txn") == 0) {
         ans = txn(body, &lose);
+        if (lose && F.resend) {
+            bool again = false;
+
+            /* the next member carries it out once more and answers */
+            json_decref(ans);
+            ans = txn(body, &again);
+            lose = false;
+        }
     } else if (strcmp(api, "/v3/lease/grant") == 0) {
         ans = header();
         json_object_set_new(ans, "ID", num(F.next_lease++));
@@ -390,20 +457,7 @@ int etcd_post_raw(struct store_etcd *e,
     } else if (strcmp(api, "/v3/lease/keepalive") == 0) {
         ans = json_pack("{s{so}}", "result", "TTL", num(5));
     } else if (strcmp(api, "/v3/lease/revoke") == 0) {
-        int64_t id = jint(json_object_get(body, "ID"));
-        size_t j = 0;
-
-        for (size_t i = 0; i < F.n; i++) {
-            if (F.kv[i].lease == id) {
-                F.rev++;
-                event(&F.kv[i], true);
-                free(F.kv[i].key);
-                free(F.kv[i].val);
-            } else {
-                F.kv[j++] = F.kv[i];
-            }
-        }
-        F.n = j;
+        revoke(jint(json_object_get(body, "ID")));
         ans = header();
     }
     pthread_mutex_unlock(&F.lock);
@@ -478,6 +532,25 @@ int etcd_watch_stream(struct store_etcd *e,
         goto out;
     }
     now = F.rev;
+    if (F.compacted > 0 && next <= F.compacted) {
+        int64_t c = F.compacted;
+
+        pthread_mutex_unlock(&F.lock);
+        send_line(json_pack("{s{s{so}sosb}}",
+                            "result",
+                            "header",
+                            "revision",
+                            num(now),
+                            "compact_revision",
+                            num(c),
+                            "canceled",
+                            1),
+                  on_data,
+                  ud,
+                  &ok);
+        r = -ECONNRESET;
+        goto out;
+    }
     pthread_mutex_unlock(&F.lock);
     send_line(json_pack("{s{s{so}sb}}",
                         "result",
@@ -492,6 +565,7 @@ int etcd_watch_stream(struct store_etcd *e,
     while (ok && !stopping(e)) {
         json_t *evs = json_array();
         int64_t rev = 0;
+        bool reorder;
 
         pthread_mutex_lock(&F.lock);
         if (F.watch_gen != gen) {
@@ -517,7 +591,11 @@ int etcd_watch_stream(struct store_etcd *e,
                 json_object_set_new(kv, "value", b64(x->val, x->vlen));
             }
             json_object_set_new(ev, "kv", kv);
-            json_array_append_new(evs, ev);
+            if (F.reorder) { /* under the lock here */
+                json_array_insert_new(evs, 0, ev);
+            } else {
+                json_array_append_new(evs, ev);
+            }
             rev = x->rev;
         }
         if (json_array_size(evs) == 0) {
@@ -529,17 +607,31 @@ int etcd_watch_stream(struct store_etcd *e,
             continue;
         }
         next = rev + 1;
+        reorder = F.reorder;
         pthread_mutex_unlock(&F.lock);
-        send_line(json_pack("{s{s{so}so}}",
-                            "result",
-                            "header",
-                            "revision",
-                            num(rev),
-                            "events",
-                            evs),
-                  on_data,
-                  ud,
-                  &ok);
+        /* in order, all at once; or (reordered) one a message, last first */
+        for (size_t i = 0; ok && i < json_array_size(evs); i++) {
+            json_t *one = json_array();
+
+            if (json_array_size(evs) > 1 && !reorder) {
+                json_decref(one);
+                one = json_incref(evs);
+                i = json_array_size(evs);
+            } else {
+                json_array_append(one, json_array_get(evs, i));
+            }
+            send_line(json_pack("{s{s{so}so}}",
+                                "result",
+                                "header",
+                                "revision",
+                                num(rev),
+                                "events",
+                                one),
+                      on_data,
+                      ud,
+                      &ok);
+        }
+        json_decref(evs);
     }
 out:
     free(k);
@@ -568,6 +660,10 @@ void fake_etcd_reset(void)
     F.n = F.cap = F.n_ev = F.cap_ev = 0;
     F.rev = 0;
     F.lose_n = 0;
+    F.resend = false;
+    F.race = NULL;
+    F.compacted = 0;
+    F.reorder = false;
     F.watch_cut = false;
     F.watch_gen++;
     pthread_mutex_unlock(&F.lock);
@@ -617,6 +713,58 @@ void fake_etcd_lose_txn_answers(const char *prefix, int n)
     pthread_mutex_lock(&F.lock);
     (void)snprintf(F.lose_prefix, sizeof(F.lose_prefix), "%s", prefix);
     F.lose_n = n;
+    F.resend = false;
+    pthread_mutex_unlock(&F.lock);
+}
+
+void fake_etcd_resend_txns(const char *prefix, int n)
+{
+    pthread_mutex_lock(&F.lock);
+    (void)snprintf(F.lose_prefix, sizeof(F.lose_prefix), "%s", prefix);
+    F.lose_n = n;
+    F.resend = true;
+    pthread_mutex_unlock(&F.lock);
+}
+
+void fake_etcd_before_txn(const char *prefix, void (*hook)(void))
+{
+    pthread_mutex_lock(&F.lock);
+    (void)snprintf(F.race_prefix, sizeof(F.race_prefix), "%s", prefix);
+    F.race = hook;
+    pthread_mutex_unlock(&F.lock);
+}
+
+void fake_etcd_revoke(int64_t lease)
+{
+    pthread_mutex_lock(&F.lock);
+    revoke(lease);
+    pthread_mutex_unlock(&F.lock);
+}
+
+void fake_etcd_compact(void)
+{
+    size_t j = 0;
+
+    pthread_mutex_lock(&F.lock);
+    F.compacted = F.rev;
+    for (size_t i = 0; i < F.n_ev; i++) {
+        if (F.ev[i].rev <= F.compacted) {
+            free(F.ev[i].key);
+            free(F.ev[i].val);
+        } else {
+            F.ev[j++] = F.ev[i];
+        }
+    }
+    F.n_ev = j;
+    F.watch_gen++;
+    pthread_cond_broadcast(&F.cond);
+    pthread_mutex_unlock(&F.lock);
+}
+
+void fake_etcd_reorder(bool on)
+{
+    pthread_mutex_lock(&F.lock);
+    F.reorder = on;
     pthread_mutex_unlock(&F.lock);
 }
 

@@ -6,7 +6,11 @@
  * test is a failure a real cluster has and the cluster suite (tests/cluster)
  * cannot bring about on purpose: a snapshot altered in etcd, an append
  * whose answer is lost on every member, the log trimmed below a node that
- * is live but behind, the watch stream cut while reads still answer.
+ * is live but behind, the watch stream cut while reads still answer; and
+ * the paths every append and every follower take: an answer lost and the
+ * request sent again, a CAS lost to another node (undone here, theirs
+ * applied), the writer's role taken and handed on, entries that came while
+ * the watch was cut and the history compacted, or out of order.
  */
 #include <errno.h>
 #include <limits.h>
@@ -110,6 +114,47 @@ static char *log_key(uint64_t rev)
 
     (void)snprintf(k, sizeof(k), "/t/log/%020llu", (unsigned long long)rev);
     return k;
+}
+
+static bool exists(const char *path)
+{
+    struct cfs_entry en;
+
+    if (cfs_stat(path, &en) < 0) {
+        return false;
+    }
+    cfs_entry_done(&en);
+    return true;
+}
+
+/* Another node's batch at @rev: mkdir /SYS/items/@name (entry format 2,
+ * plain JSON), and the head. */
+static void foreign(uint64_t rev, const char *name)
+{
+    char v[256], h[24];
+
+    (void)snprintf(v,
+                   sizeof(v),
+                   "{\"v\":2,\"first\":%llu,\"last\":%llu,\"t\":1,"
+                   "\"u\":\"other\",\"sets\":[{\"c\":[{\"o\":%d,"
+                   "\"p\":\"/" SYS "/items/%s\"}]}]}",
+                   (unsigned long long)rev,
+                   (unsigned long long)rev,
+                   (int)CFS_OP_MKDIR,
+                   name);
+    fake_etcd_put(log_key(rev), v, strlen(v), 0);
+    (void)snprintf(h, sizeof(h), "%llu", (unsigned long long)rev);
+    fake_etcd_put("/t/head", h, strlen(h), 0);
+}
+
+static void wait_applied(struct cfs_store *s, uint64_t rev)
+{
+    double t0 = now_s();
+
+    while (info_of(s).applied < rev && now_s() - t0 < WAIT_S) {
+        pause_ms(10);
+    }
+    assert_int_equal(info_of(s).applied, rev);
 }
 
 /* (a) A published snapshot whose part was altered but kept its length
@@ -318,6 +363,126 @@ static void test_watch_cut_is_stale(void **state)
     cfs_store_close(s);
 }
 
+/* An append whose answer was lost after etcd carried it out, sent again:
+ * the second run loses the CAS to the first, and the entry found at the
+ * revision (its nonce) says it is this node's own: a success, not a
+ * conflict, and in the log once. */
+static void test_append_answer_lost_resent(void **state)
+{
+    struct env *v = *state;
+    struct cfs_store *s = NULL;
+
+    assert_int_equal(tsys_register(SYS, &v->sys), 0);
+    assert_int_equal(open_node(0, &s), 0);
+    fake_etcd_resend_txns("/t/log/", 1);
+    RUN(s, "mkdir /" SYS "/items/x");
+    assert_int_equal(info_of(s).conflicts, 0);
+    assert_int_equal(info_of(s).applied, 1);
+    assert_int_equal(fake_etcd_count("/t/log/"), 1);
+    RUN(s, "mkdir /" SYS "/items/y");
+    assert_int_equal(info_of(s).applied, 2);
+    assert_true(exists("/" SYS "/items/x"));
+    cfs_store_close(s);
+}
+
+static void other_appends_first(void)
+{
+    foreign(1, "theirs");
+}
+
+/* Another node appends first: this node's CAS fails (-ESTALE), its change
+ * is undone in its tree, the other node's batch is applied, and the same
+ * change made again lands after it. */
+static void test_append_loses_race(void **state)
+{
+    struct env *v = *state;
+    struct cfs_store *s = NULL;
+    static const char *const mine[] = {"mkdir /" SYS "/items/mine"};
+
+    assert_int_equal(tsys_register(SYS, &v->sys), 0);
+    assert_int_equal(open_node(0, &s), 0);
+    fake_etcd_before_txn("/t/log/", other_appends_first);
+    assert_int_equal(store_test_run(s, NULL, mine, 1), -ESTALE);
+    assert_int_equal(info_of(s).conflicts, 1);
+    wait_applied(s, 1);
+    assert_true(exists("/" SYS "/items/theirs"));
+    assert_false(exists("/" SYS "/items/mine"));
+    RUN(s, "mkdir /" SYS "/items/mine");
+    assert_int_equal(info_of(s).applied, 2);
+    assert_true(fake_etcd_has(log_key(2)));
+    assert_int_equal(info_of(s).replay_errors, 0);
+    cfs_store_close(s);
+}
+
+static void wait_writer(struct cfs_store *s, const char *url, bool self)
+{
+    double t0 = now_s();
+    struct cfs_store_cluster_info i = info_of(s);
+
+    while ((strcmp(i.writer, url) != 0 || i.writer_self != self) &&
+           now_s() - t0 < WAIT_S) {
+        pause_ms(10);
+        i = info_of(s);
+    }
+    assert_string_equal(i.writer, url);
+    assert_int_equal(i.writer_self, self);
+}
+
+/* The writer's role: held by another node, this node forwards to it; when
+ * its lease goes, the first node that finds the role free takes it, and
+ * forwards no more. */
+static void test_writer_election(void **state)
+{
+    struct env *v = *state;
+    struct cfs_store *s = NULL;
+    int64_t lease = fake_etcd_lease();
+    const char *other = "other http://127.0.0.2:9";
+    char url[64];
+
+    fake_etcd_put("/t/writer", other, strlen(other), lease);
+    assert_int_equal(tsys_register(SYS, &v->sys), 0);
+    assert_int_equal(open_node(0, &s), 0);
+    assert_int_equal(cfs_store_writer(s, url, sizeof(url)), 0);
+    assert_int_equal(cfs_store_advertise(s, "http://127.0.0.1:9"), 0);
+    wait_writer(s, "http://127.0.0.2:9", false);
+    assert_int_equal(cfs_store_writer(s, url, sizeof(url)), 1);
+    assert_string_equal(url, "http://127.0.0.2:9");
+
+    fake_etcd_revoke(lease); /* the other node is gone */
+    wait_writer(s, "http://127.0.0.1:9", true);
+    assert_int_equal(cfs_store_writer(s, url, sizeof(url)), 0);
+    assert_true(fake_etcd_has("/t/writer"));
+    cfs_store_close(s);
+}
+
+/* What other nodes appended while the watch was cut, and the history
+ * compacted meanwhile, is applied from the log once the watch is back;
+ * entries the watch brings out of order are applied in order. */
+static void test_follow_cut_compacted_reordered(void **state)
+{
+    struct env *v = *state;
+    struct cfs_store *s = NULL;
+
+    assert_int_equal(tsys_register(SYS, &v->sys), 0);
+    assert_int_equal(open_node(0, &s), 0);
+    fake_etcd_cut_watch(true);
+    foreign(1, "a");
+    foreign(2, "b");
+    fake_etcd_compact();
+    fake_etcd_cut_watch(false);
+    wait_applied(s, 2);
+
+    fake_etcd_reorder(true);
+    foreign(3, "c");
+    foreign(4, "d");
+    foreign(5, "e");
+    wait_applied(s, 5);
+    assert_true(exists("/" SYS "/items/a"));
+    assert_true(exists("/" SYS "/items/e"));
+    assert_int_equal(info_of(s).replay_errors, 0);
+    cfs_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +494,14 @@ int main(void)
             test_trim_keeps_live_node, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(
             test_watch_cut_is_stale, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_append_answer_lost_resent, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_append_loses_race, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_writer_election, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_follow_cut_compacted_reordered, env_setup, env_teardown),
     };
 
     return cmocka_run_group_tests(
