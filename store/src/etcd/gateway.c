@@ -92,6 +92,104 @@ static struct curl_slist *auth_headers(struct store_etcd *e)
     return l;
 }
 
+/* What a failed transfer means for the caller, and the reason kept. */
+static int transfer_error(struct store_etcd *e, size_t k, CURLcode cc)
+{
+    int r;
+
+    switch (cc) {
+    case CURLE_OPERATION_TIMEDOUT:
+        r = -ETIMEDOUT;
+        break;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+        r = -EACCES; /* TLS refused: certificates or CA */
+        break;
+    default:
+        r = -ECONNREFUSED;
+        break;
+    }
+    etcd_set_error(e, "etcd %s: %s", e->ep[k], curl_easy_strerror(cc));
+    return r;
+}
+
+/* What an answer other than 200 (@code, body @b) means, and the reason
+ * kept: no quorum, no leader, timed out; or refused credentials. */
+static int status_error(struct store_etcd *e,
+                        size_t k,
+                        long code,
+                        const struct store_buf *b)
+{
+    json_t *j = json_loadb(b->p ? b->p : "", b->n, 0, NULL);
+    const char *msg = json_string_value(json_object_get(j, "error"));
+    int r = code == 401 || (msg && strstr(msg, "auth")) ? -EACCES : -ETIMEDOUT;
+
+    etcd_set_error(e,
+                   "etcd %s: HTTP %ld: %s",
+                   e->ep[k],
+                   code,
+                   msg ? msg : "no reason given");
+    json_decref(j);
+    return r;
+}
+
+/* One POST of @text to endpoint @k: 0 with *@ret the parsed answer, or
+ * -errno (the reason kept). */
+static int post_one(struct store_etcd *e,
+                    CURL *c,
+                    struct curl_slist *hdrs,
+                    size_t k,
+                    const char *api,
+                    const char *text,
+                    json_t **ret)
+{
+    char url[512];
+    struct store_buf b = {0};
+    long code = 0;
+    uint64_t t0 = mono_us();
+    CURLcode cc;
+    int r = 0;
+
+    (void)snprintf(url, sizeof(url), "%s%s", e->ep[k], api);
+    curl_easy_reset(c);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ETCD_TIMEOUT_MS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (hdrs) {
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    }
+    set_tls(e, c);
+    cc = curl_easy_perform(c);
+    atomic_fetch_add(&e->n_requests, 1);
+    atomic_fetch_add(&e->rtt_us, mono_us() - t0);
+    if (cc == CURLE_OK) {
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    }
+    if (cc == CURLE_OK && code == 200) {
+        *ret = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
+        if (!*ret) {
+            r = -EIO;
+            etcd_set_error(e, "etcd %s answered with bad JSON", e->ep[k]);
+        }
+    } else {
+        atomic_fetch_add(&e->n_failures, 1);
+        r = cc != CURLE_OK ? transfer_error(e, k, cc)
+                           : status_error(e, k, code, &b);
+    }
+    cfs_free(b.p);
+    return r;
+}
+
 /*
  * POST @body to @api on the endpoint that answered last, then on the
  * others in turn. @return 0 with *ret the parsed answer, or -ETIMEDOUT /
@@ -120,86 +218,15 @@ int etcd_post_raw(struct store_etcd *e,
     }
     for (size_t i = 0; i < e->n_ep; i++) {
         size_t k = (start + i) % e->n_ep;
-        char url[512];
-        struct store_buf b = {0};
-        long code = 0;
-        uint64_t t0 = mono_us();
-        CURLcode cc;
 
-        (void)snprintf(url, sizeof(url), "%s%s", e->ep[k], api);
-        curl_easy_reset(c);
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ETCD_TIMEOUT_MS);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ETCD_CONNECT_MS);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        if (hdrs) {
-            curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-        }
-        set_tls(e, c);
-        cc = curl_easy_perform(c);
-        atomic_fetch_add(&e->n_requests, 1);
-        atomic_fetch_add(&e->rtt_us, mono_us() - t0);
-        if (cc == CURLE_OK) {
-            curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        }
-        if (cc == CURLE_OK && code == 200) {
-            json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
-
-            cfs_free(b.p);
-            if (!j) {
-                r = -EIO;
-                etcd_set_error(e, "etcd %s answered with bad JSON", e->ep[k]);
-                continue;
-            }
+        r = post_one(e, c, hdrs, k, api, text, ret);
+        if (r == 0) {
             atomic_store(&e->cur, k);
             pthread_mutex_lock(&e->lock);
             e->error[0] = '\0';
             pthread_mutex_unlock(&e->lock);
-            *ret = j;
-            free(text);
-            curl_slist_free_all(hdrs);
-            curl_give(e, c);
-            return 0;
+            break;
         }
-        atomic_fetch_add(&e->n_failures, 1);
-        if (cc != CURLE_OK) {
-            switch (cc) {
-            case CURLE_OPERATION_TIMEDOUT:
-                r = -ETIMEDOUT;
-                break;
-            case CURLE_SSL_CONNECT_ERROR:
-            case CURLE_SSL_CERTPROBLEM:
-            case CURLE_SSL_CIPHER:
-            case CURLE_PEER_FAILED_VERIFICATION:
-            case CURLE_SSL_CACERT_BADFILE:
-            case CURLE_RECV_ERROR:
-            case CURLE_SEND_ERROR:
-                r = -EACCES; /* TLS refused: certificates or CA */
-                break;
-            default:
-                r = -ECONNREFUSED;
-                break;
-            }
-            etcd_set_error(e, "etcd %s: %s", e->ep[k], curl_easy_strerror(cc));
-        } else {
-            json_t *j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
-            const char *msg = json_string_value(json_object_get(j, "error"));
-
-            /* no quorum, no leader, timed out; or refused credentials */
-            r = code == 401 || (msg && strstr(msg, "auth")) ? -EACCES
-                                                            : -ETIMEDOUT;
-            etcd_set_error(e,
-                           "etcd %s: HTTP %ld: %s",
-                           e->ep[k],
-                           code,
-                           msg ? msg : "no reason given");
-            json_decref(j);
-        }
-        cfs_free(b.p);
     }
     free(text);
     curl_slist_free_all(hdrs);

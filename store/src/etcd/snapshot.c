@@ -251,27 +251,17 @@ int etcd_load_snapshot(struct cfs_store *s, uint64_t *ret_revision)
     return r;
 }
 
-/*
- * Write a snapshot of the cache and publish it, holding the snapshot lock
- * under this node's @lease: VACUUM INTO a file (a consistent copy of what
- * is durable in the cache, read beside the writers), its parts under a
- * fresh id, then one txn that puts PREFIX/snapshot only if the lock is
- * still this node's. Then older parts go (etcd_maybe_trim() trims the log).
- */
-static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
+/* The cache copied with VACUUM INTO (a consistent copy of what is durable
+ * in it, read beside the writers) into *@ret, with its revision. @return
+ * 0, -EALREADY when it is not past @known, storage errnos. */
+static int copy_cache(struct cfs_store *s,
+                      uint64_t known,
+                      uint64_t *ret_rev,
+                      struct store_buf *ret)
 {
-    struct store_etcd *e = s->backend;
-    char *file = NULL, id[17], hex[2 * SHA256_DIGEST_SIZE + 1];
-    char pfx[600], after[600], mine[600];
-    struct store_buf all = {0};
-    uint64_t rev = 0, parts = 0;
-    size_t size, zlen = 0;
-    char *z;
+    char *file = NULL;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    json_t *ptr = NULL, *body;
-    char *ptext = NULL;
-    bool ok = false;
     int r;
 
     if (asprintf(&file, "%s/snapshot-out.db", s->cache_dir) < 0) {
@@ -290,29 +280,30 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
     sqlite3_finalize(st);
     sqlite3_close_v2(db);
     if (r == 0) {
-        r = file_revision(file, &rev);
+        r = file_revision(file, ret_rev);
     }
-    if (r == 0 && rev <= known) {
+    if (r == 0 && *ret_rev <= known) {
         r = -EALREADY; /* nothing new since the published one */
     }
     if (r == 0) {
-        r = read_file(file, &all);
+        r = read_file(file, ret);
     }
     (void)unlink(file);
     free(file);
-    if (r < 0) {
-        cfs_free(all.p);
-        return r;
-    }
-    size = all.n;
-    z = etcd_deflate_bytes(all.p ? all.p : "", all.n, &zlen);
-    cfs_free(all.p);
-    if (!z) {
-        return -ENOMEM;
-    }
-    sha256_hex(z, zlen, hex);
-    etcd_random_hex(id, 8);
-    (void)snprintf(mine, sizeof(mine), "%s/snap/%s/", e->prefix, id);
+    return r;
+}
+
+/* @z (@zlen bytes) in parts under @mine, keeping the lease alive. @return
+ * 0 with *ret_parts, -ECANCELED when the store is closing, etcd errnos. */
+static int upload(struct store_etcd *e,
+                  const char *mine,
+                  const char *z,
+                  size_t zlen,
+                  uint64_t *ret_parts)
+{
+    uint64_t parts = 0;
+    int r = 0;
+
     for (size_t off = 0; r == 0 && (off < zlen || parts == 0);
          off += ETCD_SNAP_PART, parts++) {
         char key[640];
@@ -327,6 +318,88 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         }
         pthread_mutex_unlock(&e->lock);
     }
+    *ret_parts = parts;
+    return r;
+}
+
+/* Every part but @mine's (older snapshots, uploads that lost their lock),
+ * while the lock is still this node's: nobody is writing one now. */
+static void delete_other_parts(struct store_etcd *e,
+                               int64_t lease,
+                               const char *id,
+                               const char *mine)
+{
+    char pfx[600], after[600], end[600];
+    json_t *body = json_object(), *ops = json_array();
+    bool ok = false;
+
+    (void)snprintf(pfx, sizeof(pfx), "%s/snap/", e->prefix);
+    (void)snprintf(after, sizeof(after), "%s/snap/%s0", e->prefix, id);
+    (void)snprintf(end, sizeof(end), "%s/snap0", e->prefix);
+    json_object_set_new(
+        body,
+        "compare",
+        json_pack("[o]", etcd_cmp_lease(e->k_snap_lock, lease)));
+    json_array_append_new(ops, etcd_op_delete_range(pfx, strlen(pfx), mine));
+    json_array_append_new(ops, etcd_op_delete_range(after, strlen(after), end));
+    json_object_set_new(body, "success", ops);
+    (void)etcd_txn(e, body, &ok);
+    json_decref(body);
+}
+
+/* Put PREFIX/snapshot = @ptext if the snapshot lock is still under @lease.
+ * @return 0, -EBUSY (the lock was lost), etcd errnos (no answer: it may
+ * have been published). */
+static int publish(struct store_etcd *e, int64_t lease, const char *ptext)
+{
+    json_t *body = json_object();
+    bool ok = false;
+    int r;
+
+    json_object_set_new(
+        body,
+        "compare",
+        json_pack("[o]", etcd_cmp_lease(e->k_snap_lock, lease)));
+    json_object_set_new(
+        body,
+        "success",
+        json_pack("[o]", etcd_op_put(e->k_snapshot, ptext, strlen(ptext))));
+    r = etcd_txn(e, body, &ok);
+    json_decref(body);
+    return r == 0 && !ok ? -EBUSY : r;
+}
+
+/*
+ * Write a snapshot of the cache and publish it, holding the snapshot lock
+ * under this node's @lease: VACUUM INTO a file, deflated, its parts under a
+ * fresh id, then one txn that puts PREFIX/snapshot only if the lock is
+ * still this node's. Then older parts go (etcd_maybe_trim() trims the log).
+ */
+static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
+{
+    struct store_etcd *e = s->backend;
+    char id[17], hex[2 * SHA256_DIGEST_SIZE + 1], mine[600];
+    struct store_buf all = {0};
+    uint64_t rev = 0, parts = 0;
+    size_t size, zlen = 0;
+    json_t *ptr;
+    char *z, *ptext;
+    int r = copy_cache(s, known, &rev, &all);
+
+    if (r < 0) {
+        cfs_free(all.p);
+        return r;
+    }
+    size = all.n;
+    z = etcd_deflate_bytes(all.p ? all.p : "", all.n, &zlen);
+    cfs_free(all.p);
+    if (!z) {
+        return -ENOMEM;
+    }
+    sha256_hex(z, zlen, hex);
+    etcd_random_hex(id, 8);
+    (void)snprintf(mine, sizeof(mine), "%s/snap/%s/", e->prefix, id);
+    r = upload(e, mine, z, zlen, &parts);
     free(z);
     if (r == -ECANCELED) {
         return r;
@@ -349,21 +422,11 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         etcd_delete_prefix(e, mine);
         return -ENOMEM;
     }
-    body = json_object();
-    json_object_set_new(
-        body,
-        "compare",
-        json_pack("[o]", etcd_cmp_lease(e->k_snap_lock, lease)));
-    json_object_set_new(
-        body,
-        "success",
-        json_pack("[o]", etcd_op_put(e->k_snapshot, ptext, strlen(ptext))));
-    r = etcd_txn(e, body, &ok);
-    json_decref(body);
+    r = publish(e, lease, ptext);
     free(ptext);
-    if (r == 0 && !ok) {
+    if (r == -EBUSY) {
         etcd_delete_prefix(e, mine); /* the lock was lost: never published */
-        return -EBUSY;
+        return r;
     }
     if (r < 0) {
         /* No answer: etcd may have published it. Its parts stay (if it
@@ -378,28 +441,7 @@ static int write_snapshot(struct cfs_store *s, int64_t lease, uint64_t known)
         e->snap_rev = rev;
     }
     pthread_mutex_unlock(&e->lock);
-    /* Every other part (older snapshots, uploads that lost their lock),
-     * while the lock is still this node's: nobody is writing one now. */
-    (void)snprintf(pfx, sizeof(pfx), "%s/snap/", e->prefix);
-    (void)snprintf(after, sizeof(after), "%s/snap/%s0", e->prefix, id);
-    body = json_object();
-    json_object_set_new(
-        body,
-        "compare",
-        json_pack("[o]", etcd_cmp_lease(e->k_snap_lock, lease)));
-    {
-        char end[600];
-        json_t *ops = json_array();
-
-        (void)snprintf(end, sizeof(end), "%s/snap0", e->prefix);
-        json_array_append_new(ops,
-                              etcd_op_delete_range(pfx, strlen(pfx), mine));
-        json_array_append_new(ops,
-                              etcd_op_delete_range(after, strlen(after), end));
-        json_object_set_new(body, "success", ops);
-    }
-    (void)etcd_txn(e, body, &ok);
-    json_decref(body);
+    delete_other_parts(e, lease, id, mine);
     return 0;
 }
 
