@@ -250,7 +250,7 @@ int ctl_request(struct ctl *c,
     }
     rc = curl_easy_perform(c->curl);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb);
@@ -325,7 +325,7 @@ int ctl_stream(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &s);
     rc = curl_easy_perform(c->curl);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK && !s.stopped) {
         return transport_failed(c, rc, eb);

@@ -72,7 +72,7 @@ static int next_sub(struct cfs_http_req *outer,
         return -ENOMEM;
     }
     *why = "a request's headers are malformed";
-    if (cfs_http_frame_get_u64(p, end, 256, &nh) < 0) {
+    if (cfs_http_frame_get_u64(p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
         return -EINVAL;
     }
     x->hk = calloc(nh ? nh : 1, sizeof(*x->hk));

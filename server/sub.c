@@ -103,8 +103,7 @@ int cfs_http_frame_answers(char *p,
         if (cfs_http_frame_get_u64(&p, end, 599, &a->status) < 0 ||
             a->status < 100 ||
             cfs_http_frame_get_u64(&p, end, UINT64_MAX, &a->revision) < 0 ||
-            cfs_http_frame_get_u64(&p, end, CFS_HTTP_FRAME_HEADERS_MAX, &nh) <
-                0) {
+            cfs_http_frame_get_u64(&p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
             r = -EINVAL;
             break;
         }

@@ -64,8 +64,8 @@ int cfs_http_frame_get_u64(char **p,
                            uint64_t max,
                            uint64_t *ret);
 
-/* Headers of one request or answer of a batch, at most. */
-#define CFS_HTTP_FRAME_HEADERS_MAX 256
+/* At most this many headers in one request or answer of a batch. */
+#define CFS_FWD_HEADERS_MAX 256
 
 /* One answer of a forwarded batch, as the writer frames it: its status,
  * the revision its change made durable, its headers (name and value
@@ -74,9 +74,9 @@ int cfs_http_frame_get_u64(char **p,
 struct cfs_http_fwd_answer {
     uint64_t status, revision;
     size_t nh;
-    char *name[CFS_HTTP_FRAME_HEADERS_MAX], *value[CFS_HTTP_FRAME_HEADERS_MAX];
-    size_t name_len[CFS_HTTP_FRAME_HEADERS_MAX];
-    size_t value_len[CFS_HTTP_FRAME_HEADERS_MAX];
+    char *name[CFS_FWD_HEADERS_MAX], *value[CFS_FWD_HEADERS_MAX];
+    size_t name_len[CFS_FWD_HEADERS_MAX];
+    size_t value_len[CFS_FWD_HEADERS_MAX];
     char *body;
     size_t body_len;
 };
