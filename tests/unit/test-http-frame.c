@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-http-frame.c - the answer a writer node gives to a forwarded batch
- * (server/sub.h, cfs_http_frame_answers()): the forwarding node takes it
+ * (server/frame.h, cfs_http_frame_answers()): the forwarding node takes it
  * only when it is exactly one well-formed answer per request it sent. An
  * answer with bytes after the last, with more answers than requests or
  * fewer, cannot be matched to its requests: taken, a client could be told
@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
+#include "frame.h"
 #include "jsonw.h"
-#include "sub.h"
 
 /* One answer: @status, @rev, one header, @body. */
 static void

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * sub.c - one request of a forwarded batch, and the framing (sub.h).
+ * frame.c - the netstrings a batch of forwarded requests and its answer
+ * travel in (frame.h).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "sub.h"
-
-/* ---- the framing ------------------------------------------------------ */
+#include "frame.h"
 
 void cfs_http_frame_put(struct jw *w, const void *p, size_t n)
 {
@@ -127,101 +125,4 @@ int cfs_http_frame_answers(char *p,
         r = -EINVAL; /* more answers than requests, or bytes after them */
     }
     return r;
-}
-
-/* ---- a request of a batch --------------------------------------------- */
-
-const char *
-cfs_http_sub_value(const struct cfs_http_sub *s, bool header, const char *key)
-{
-    char *const *k = header ? s->hk : s->ak;
-    char *const *v = header ? s->hv : s->av;
-    size_t n = header ? s->nh : s->na;
-
-    for (size_t i = 0; i < n; i++) {
-        if (strcasecmp(k[i], key) == 0) {
-            return v[i];
-        }
-    }
-    return NULL;
-}
-
-void cfs_http_sub_each(const struct cfs_http_sub *s,
-                       bool header,
-                       MHD_KeyValueIterator it,
-                       void *cls)
-{
-    char *const *k = header ? s->hk : s->ak;
-    char *const *v = header ? s->hv : s->av;
-    size_t n = header ? s->nh : s->na;
-    enum MHD_ValueKind kind = header ? MHD_HEADER_KIND : MHD_GET_ARGUMENT_KIND;
-
-    for (size_t i = 0; i < n && it(cls, kind, k[i], v[i]) == MHD_YES; i++) {
-    }
-}
-
-int cfs_http_sub_keep(struct cfs_http_sub *s, const void *data, size_t len)
-{
-    char *out = malloc(len + 1);
-
-    if (!out) {
-        return -ENOMEM;
-    }
-    if (len) {
-        memcpy(out, data, len);
-    }
-    free(s->out);
-    s->out = out;
-    s->out_len = len;
-    return 0;
-}
-
-void cfs_http_sub_free(struct cfs_http_sub *s)
-{
-    if (s) {
-        free(s->hk);
-        free(s->hv);
-        free(s->ak);
-        free(s->av);
-        free(s->out);
-        free(s);
-    }
-}
-
-int cfs_http_sub_query(struct cfs_http_sub *x, char *q)
-{
-    size_t n = 1;
-    char *p = q;
-
-    if (!*q) {
-        return 0;
-    }
-    for (const char *c = q; *c; c++) {
-        n += *c == '&';
-    }
-    x->ak = calloc(n, sizeof(*x->ak));
-    x->av = calloc(n, sizeof(*x->av));
-    if (!x->ak || !x->av) {
-        return -ENOMEM;
-    }
-    for (;;) {
-        char *amp = strchr(p, '&'), *eq;
-
-        if (amp) {
-            *amp = '\0';
-        }
-        if (*p) { /* "a&&b": libmicrohttpd skips the empty one */
-            eq = strchr(p, '=');
-            if (eq) {
-                *eq = '\0';
-            }
-            x->ak[x->na] = p;
-            x->av[x->na] = eq ? eq + 1 : NULL;
-            x->na++;
-        }
-        if (!amp) {
-            return 0;
-        }
-        p = amp + 1;
-    }
 }

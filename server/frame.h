@@ -1,54 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sub.h - one request of a batch of forwarded requests (h-forward.h),
- * which has no connection of its own: its headers and query come from the
- * batch, and its answer's body is kept as it is built, to go back inside
- * the batch's answer. And the framing the batch and its answer travel in:
- * a sequence of fields, each "LENGTH:BYTES," (a netstring: any byte may be
- * in BYTES).
- *
- * The bottom of server/ beside context.h: request.c and reply.c ask it
- * for what a connection would give them.
+ * frame.h - the framing a batch of forwarded requests and its answer
+ * travel in (fwd-batch.h has the batch's layout): a sequence of fields,
+ * each "LENGTH:BYTES," (a netstring: any byte may be in BYTES). Used by
+ * both ends, forward.c (the node that sends a batch) and fwd-batch.c (the
+ * writer that runs it); it knows nothing of requests.
  */
-#ifndef CFS_HTTP_SUB_H
-#define CFS_HTTP_SUB_H
+#ifndef CFS_HTTP_FRAME_H
+#define CFS_HTTP_FRAME_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context.h"
 #include "jsonw.h"
-
-struct cfs_http_sub {
-    char **hk, **hv; /* headers, in the batch's body */
-    size_t nh;
-    char **ak, **av; /* the query, split in the batch's body; av[i] NULL:
-                      * "key" without '=' */
-    size_t na;
-    char *out; /* the answer's body */
-    size_t out_len;
-    bool done; /* answered */
-};
-
-/* A header (@header) or query value (borrowed), or NULL; names compare as
- * libmicrohttpd compares them, without case. */
-const char *
-cfs_http_sub_value(const struct cfs_http_sub *s, bool header, const char *key);
-/* Each header or query value, in order, until @it says MHD_NO. */
-void cfs_http_sub_each(const struct cfs_http_sub *s,
-                       bool header,
-                       MHD_KeyValueIterator it,
-                       void *cls);
-/* Split the query @q ("a=1&b", as sent, without '?') in place into s's
- * values (@q lives as long as @s: it is in the batch's body). @return 0
- * or -ENOMEM. */
-int cfs_http_sub_query(struct cfs_http_sub *s, char *q);
-/* Keep a copy of @len bytes of @data, the body of the answer (reply.c).
- * @return 0 or -ENOMEM. */
-int cfs_http_sub_keep(struct cfs_http_sub *s, const void *data, size_t len);
-/* NULL is fine. */
-void cfs_http_sub_free(struct cfs_http_sub *s);
 
 /* One field: @n bytes of @p. */
 void cfs_http_frame_put(struct jw *w, const void *p, size_t n);
@@ -98,4 +62,4 @@ int cfs_http_frame_answers(char *p,
                                        const struct cfs_http_fwd_answer *a),
                            void *ctx);
 
-#endif /* CFS_HTTP_SUB_H */
+#endif /* CFS_HTTP_FRAME_H */
