@@ -28,7 +28,7 @@
 
 #include "store-internal.h"
 
-#define BLOCK_SIZE (256u * 1024u)
+#define BLOCK_SIZE ((size_t)256 * 1024)
 #define READ_AHEAD 4
 
 /* ---- rows, as the reader packs them ------------------------------------ */

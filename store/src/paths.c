@@ -60,7 +60,7 @@ char *store_asprintf(const char *fmt, ...)
         return NULL;
     }
     va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    (void)vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
 }
