@@ -18,19 +18,22 @@ case "${1:-}" in
 esac
 
 # to build (meson, the compiler, the libraries of docs/DESIGN.md) and to
-# embed the spec and the UI (python3)
+# embed the spec and the UI (python3); libfuse3-dev and fuse3 for
+# configfsd --mount (fusermount3 for a user other than root); libedit-dev
+# for configfsctl shell's line editing
 pkgs=(
   gcc meson ninja-build pkg-config python3
   libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-  nettle-dev zlib1g-dev
+  nettle-dev zlib1g-dev libfuse3-dev fuse3 libedit-dev
 )
 if [ "$mode" = test ]; then
   # clang and libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes
   # (build-tsan, build-fuzz of scripts/test.sh); clang-format, clang-tidy
-  # and cppcheck: the style suite; openssl and curl: the CLI and TLS tests
+  # and cppcheck: the style suite; openssl and curl: the CLI and TLS tests;
+  # tree: a tool the mount suite runs against the mount
   pkgs+=(
     clang libclang-rt-14-dev libcmocka-dev valgrind
-    clang-format clang-tidy cppcheck openssl curl
+    clang-format clang-tidy cppcheck openssl curl tree
   )
 fi
 pkgs+=("$@")

@@ -4,7 +4,7 @@
  *
  * Nodes that append at once race for the head of the shared log, and each
  * loss costs an undo, a catch-up and another round trip (docs/cluster.md).
- * So the node that holds the writer's role (store/src/etcd.c, under its
+ * So the node that holds the writer's role (store/src/etcd/role.c, under its
  * etcd lease) appends for all: another node sends it each write request
  * as it came (method, raw URL and query, headers, body), answers with its
  * answer, and first waits until it has applied the change itself, so that

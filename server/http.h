@@ -126,6 +126,18 @@ void cfs_http_server_changes(struct cfs_http_server *srv,
                              const struct cfs_change *ch,
                              size_t n);
 
+/** The commit of another front end in this process (the mount, mount/):
+ *  make @txn durable through the store's queue, journaled as @principal,
+ *  and publish its events, as an HTTP write is; the calling thread waits.
+ *  Consumes @txn. @return 0, or the errno of the failed commit (the change
+ *  was undone): -ENOSPC, -EIO, -EAGAIN, -ENOMEM; -ESTALE in cluster mode
+ *  when another node changed the tree first (this node has caught up
+ *  when it returns: run the operation again). Any thread but a callback. */
+struct cfs_txn;
+int cfs_http_server_commit(struct cfs_http_server *srv,
+                           struct cfs_txn *txn,
+                           const char *principal);
+
 /** Stop accepting, finish requests in flight, free. NULL-safe. */
 void cfs_http_server_free(struct cfs_http_server *srv);
 

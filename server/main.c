@@ -26,6 +26,9 @@
 
 #include "http.h"
 #include "log.h"
+#ifdef CFS_HAVE_MOUNT
+#include "mount.h"
+#endif
 #include "probe.h"
 #include "samples.h"
 
@@ -54,6 +57,7 @@ struct options {
     const char *log_format;
     const char *log_file;
     const char *static_dir;
+    const char *mount;
     long snapshot_every;
     long snapshot_growth;
     long history_limit;
@@ -72,6 +76,7 @@ struct options {
     bool no_samples;
     bool static_dir_given;
     bool insecure_listen;
+    bool mount_allow_other;
     bool help, version;
 };
 
@@ -215,6 +220,12 @@ static const struct opt opts[] = {
         log_format, "logfmt|json; default logfmt"),
     OPT("log-file", "FILE", "CONFIGFSD_LOG_FILE", OPT_STRING, log_file,
         "log there instead of stderr; SIGHUP reopens it"),
+    OPT("mount", "DIR", "CONFIGFSD_MOUNT", OPT_STRING, mount,
+        "serve the tree as a filesystem on the empty directory DIR too "
+        "(FUSE; docs/mount.md)"),
+    OPT("mount-allow-other", NULL, "CONFIGFSD_MOUNT_ALLOW_OTHER", OPT_FLAG,
+        mount_allow_other,
+        "let other users use the mount, under the attributes' modes"),
     OPT("help", NULL, NULL, OPT_FLAG, help, "this text"),
     OPT("version", NULL, NULL, OPT_FLAG, version, "the version"),
 };
@@ -458,6 +469,30 @@ static struct cfs_http_tokens *tokens;
 static char *tls_cert, *tls_key;
 static bool samples_on;
 
+/* After a --tokens file failed to load with @err: what to do about the two
+ * failures a container's first start meets. A missing file (the image's
+ * default /run/secrets/configfsd-tokens) names the two ways to start; an
+ * unreadable one (a secret mounted 0600 root) says which user must read
+ * it, since this process never runs with the privileges to read it for
+ * itself (docs/install.md, "Containers"). */
+static void tokens_hint(int err)
+{
+    if (err == -ENOENT)
+        (void)fprintf(stderr,
+                      "configfsd: make the tokens file with `configfsd "
+                      "hash-token NAME ROLE < TOKEN_FILE > TOKENS_FILE` and "
+                      "mount it there, or serve without authentication (a "
+                      "demo only) with --insecure-listen\n");
+    else if (err == -EACCES)
+        (void)fprintf(stderr,
+                      "configfsd: this process (uid %u, gid %u) cannot read "
+                      "it: mount the secret readable by that user or group "
+                      "(mode 0440 with group 0 suits any container uid), "
+                      "not 0600 owned by root\n",
+                      (unsigned)getuid(),
+                      (unsigned)getgid());
+}
+
 /* Read a PEM file whole, at start-up; the key never touches the log.
  * @return 0 and *ret (new, NUL-terminated) or -1 after saying why. */
 static int read_pem(const char *path, const char *flag, char **ret)
@@ -664,6 +699,58 @@ static void fell_behind(void *ctx, uint64_t applied, uint64_t snapshot)
 
 /* Open the database first: every subsystem registered after it gets its
  * stored state replayed as it appears. */
+/* ---- --mount (mount/) ----------------------------------------------- */
+
+#ifdef CFS_HAVE_MOUNT
+/* The mount's changes take the server's commit path: durable, journaled,
+ * announced on the event stream, as an HTTP write. */
+static int mount_commit(void *ctx, struct cfs_txn *txn, const char *principal)
+{
+    return cfs_http_server_commit(ctx, txn, principal);
+}
+#endif
+
+static int
+start_mount(const struct options *o, struct cfs_http_server *srv, void **ret)
+{
+#ifdef CFS_HAVE_MOUNT
+    struct cfs_mount_options mo = {
+        .dir = o->mount,
+        .allow_other = o->mount_allow_other,
+        .commit = mount_commit,
+        .ctx = srv,
+    };
+    struct cfs_mount *m = NULL;
+    char err[512];
+    int r = cfs_mount_start(&mo, &m, err, sizeof(err));
+
+    if (r < 0) {
+        (void)fprintf(stderr, "configfsd: cannot --mount: %s\n", err);
+        return r;
+    }
+    cfs_log_notice("start", "the tree is mounted on %s", o->mount);
+    *ret = m;
+    return 0;
+#else
+    (void)srv;
+    (void)ret;
+    (void)fprintf(stderr,
+                  "configfsd: cannot --mount %s: built without libfuse3 "
+                  "(meson -Dmount=enabled)\n",
+                  o->mount);
+    return -ENOTSUP;
+#endif
+}
+
+static void stop_mount(void *m)
+{
+#ifdef CFS_HAVE_MOUNT
+    cfs_mount_stop(m);
+#else
+    (void)m;
+#endif
+}
+
 static int open_store(const struct options *o)
 {
     struct cfs_store_options so;
@@ -999,6 +1086,7 @@ int main(int argc, char **argv)
     struct options o;
     struct cfs_http_options hopts;
     struct cfs_http_server *srv = NULL;
+    void *mount = NULL;
     sigset_t set;
     int sig;
     int r;
@@ -1066,6 +1154,7 @@ int main(int argc, char **argv)
         r = cfs_http_tokens_load(o.tokens, &tokens, why, sizeof(why));
         if (r < 0) {
             (void)fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
+            tokens_hint(r);
             return 1;
         }
     }
@@ -1187,6 +1276,11 @@ int main(int argc, char **argv)
     pthread_mutex_lock(&g_srv_lock);
     g_srv = srv;
     pthread_mutex_unlock(&g_srv_lock);
+    if (o.mount && o.mount[0] && start_mount(&o, srv, &mount) < 0) {
+        cfs_http_server_free(srv);
+        teardown();
+        return 1;
+    }
     notify_manager(srv);
 
     /* One signal at a time, in the order they came: a SIGTERM right after
@@ -1209,6 +1303,7 @@ int main(int argc, char **argv)
      * ready again (READY=1) once the new program serves */
     (void)cfs_notify(atomic_load(&restart_wanted) ? "RELOADING=1"
                                                   : "STOPPING=1");
+    stop_mount(mount); /* before the commits it needs go */
     pthread_mutex_lock(&g_srv_lock);
     g_srv = NULL;
     pthread_mutex_unlock(&g_srv_lock);
