@@ -456,7 +456,7 @@ int ctl_upload(struct ctl *c,
     rc = curl_easy_perform(c->curl);
     ctl_progress_end(&u.progress);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb);
