@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-schema.c - the schema loader (declarative/): the input is a schema
+ * fuzz-schema.c - the schema loader (schema/): the input is a schema
  * file; one that loads is registered, described and unregistered again.
  */
 #include <stdlib.h>

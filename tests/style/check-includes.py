@@ -6,7 +6,7 @@ do the store's calls between its generic part and its backends.
 A module is a .c file and its header of the same name. Module A depends on
 module B when a file of A includes B's header with #include "...". The
 check fails on any cycle of such dependencies inside one folder (server/,
-store/src, store/src/etcd, core/src, declarative/src, cli/), naming the
+store/src, store/src/etcd, core/src, schema/src, cli/), naming the
 modules on it: a cycle is where a change in one file can no longer be
 understood without the others.
 
@@ -24,7 +24,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-FOLDERS = ["server", "store/src", "store/src/etcd", "core/src", "declarative/src",
+FOLDERS = ["server", "store/src", "store/src/etcd", "core/src", "schema/src",
            "cli"]
 CALLS = "store/src"
 IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -3,7 +3,7 @@
 """The style suite's linters (docs/STYLE.md §13): clang-tidy with the
 repository's .clang-tidy, or cppcheck with
 tests/style/cppcheck-suppressions.txt, over the product code — the C
-sources of core/src, store/src, declarative/src, server/, mount/ and cli/ as the
+sources of core/src, store/src, schema/src, server/, mount/ and cli/ as the
 build compiles them (its compile_commands.json). Tests, samples and fuzz
 targets are not product code and are not read. Any finding fails the
 check and is printed; known false positives are suppressed in those
@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-PRODUCT = ("core/src/", "store/src/", "declarative/src/", "server/", "mount/",
+PRODUCT = ("core/src/", "store/src/", "schema/src/", "server/", "mount/",
            "cli/")
 
 

@@ -16,28 +16,28 @@
 #include <stdlib.h>
 #include <strings.h>
 
-const char *cfs_schema_kind_name(enum sch_kind kind)
+const char *schema_kind_name(enum schema_kind kind)
 {
     switch (kind) {
-    case SCH_STRING:
+    case SCHEMA_STRING:
         return "string";
-    case SCH_INT:
+    case SCHEMA_INT:
         return "int";
-    case SCH_UINT:
+    case SCHEMA_UINT:
         return "uint";
-    case SCH_BOOL:
+    case SCHEMA_BOOL:
         return "bool";
-    case SCH_ENUM:
+    case SCHEMA_ENUM:
         return "enum";
-    case SCH_IPV4:
+    case SCHEMA_IPV4:
         return "ipv4";
-    case SCH_IPV6:
+    case SCHEMA_IPV6:
         return "ipv6";
-    case SCH_MAC:
+    case SCHEMA_MAC:
         return "mac";
-    case SCH_UUID:
+    case SCHEMA_UUID:
         return "uuid";
-    case SCH_HOSTNAME:
+    case SCHEMA_HOSTNAME:
         return "hostname";
     }
     return "?";
@@ -67,7 +67,7 @@ static void why_set(char *why, size_t size, const char *fmt, ...)
 
 /* ---- kinds ------------------------------------------------------------- */
 
-static int check_string(const struct sch_attr *a,
+static int check_string(const struct schema_attr *a,
                         const char *in,
                         size_t len,
                         char *canon,
@@ -123,8 +123,10 @@ static bool number_syntax(const char *s, size_t len, bool *ret_neg, int *base)
 
 /* A number as the attribute's "format" says, the plain decimal without
  * one: @sv for kind int (@is_signed), @v for uint. */
-static char *
-format_number(const struct sch_attr *a, bool is_signed, int64_t sv, uint64_t v)
+static char *format_number(const struct schema_attr *a,
+                           bool is_signed,
+                           int64_t sv,
+                           uint64_t v)
 {
     char num[80];
     char *out;
@@ -171,7 +173,7 @@ format_number(const struct sch_attr *a, bool is_signed, int64_t sv, uint64_t v)
  * read as any number, or as hexadecimal digits when the format's own text
  * was around them (*@hex; "FF h" of "%X h"). @return the length of the
  * number within @s, from *@from. */
-static size_t unformat(const struct sch_attr *a,
+static size_t unformat(const struct schema_attr *a,
                        const char *s,
                        size_t len,
                        size_t *from,
@@ -199,7 +201,7 @@ static size_t unformat(const struct sch_attr *a,
     return len;
 }
 
-static int check_int(const struct sch_attr *a,
+static int check_int(const struct schema_attr *a,
                      char *canon,
                      size_t len,
                      char **ret_out,
@@ -222,11 +224,11 @@ static int check_int(const struct sch_attr *a,
         why_set(why,
                 why_size,
                 "must be %s integer (decimal, or hexadecimal after 0x)",
-                a->kind == SCH_INT ? "an" : "a non-negative");
+                a->kind == SCHEMA_INT ? "an" : "a non-negative");
         return -EINVAL;
     }
     errno = 0;
-    if (a->kind == SCH_INT) {
+    if (a->kind == SCHEMA_INT) {
         long long v = strtoll(canon, &end, base);
 
         if (errno == ERANGE) {
@@ -297,7 +299,7 @@ static int check_bool(
     return *ret_out ? 0 : -ENOMEM;
 }
 
-static int check_enum(const struct sch_attr *a,
+static int check_enum(const struct schema_attr *a,
                       const char *in,
                       size_t len,
                       char *why,
@@ -399,12 +401,12 @@ static bool hostname_valid(const char *s, size_t len)
     return true;
 }
 
-int cfs_schema_value_check(const struct sch_attr *a,
-                           const char *in,
-                           size_t len,
-                           char **ret_canon,
-                           char *why,
-                           size_t why_size)
+int schema_value_check(const struct schema_attr *a,
+                       const char *in,
+                       size_t len,
+                       char **ret_canon,
+                       char *why,
+                       size_t why_size)
 {
     char *canon = cfs_memdup(in, len); /* NUL-terminated copy */
     char *out = NULL;
@@ -418,32 +420,32 @@ int cfs_schema_value_check(const struct sch_attr *a,
         return -ENOMEM;
     }
     switch (a->kind) {
-    case SCH_STRING:
+    case SCHEMA_STRING:
         r = check_string(a, in, len, canon, why, why_size);
         break;
-    case SCH_INT:
-    case SCH_UINT:
+    case SCHEMA_INT:
+    case SCHEMA_UINT:
         r = check_int(a, canon, len, &out, why, why_size);
         break;
-    case SCH_BOOL:
+    case SCHEMA_BOOL:
         r = check_bool(in, len, &out, why, why_size);
         break;
-    case SCH_ENUM:
+    case SCHEMA_ENUM:
         r = check_enum(a, in, len, why, why_size);
         break;
-    case SCH_IPV4:
+    case SCHEMA_IPV4:
         if (strlen(canon) != len || inet_pton(AF_INET, canon, addr) != 1) {
             why_set(why, why_size, "must be an IPv4 address (a.b.c.d)");
             r = -EINVAL;
         }
         break;
-    case SCH_IPV6:
+    case SCHEMA_IPV6:
         if (strlen(canon) != len || inet_pton(AF_INET6, canon, addr) != 1) {
             why_set(why, why_size, "must be an IPv6 address");
             r = -EINVAL;
         }
         break;
-    case SCH_MAC:
+    case SCHEMA_MAC:
         if (!mac_valid(in, len)) {
             why_set(why,
                     why_size,
@@ -451,7 +453,7 @@ int cfs_schema_value_check(const struct sch_attr *a,
             r = -EINVAL;
         }
         break;
-    case SCH_UUID:
+    case SCHEMA_UUID:
         if (!uuid_valid(in, len)) {
             why_set(why,
                     why_size,
@@ -460,7 +462,7 @@ int cfs_schema_value_check(const struct sch_attr *a,
             r = -EINVAL;
         }
         break;
-    case SCH_HOSTNAME:
+    case SCHEMA_HOSTNAME:
         if (!hostname_valid(in, len)) {
             why_set(why,
                     why_size,

@@ -83,12 +83,12 @@ int cfs_schema_load_dir(const char *dir,
 
     if (err) {
         memset(err, 0, sizeof(*err));
-        cfs_schema_strlcpy(err->file, dir, sizeof(err->file));
+        schema_strlcpy(err->file, dir, sizeof(err->file));
     }
     r = list_dir(dir, &names, &n);
     if (r < 0) {
         if (err) {
-            cfs_schema_strlcpy(err->reason, strerror(-r), sizeof(err->reason));
+            schema_strlcpy(err->reason, strerror(-r), sizeof(err->reason));
         }
         return r;
     }
@@ -118,9 +118,8 @@ int cfs_schema_load_dir(const char *dir,
         for (size_t k = 0; k < set->n; k++) {
             if (!strcmp(cfs_schema_name(set->schemas[k]), cfs_schema_name(s))) {
                 if (err) {
-                    cfs_schema_strlcpy(err->file, path, sizeof(err->file));
-                    cfs_schema_strlcpy(
-                        err->path, "$.subsystem", sizeof(err->path));
+                    schema_strlcpy(err->file, path, sizeof(err->file));
+                    schema_strlcpy(err->path, "$.subsystem", sizeof(err->path));
                     (void)snprintf(err->reason,
                                    sizeof(err->reason),
                                    "subsystem \"%s\" is already defined by %s",
@@ -188,9 +187,9 @@ int cfs_schema_set_register(struct cfs_schema_set *set,
         return 0;
     }
     if (err) {
-        cfs_schema_strlcpy(
+        schema_strlcpy(
             err->file, cfs_schema_file(set->schemas[i]), sizeof(err->file));
-        cfs_schema_strlcpy(err->path, "$.subsystem", sizeof(err->path));
+        schema_strlcpy(err->path, "$.subsystem", sizeof(err->path));
         (void)snprintf(err->reason,
                        sizeof(err->reason),
                        "cannot register subsystem \"%s\": %s",
@@ -221,7 +220,7 @@ void cfs_schema_set_free(struct cfs_schema_set *set)
     }
     cfs_schema_set_unregister(set);
     for (size_t i = 0; set->schemas && i < set->n; i++) {
-        cfs_schema_put(set->schemas[i]);
+        schema_put(set->schemas[i]);
     }
     cfs_free(set->schemas);
     cfs_free(set);

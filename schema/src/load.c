@@ -21,7 +21,7 @@
 struct loader {
     const char *file;
     struct cfs_schema_error *err;
-    struct sch_jpath path;
+    struct schema_jpath path;
     struct cfs_schema *s;
 };
 
@@ -36,7 +36,7 @@ static void report(struct loader *L, const char *fmt, ...)
     if (!L->err) {
         return;
     }
-    cfs_schema_strlcpy(L->err->path, L->path.buf, sizeof(L->err->path));
+    schema_strlcpy(L->err->path, L->path.buf, sizeof(L->err->path));
     va_start(ap, fmt);
     /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started above */
     n = vsnprintf(L->err->reason, sizeof(L->err->reason), fmt, ap);
@@ -56,7 +56,7 @@ static void error_file(struct cfs_schema_error *err, const char *file)
 {
     if (err) {
         memset(err, 0, sizeof(*err));
-        cfs_schema_strlcpy(err->file, file, sizeof(err->file));
+        schema_strlcpy(err->file, file, sizeof(err->file));
     }
 }
 
@@ -78,7 +78,7 @@ static int check_keys(struct loader *L,
             ok = strcmp(key, allowed[i]) == 0;
         }
         if (!ok) {
-            (void)cfs_schema_jpath_key(&L->path, key);
+            (void)schema_jpath_key(&L->path, key);
             return fail(L, "unknown key (expected %s)", expected);
         }
     }
@@ -133,7 +133,7 @@ static int check_name(struct loader *L, const char *name, const char *what)
     return 0;
 }
 
-static struct sch_type *find_type(struct cfs_schema *s, const char *name)
+static struct schema_type *find_type(struct cfs_schema *s, const char *name)
 {
     for (size_t i = 0; i < s->n_types; i++) {
         if (strcmp(s->types[i].name, name) == 0) {
@@ -144,9 +144,9 @@ static struct sch_type *find_type(struct cfs_schema *s, const char *name)
 }
 
 /* A string naming a defined type. */
-static int type_ref(struct loader *L, json_t *v, struct sch_type **ret)
+static int type_ref(struct loader *L, json_t *v, struct schema_type **ret)
 {
-    struct sch_type *t;
+    struct schema_type *t;
     int r = want(L, v, JSON_STRING, "a type name (a string)");
 
     if (r < 0) {
@@ -165,18 +165,18 @@ static int type_ref(struct loader *L, json_t *v, struct sch_type **ret)
 
 static const struct {
     const char *name;
-    enum sch_kind kind;
+    enum schema_kind kind;
 } kinds[] = {
-    {"string", SCH_STRING},
-    {"int", SCH_INT},
-    {"uint", SCH_UINT},
-    {"bool", SCH_BOOL},
-    {"enum", SCH_ENUM},
-    {"ipv4", SCH_IPV4},
-    {"ipv6", SCH_IPV6},
-    {"mac", SCH_MAC},
-    {"uuid", SCH_UUID},
-    {"hostname", SCH_HOSTNAME},
+    {"string", SCHEMA_STRING},
+    {"int", SCHEMA_INT},
+    {"uint", SCHEMA_UINT},
+    {"bool", SCHEMA_BOOL},
+    {"enum", SCHEMA_ENUM},
+    {"ipv4", SCHEMA_IPV4},
+    {"ipv6", SCHEMA_IPV6},
+    {"mac", SCHEMA_MAC},
+    {"uuid", SCHEMA_UUID},
+    {"hostname", SCHEMA_HOSTNAME},
 };
 
 static const char *const attr_keys[] = {"kind",
@@ -191,7 +191,7 @@ static const char *const attr_keys[] = {"kind",
                                         "format",
                                         NULL};
 
-static int attr_mode(struct loader *L, json_t *v, struct sch_attr *a)
+static int attr_mode(struct loader *L, json_t *v, struct schema_attr *a)
 {
     const char *s;
     size_t n;
@@ -222,21 +222,21 @@ static int attr_mode(struct loader *L, json_t *v, struct sch_attr *a)
 }
 
 static int
-attr_int(struct loader *L, json_t *v, const struct sch_attr *a, int64_t *ret)
+attr_int(struct loader *L, json_t *v, const struct schema_attr *a, int64_t *ret)
 {
     int r = want(L, v, JSON_INTEGER, "an integer");
 
     if (r < 0) {
         return r;
     }
-    if (a->kind == SCH_UINT && json_integer_value(v) < 0) {
+    if (a->kind == SCHEMA_UINT && json_integer_value(v) < 0) {
         return fail(L, "must not be negative for kind uint");
     }
     *ret = (int64_t)json_integer_value(v);
     return 0;
 }
 
-static int attr_values(struct loader *L, json_t *v, struct sch_attr *a)
+static int attr_values(struct loader *L, json_t *v, struct schema_attr *a)
 {
     size_t i;
     json_t *e;
@@ -253,7 +253,7 @@ static int attr_values(struct loader *L, json_t *v, struct sch_attr *a)
         return -ENOMEM;
     }
     json_array_foreach(v, i, e) {
-        size_t at = cfs_schema_jpath_index(&L->path, i);
+        size_t at = schema_jpath_index(&L->path, i);
         const char *s;
 
         r = want(L, e, JSON_STRING, "a string");
@@ -277,12 +277,12 @@ static int attr_values(struct loader *L, json_t *v, struct sch_attr *a)
             return -ENOMEM;
         }
         a->n_values++;
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
-static int attr_pattern(struct loader *L, json_t *v, struct sch_attr *a)
+static int attr_pattern(struct loader *L, json_t *v, struct schema_attr *a)
 {
     char msg[256];
     int rc;
@@ -330,7 +330,7 @@ static char *format_text(const char *s, size_t n, bool *bad)
 
 /* "format": text, one conversion %[0][WIDTH](d|u|x|X), text; as the
  * kernel's show() prints the number (USB's idVendor: "0x%04x"). */
-static int attr_format(struct loader *L, json_t *v, struct sch_attr *a)
+static int attr_format(struct loader *L, json_t *v, struct schema_attr *a)
 {
     const char *s, *c;
     bool bad = false;
@@ -378,7 +378,7 @@ static int attr_format(struct loader *L, json_t *v, struct sch_attr *a)
                     "must hold one conversion %%[0][WIDTH](d|u|x|X) and "
                     "no other '%%' (\"%%%%\" for one), such as \"0x%%04x\"");
     }
-    if (a->kind == SCH_INT && a->fmt_conv != 'd') {
+    if (a->kind == SCHEMA_INT && a->fmt_conv != 'd') {
         return fail(L,
                     "kind int takes %%d only (a negative number has no "
                     "unsigned form)");
@@ -388,34 +388,35 @@ static int attr_format(struct loader *L, json_t *v, struct sch_attr *a)
 }
 
 /* Options that only make sense for some kinds. */
-static int
-attr_option_allowed(struct loader *L, const char *key, const struct sch_attr *a)
+static int attr_option_allowed(struct loader *L,
+                               const char *key,
+                               const struct schema_attr *a)
 {
     bool ok = true;
     const char *only = NULL;
 
     if (!strcmp(key, "pattern") || !strcmp(key, "max_length")) {
-        ok = a->kind == SCH_STRING;
+        ok = a->kind == SCHEMA_STRING;
         only = "string";
     } else if (!strcmp(key, "min") || !strcmp(key, "max") ||
                !strcmp(key, "display") || !strcmp(key, "format")) {
-        ok = a->kind == SCH_INT || a->kind == SCH_UINT;
+        ok = a->kind == SCHEMA_INT || a->kind == SCHEMA_UINT;
         only = "int and uint";
     } else if (!strcmp(key, "values")) {
-        ok = a->kind == SCH_ENUM;
+        ok = a->kind == SCHEMA_ENUM;
         only = "enum";
     }
     if (!ok) {
         return fail(L,
                     "applies to kind %s only, not %s",
                     only,
-                    cfs_schema_kind_name(a->kind));
+                    schema_kind_name(a->kind));
     }
     return 0;
 }
 
 static int
-attr_option(struct loader *L, const char *key, json_t *v, struct sch_attr *a)
+attr_option(struct loader *L, const char *key, json_t *v, struct schema_attr *a)
 {
     int r = attr_option_allowed(L, key, a);
 
@@ -472,10 +473,10 @@ attr_option(struct loader *L, const char *key, json_t *v, struct sch_attr *a)
 }
 
 static int attr_parse(struct loader *L,
-                      struct sch_type *t,
+                      struct schema_type *t,
                       const char *name,
                       json_t *obj,
-                      struct sch_attr *a)
+                      struct schema_attr *a)
 {
     const char *key;
     json_t *v;
@@ -509,7 +510,7 @@ static int attr_parse(struct loader *L,
     if (!kind) {
         return fail(L, "missing \"kind\"");
     }
-    at = cfs_schema_jpath_key(&L->path, "kind");
+    at = schema_jpath_key(&L->path, "kind");
     r = want(L, kind, JSON_STRING, "a string");
     if (r < 0) {
         return r;
@@ -525,21 +526,21 @@ static int attr_parse(struct loader *L,
                     "enum, ipv4, ipv6, mac, uuid or hostname)",
                     json_string_value(kind));
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     json_object_foreach(obj, key, v) {
-        at = cfs_schema_jpath_key(&L->path, key);
+        at = schema_jpath_key(&L->path, key);
         r = attr_option(L, key, v, a);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
-    if (a->kind == SCH_ENUM && !a->values) {
+    if (a->kind == SCHEMA_ENUM && !a->values) {
         return fail(L, "kind enum needs \"values\"");
     }
     def = json_object_get(obj, "default");
     if (def) {
-        at = cfs_schema_jpath_key(&L->path, "default");
+        at = schema_jpath_key(&L->path, "default");
         r = want(L,
                  def,
                  JSON_STRING,
@@ -550,19 +551,19 @@ static int attr_parse(struct loader *L,
         if (json_string_length(def) > CFS_STORE_MAX) {
             return fail(L, "longer than %d bytes", CFS_STORE_MAX);
         }
-        r = cfs_schema_value_check(a,
-                                   json_string_value(def),
-                                   json_string_length(def),
-                                   &a->def,
-                                   why,
-                                   sizeof(why));
+        r = schema_value_check(a,
+                               json_string_value(def),
+                               json_string_length(def),
+                               &a->def,
+                               why,
+                               sizeof(why));
         if (r == -ENOMEM) {
             return r;
         }
         if (r < 0) {
             return fail(L, "not a valid value of this attribute: %s", why);
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     a->ca.ca_name = a->name;
     a->ca.ca_mode = (unsigned short)a->mode;
@@ -583,7 +584,7 @@ static const char *const type_keys[] = {"attributes",
 
 /* "name": {"pattern": ERE, "examples": [names]}: what objects of this type
  * are called; mkdir refuses a name the pattern does not match (EINVAL). */
-static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
+static int type_name(struct loader *L, struct schema_type *t, json_t *obj)
 {
     static const char *const keys[] = {"pattern", "examples", NULL};
     json_t *pat;
@@ -602,7 +603,7 @@ static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
     pat = json_object_get(obj, "pattern");
     ex = json_object_get(obj, "examples");
     if (pat) {
-        size_t at = cfs_schema_jpath_key(&L->path, "pattern");
+        size_t at = schema_jpath_key(&L->path, "pattern");
         int rc;
 
         r = want(L, pat, JSON_STRING, "a string");
@@ -619,10 +620,10 @@ static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
             return fail(L, "not a POSIX extended regular expression: %s", msg);
         }
         t->has_name_re = true;
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if (ex) {
-        size_t at = cfs_schema_jpath_key(&L->path, "examples");
+        size_t at = schema_jpath_key(&L->path, "examples");
 
         r = want(L, ex, JSON_ARRAY, "an array of names");
         if (r < 0) {
@@ -648,7 +649,7 @@ static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
             }
             t->n_name_examples++;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
@@ -656,7 +657,7 @@ static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
 /* "summary": a one-line template; each "{...}" names an attribute of
  * the type, or is "{@links}" (the type must take links). Checked after
  * the attributes and links are read (pass 2). */
-static int type_summary(struct loader *L, struct sch_type *t, json_t *v)
+static int type_summary(struct loader *L, struct schema_type *t, json_t *v)
 {
     const char *s;
     int r = want(L, v, JSON_STRING, "a string");
@@ -698,7 +699,8 @@ static int type_summary(struct loader *L, struct sch_type *t, json_t *v)
     return t->summary ? 0 : -ENOMEM;
 }
 
-static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
+static int
+type_attributes(struct loader *L, struct schema_type *t, json_t *attrs)
 {
     const char *name;
     json_t *v;
@@ -714,8 +716,8 @@ static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
         return -ENOMEM;
     }
     json_object_foreach(attrs, name, v) {
-        struct sch_attr *a = &t->attrs[t->n_attrs];
-        size_t at = cfs_schema_jpath_key(&L->path, name);
+        struct schema_attr *a = &t->attrs[t->n_attrs];
+        size_t at = schema_jpath_key(&L->path, name);
 
         a->index = (unsigned int)t->n_attrs;
         t->n_attrs++; /* counted now so that destroy frees a half-read one */
@@ -724,12 +726,12 @@ static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
             return r;
         }
         t->ct_attrs[a->index] = &a->ca;
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
-static int type_pass1(struct loader *L, struct sch_type *t, json_t *obj)
+static int type_pass1(struct loader *L, struct schema_type *t, json_t *obj)
 {
     json_t *attrs;
     size_t at;
@@ -746,28 +748,28 @@ static int type_pass1(struct loader *L, struct sch_type *t, json_t *obj)
         return r;
     }
     if (json_object_get(obj, "name")) {
-        at = cfs_schema_jpath_key(&L->path, "name");
+        at = schema_jpath_key(&L->path, "name");
         r = type_name(L, t, json_object_get(obj, "name"));
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     attrs = json_object_get(obj, "attributes");
     if (attrs) {
-        at = cfs_schema_jpath_key(&L->path, "attributes");
+        at = schema_jpath_key(&L->path, "attributes");
         r = type_attributes(L, t, attrs);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
 /* ---- types: pass 2, references ----------------------------------------- */
 
-static struct sch_attr *find_attr(struct sch_type *t, const char *name)
+static struct schema_attr *find_attr(struct schema_type *t, const char *name)
 {
     for (size_t i = 0; i < t->n_attrs; i++) {
         if (!strcmp(t->attrs[i].name, name)) {
@@ -777,7 +779,7 @@ static struct sch_attr *find_attr(struct sch_type *t, const char *name)
     return NULL;
 }
 
-static int type_creates(struct loader *L, struct sch_type *t, json_t *obj)
+static int type_creates(struct loader *L, struct schema_type *t, json_t *obj)
 {
     static const char *const keys[] = {"kind", "type", NULL};
     json_t *kind;
@@ -799,25 +801,25 @@ static int type_creates(struct loader *L, struct sch_type *t, json_t *obj)
     if (!type) {
         return fail(L, "missing \"type\"");
     }
-    at = cfs_schema_jpath_key(&L->path, "kind");
+    at = schema_jpath_key(&L->path, "kind");
     r = want(L, kind, JSON_STRING, "\"item\" or \"group\"");
     if (r < 0) {
         return r;
     }
     if (!strcmp(json_string_value(kind), "item")) {
-        t->creates_kind = SCH_MAKE_ITEM;
+        t->creates_kind = SCHEMA_MAKE_ITEM;
     } else if (!strcmp(json_string_value(kind), "group")) {
-        t->creates_kind = SCH_MAKE_GROUP;
+        t->creates_kind = SCHEMA_MAKE_GROUP;
     } else {
         return fail(L, "must be \"item\" or \"group\"");
     }
-    cfs_schema_jpath_pop(&L->path, at);
-    at = cfs_schema_jpath_key(&L->path, "type");
+    schema_jpath_pop(&L->path, at);
+    at = schema_jpath_key(&L->path, "type");
     r = type_ref(L, type, &t->creates);
     if (r < 0) {
         return r;
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     return 0;
 }
 
@@ -827,7 +829,7 @@ static bool reserved_by_commit(const char *name)
 }
 
 static int type_default_groups(struct loader *L,
-                               struct sch_type *t,
+                               struct schema_type *t,
                                json_t *obj,
                                bool committable)
 {
@@ -843,8 +845,8 @@ static int type_default_groups(struct loader *L,
         return -ENOMEM;
     }
     json_object_foreach(obj, name, v) {
-        struct sch_default_group *dg = &t->dgroups[t->n_dgroups];
-        size_t at = cfs_schema_jpath_key(&L->path, name);
+        struct schema_default_group *dg = &t->dgroups[t->n_dgroups];
+        size_t at = schema_jpath_key(&L->path, name);
 
         r = check_name(L, name, "a default group name");
         if (r < 0) {
@@ -869,12 +871,12 @@ static int type_default_groups(struct loader *L,
             return -ENOMEM;
         }
         t->n_dgroups++;
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
-static int type_links(struct loader *L, struct sch_type *t, json_t *obj)
+static int type_links(struct loader *L, struct schema_type *t, json_t *obj)
 {
     static const char *const keys[] = {"allow", NULL};
     json_t *allow;
@@ -893,7 +895,7 @@ static int type_links(struct loader *L, struct sch_type *t, json_t *obj)
     if (!allow) {
         return fail(L, "missing \"allow\"");
     }
-    at = cfs_schema_jpath_key(&L->path, "allow");
+    at = schema_jpath_key(&L->path, "allow");
     r = want(L, allow, JSON_ARRAY, "an array of type names");
     if (r < 0) {
         return r;
@@ -903,13 +905,14 @@ static int type_links(struct loader *L, struct sch_type *t, json_t *obj)
                     "must list at least one type (leave \"links\" out to "
                     "refuse every link)");
     }
-    t->allow = cfs_zalloc(json_array_size(allow) * sizeof(struct sch_type *));
+    t->allow =
+        cfs_zalloc(json_array_size(allow) * sizeof(struct schema_type *));
     if (!t->allow) {
         return -ENOMEM;
     }
     json_array_foreach(allow, i, e) {
-        size_t at2 = cfs_schema_jpath_index(&L->path, i);
-        struct sch_type *target = NULL;
+        size_t at2 = schema_jpath_index(&L->path, i);
+        struct schema_type *target = NULL;
 
         r = type_ref(L, e, &target);
         if (r < 0) {
@@ -921,14 +924,14 @@ static int type_links(struct loader *L, struct sch_type *t, json_t *obj)
             }
         }
         t->allow[t->n_allow++] = target;
-        cfs_schema_jpath_pop(&L->path, at2);
+        schema_jpath_pop(&L->path, at2);
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     t->has_links = true;
     return 0;
 }
 
-static int commit_required(struct loader *L, struct sch_type *t, json_t *req)
+static int commit_required(struct loader *L, struct schema_type *t, json_t *req)
 {
     json_t *e;
     size_t i;
@@ -942,8 +945,8 @@ static int commit_required(struct loader *L, struct sch_type *t, json_t *req)
         return -ENOMEM;
     }
     json_array_foreach(req, i, e) {
-        size_t at = cfs_schema_jpath_index(&L->path, i);
-        struct sch_attr *a;
+        size_t at = schema_jpath_index(&L->path, i);
+        struct schema_attr *a;
 
         r = want(L, e, JSON_STRING, "an attribute name (a string)");
         if (r < 0) {
@@ -962,12 +965,13 @@ static int commit_required(struct loader *L, struct sch_type *t, json_t *req)
             }
         }
         t->required[t->n_required++] = a->index;
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
-static int type_committable(struct loader *L, struct sch_type *t, json_t *obj)
+static int
+type_committable(struct loader *L, struct schema_type *t, json_t *obj)
 {
     static const char *const keys[] = {"type", "commit", NULL};
     static const char *const commit_keys[] = {"required", NULL};
@@ -992,17 +996,17 @@ static int type_committable(struct loader *L, struct sch_type *t, json_t *obj)
     if (!type) {
         return fail(L, "missing \"type\"");
     }
-    at = cfs_schema_jpath_key(&L->path, "type");
+    at = schema_jpath_key(&L->path, "type");
     r = type_ref(L, type, &t->commit_type);
     if (r < 0) {
         return r;
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     commit = json_object_get(obj, "commit");
     if (!commit) {
         return 0;
     }
-    at = cfs_schema_jpath_key(&L->path, "commit");
+    at = schema_jpath_key(&L->path, "commit");
     r = want(L, commit, JSON_OBJECT, "an object {\"required\": [...]}");
     if (r == 0) {
         r = check_keys(L, commit, commit_keys, "required");
@@ -1012,19 +1016,19 @@ static int type_committable(struct loader *L, struct sch_type *t, json_t *obj)
     }
     req = json_object_get(commit, "required");
     if (req) {
-        size_t at2 = cfs_schema_jpath_key(&L->path, "required");
+        size_t at2 = schema_jpath_key(&L->path, "required");
 
         r = commit_required(L, t, req);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at2);
+        schema_jpath_pop(&L->path, at2);
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     return 0;
 }
 
-static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
+static int type_pass2(struct loader *L, struct schema_type *t, json_t *obj)
 {
     json_t *v;
     size_t at;
@@ -1032,26 +1036,26 @@ static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
     bool committable = json_object_get(obj, "committable") != NULL;
 
     if ((v = json_object_get(obj, "creates"))) {
-        at = cfs_schema_jpath_key(&L->path, "creates");
+        at = schema_jpath_key(&L->path, "creates");
         r = type_creates(L, t, v);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if ((v = json_object_get(obj, "committable"))) {
-        at = cfs_schema_jpath_key(&L->path, "committable");
+        at = schema_jpath_key(&L->path, "committable");
         r = type_committable(L, t, v);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if (committable) {
         for (size_t i = 0; i < t->n_attrs; i++) {
             if (reserved_by_commit(t->attrs[i].name)) {
-                (void)cfs_schema_jpath_key(&L->path, "attributes");
-                (void)cfs_schema_jpath_key(&L->path, t->attrs[i].name);
+                (void)schema_jpath_key(&L->path, "attributes");
+                (void)schema_jpath_key(&L->path, t->attrs[i].name);
                 return fail(L,
                             "clashes with the %s/ group of a committable "
                             "type",
@@ -1060,31 +1064,31 @@ static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
         }
     }
     if ((v = json_object_get(obj, "default_groups"))) {
-        at = cfs_schema_jpath_key(&L->path, "default_groups");
+        at = schema_jpath_key(&L->path, "default_groups");
         r = type_default_groups(L, t, v, committable);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if ((v = json_object_get(obj, "links"))) {
-        at = cfs_schema_jpath_key(&L->path, "links");
+        at = schema_jpath_key(&L->path, "links");
         r = type_links(L, t, v);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if ((v = json_object_get(obj, "summary"))) {
-        at = cfs_schema_jpath_key(&L->path, "summary");
+        at = schema_jpath_key(&L->path, "summary");
         r = type_summary(L, t, v);
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     if ((v = json_object_get(obj, "max_children"))) {
-        at = cfs_schema_jpath_key(&L->path, "max_children");
+        at = schema_jpath_key(&L->path, "max_children");
         r = want(L, v, JSON_INTEGER, "an integer");
         if (r == 0 && json_integer_value(v) < 0) {
             r = fail(L, "must not be negative");
@@ -1099,14 +1103,14 @@ static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
         }
         t->has_max_children = true;
         t->max_children = (uint64_t)json_integer_value(v);
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
 
 /* ---- whole-schema rules ------------------------------------------------ */
 
-static bool has_group_parts(const struct sch_type *t)
+static bool has_group_parts(const struct schema_type *t)
 {
     return t->creates || t->commit_type || t->n_dgroups;
 }
@@ -1116,15 +1120,16 @@ static bool has_group_parts(const struct sch_type *t)
 static int check_items(struct loader *L)
 {
     for (size_t i = 0; i < L->s->n_types; i++) {
-        struct sch_type *t = &L->s->types[i];
+        struct schema_type *t = &L->s->types[i];
 
-        if (t->creates_kind != SCH_MAKE_ITEM || !has_group_parts(t->creates)) {
+        if (t->creates_kind != SCHEMA_MAKE_ITEM ||
+            !has_group_parts(t->creates)) {
             continue;
         }
-        (void)cfs_schema_jpath_key(&L->path, "types");
-        (void)cfs_schema_jpath_key(&L->path, t->name);
-        (void)cfs_schema_jpath_key(&L->path, "creates");
-        (void)cfs_schema_jpath_key(&L->path, "kind");
+        (void)schema_jpath_key(&L->path, "types");
+        (void)schema_jpath_key(&L->path, t->name);
+        (void)schema_jpath_key(&L->path, "creates");
+        (void)schema_jpath_key(&L->path, "kind");
         return fail(L,
                     "type \"%s\" has creates, committable or default_groups, "
                     "so it must be made as a \"group\"",
@@ -1135,18 +1140,18 @@ static int check_items(struct loader *L)
 
 /* Default groups are built when their parent is, so they must not nest
  * forever. @return 0 or the fault, with the path of the closing edge. */
-static int dg_cycle(struct loader *L, struct sch_type *t)
+static int dg_cycle(struct loader *L, struct schema_type *t)
 {
     t->visit = 1;
     for (size_t i = 0; i < t->n_dgroups; i++) {
-        struct sch_type *c = t->dgroups[i].type;
+        struct schema_type *c = t->dgroups[i].type;
         int r;
 
         if (c->visit == 1) {
-            (void)cfs_schema_jpath_key(&L->path, "types");
-            (void)cfs_schema_jpath_key(&L->path, t->name);
-            (void)cfs_schema_jpath_key(&L->path, "default_groups");
-            (void)cfs_schema_jpath_key(&L->path, t->dgroups[i].name);
+            (void)schema_jpath_key(&L->path, "types");
+            (void)schema_jpath_key(&L->path, t->name);
+            (void)schema_jpath_key(&L->path, "default_groups");
+            (void)schema_jpath_key(&L->path, t->dgroups[i].name);
             return fail(L,
                         "default groups nest forever: type \"%s\" is "
                         "already an enclosing default group",
@@ -1169,22 +1174,23 @@ static const char *const top_keys[] = {
     "subsystem", "description", "root", "types", NULL};
 
 /* Run @pass over every type, in file order, with the JSON path at it. */
-static int each_type(struct loader *L,
-                     json_t *types,
-                     int (*pass)(struct loader *, struct sch_type *, json_t *))
+static int
+each_type(struct loader *L,
+          json_t *types,
+          int (*pass)(struct loader *, struct schema_type *, json_t *))
 {
     const char *name;
     json_t *v;
     size_t i = 0;
 
     json_object_foreach(types, name, v) {
-        size_t at = cfs_schema_jpath_key(&L->path, name);
+        size_t at = schema_jpath_key(&L->path, name);
         int r = pass(L, &L->s->types[i++], v);
 
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     return 0;
 }
@@ -1201,9 +1207,9 @@ static int load_types(struct loader *L, json_t *types)
         return -ENOMEM;
     }
     json_object_foreach(types, name, v) {
-        struct sch_type *t = &L->s->types[L->s->n_types];
+        struct schema_type *t = &L->s->types[L->s->n_types];
 
-        at = cfs_schema_jpath_key(&L->path, name);
+        at = schema_jpath_key(&L->path, name);
         t->schema = L->s;
         t->name = cfs_strdup(name);
         if (!t->name) {
@@ -1214,7 +1220,7 @@ static int load_types(struct loader *L, json_t *types)
         if (r < 0) {
             return r;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
     r = each_type(L, types, type_pass1);
     return r < 0 ? r : each_type(L, types, type_pass2);
@@ -1246,7 +1252,7 @@ static int load_doc(struct loader *L, json_t *doc)
     if (!types) {
         return fail(L, "missing \"types\"");
     }
-    at = cfs_schema_jpath_key(&L->path, "subsystem");
+    at = schema_jpath_key(&L->path, "subsystem");
     r = want(L, sub, JSON_STRING, "a string");
     if (r == 0) {
         r = check_name(L, json_string_value(sub), "the subsystem name");
@@ -1258,9 +1264,9 @@ static int load_doc(struct loader *L, json_t *doc)
     if (!L->s->subsystem) {
         return -ENOMEM;
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     if (desc) {
-        at = cfs_schema_jpath_key(&L->path, "description");
+        at = schema_jpath_key(&L->path, "description");
         r = want(L, desc, JSON_STRING, "a string");
         if (r < 0) {
             return r;
@@ -1269,9 +1275,9 @@ static int load_doc(struct loader *L, json_t *doc)
         if (!L->s->description) {
             return -ENOMEM;
         }
-        cfs_schema_jpath_pop(&L->path, at);
+        schema_jpath_pop(&L->path, at);
     }
-    at = cfs_schema_jpath_key(&L->path, "types");
+    at = schema_jpath_key(&L->path, "types");
     r = want(L, types, JSON_OBJECT, "an object of types");
     if (r == 0 && json_object_size(types) == 0) {
         r = fail(L, "must define at least one type");
@@ -1282,13 +1288,13 @@ static int load_doc(struct loader *L, json_t *doc)
     if (r < 0) {
         return r;
     }
-    cfs_schema_jpath_pop(&L->path, at);
-    at = cfs_schema_jpath_key(&L->path, "root");
+    schema_jpath_pop(&L->path, at);
+    at = schema_jpath_key(&L->path, "root");
     r = type_ref(L, root, &L->s->root);
     if (r < 0) {
         return r;
     }
-    cfs_schema_jpath_pop(&L->path, at);
+    schema_jpath_pop(&L->path, at);
     r = check_items(L);
     for (size_t i = 0; r == 0 && i < L->s->n_types; i++) {
         if (L->s->types[i].visit == 0) {
@@ -1314,7 +1320,7 @@ int cfs_schema_load_buffer(const char *buf,
     }
     L.file = file;
     error_file(err, file);
-    cfs_schema_jpath_init(&L.path);
+    schema_jpath_init(&L.path);
     if (len > CFS_SCHEMA_FILE_MAX) {
         if (err) {
             (void)snprintf(err->reason,
@@ -1331,17 +1337,17 @@ int cfs_schema_load_buffer(const char *buf,
         if (json_error_code(&jerr) == json_error_out_of_memory ||
             !jerr.text[0]) {
             if (err) {
-                cfs_schema_strlcpy(
+                schema_strlcpy(
                     err->reason, "out of memory", sizeof(err->reason));
             }
             return -ENOMEM;
         }
         if (err) {
-            struct sch_jpath p;
+            struct schema_jpath p;
 
-            cfs_schema_jpath_at(buf, len, (size_t)jerr.position, &p);
-            cfs_schema_strlcpy(err->path, p.buf, sizeof(err->path));
-            cfs_schema_strlcpy(err->reason, jerr.text, sizeof(err->reason));
+            schema_jpath_at(buf, len, (size_t)jerr.position, &p);
+            schema_strlcpy(err->path, p.buf, sizeof(err->path));
+            schema_strlcpy(err->reason, jerr.text, sizeof(err->reason));
             err->line = jerr.line;
             err->column = jerr.column;
         }
@@ -1357,15 +1363,14 @@ int cfs_schema_load_buffer(const char *buf,
     json_decref(doc);
     if (r < 0) {
         if (r == -ENOMEM && err) {
-            cfs_schema_strlcpy(
-                err->reason, "out of memory", sizeof(err->reason));
+            schema_strlcpy(err->reason, "out of memory", sizeof(err->reason));
         }
         if (L.s) {
-            cfs_schema_destroy(L.s);
+            schema_destroy(L.s);
         }
         return r;
     }
-    cfs_schema_wire_types(L.s);
+    schema_wire_types(L.s);
     if (err) {
         memset(err, 0, sizeof(*err));
     }
@@ -1441,10 +1446,10 @@ out:
                            "larger than %zu bytes",
                            CFS_SCHEMA_FILE_MAX);
         } else if (r == -EINVAL) {
-            cfs_schema_strlcpy(
+            schema_strlcpy(
                 err->reason, "not a regular file", sizeof(err->reason));
         } else {
-            cfs_schema_strlcpy(err->reason, strerror(-r), sizeof(err->reason));
+            schema_strlcpy(err->reason, strerror(-r), sizeof(err->reason));
         }
     }
     return r;

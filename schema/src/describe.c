@@ -47,14 +47,14 @@ static json_t *mode_string(unsigned int mode)
 }
 
 /* The default as a JSON value of the attribute's JSON Schema type. */
-static json_t *default_value(const struct sch_attr *a)
+static json_t *default_value(const struct schema_attr *a)
 {
     switch (a->kind) {
-    case SCH_BOOL:
+    case SCHEMA_BOOL:
         return json_boolean(!strcmp(a->def, "1"));
-    case SCH_INT:
+    case SCHEMA_INT:
         return json_integer((json_int_t)strtoll(a->def, NULL, 10));
-    case SCH_UINT: {
+    case SCHEMA_UINT: {
         unsigned long long v = strtoull(a->def, NULL, 10);
 
         if (v <= INT64_MAX) {
@@ -67,12 +67,12 @@ static json_t *default_value(const struct sch_attr *a)
     }
 }
 
-static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
+static json_t *attr_schema(struct jb *b, const struct schema_attr *a)
 {
     json_t *p = json_object();
 
     switch (a->kind) {
-    case SCH_STRING:
+    case SCHEMA_STRING:
         jset(b, p, "type", json_string("string"));
         if (a->has_max_length) {
             /* JSON Schema counts characters; the limit is in bytes, which
@@ -84,15 +84,15 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
             jset(b, p, "pattern", json_string(a->pattern));
         }
         break;
-    case SCH_INT:
-    case SCH_UINT:
+    case SCHEMA_INT:
+    case SCHEMA_UINT:
         jset(b, p, "type", json_string("integer"));
-        if (a->kind == SCH_INT) {
+        if (a->kind == SCHEMA_INT) {
             jset(b, p, "format", json_string("int64"));
         }
         if (a->has_min) {
             jset(b, p, "minimum", json_integer((json_int_t)a->min));
-        } else if (a->kind == SCH_UINT) {
+        } else if (a->kind == SCHEMA_UINT) {
             jset(b, p, "minimum", json_integer(0));
         }
         if (a->has_max) {
@@ -105,10 +105,10 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
             jset(b, p, "x-format", json_string(a->format));
         }
         break;
-    case SCH_BOOL:
+    case SCHEMA_BOOL:
         jset(b, p, "type", json_string("boolean"));
         break;
-    case SCH_ENUM: {
+    case SCHEMA_ENUM: {
         json_t *values = json_array();
 
         for (size_t i = 0; i < a->n_values; i++) {
@@ -118,14 +118,14 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
         jset(b, p, "enum", values);
         break;
     }
-    case SCH_IPV4:
-    case SCH_IPV6:
-    case SCH_UUID:
-    case SCH_HOSTNAME:
+    case SCHEMA_IPV4:
+    case SCHEMA_IPV6:
+    case SCHEMA_UUID:
+    case SCHEMA_HOSTNAME:
         jset(b, p, "type", json_string("string"));
-        jset(b, p, "format", json_string(cfs_schema_kind_name(a->kind)));
+        jset(b, p, "format", json_string(schema_kind_name(a->kind)));
         break;
-    case SCH_MAC:
+    case SCHEMA_MAC:
         jset(b, p, "type", json_string("string"));
         jset(b,
              p,
@@ -142,12 +142,12 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
     if (!(a->mode & 0444)) {
         jset(b, p, "writeOnly", json_true());
     }
-    jset(b, p, "x-kind", json_string(cfs_schema_kind_name(a->kind)));
+    jset(b, p, "x-kind", json_string(schema_kind_name(a->kind)));
     jset(b, p, "x-mode", mode_string(a->mode));
     return p;
 }
 
-static json_t *type_json(struct jb *b, const struct sch_type *t)
+static json_t *type_json(struct jb *b, const struct schema_type *t)
 {
     json_t *o = json_object();
     json_t *attrs = json_object();
@@ -186,7 +186,7 @@ static json_t *type_json(struct jb *b, const struct sch_type *t)
              "creates",
              json_pack("{s:s, s:s}",
                        "kind",
-                       t->creates_kind == SCH_MAKE_GROUP ? "group" : "item",
+                       t->creates_kind == SCHEMA_MAKE_GROUP ? "group" : "item",
                        "type",
                        t->creates->name));
     } else {
@@ -224,7 +224,7 @@ static json_t *type_json(struct jb *b, const struct sch_type *t)
                        "type",
                        t->commit_type->name,
                        "kind",
-                       t->commit_kind == SCH_MAKE_GROUP ? "group" : "item",
+                       t->commit_kind == SCHEMA_MAKE_GROUP ? "group" : "item",
                        "commit",
                        "required",
                        req));

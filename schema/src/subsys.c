@@ -4,7 +4,7 @@
  *
  * Each type becomes a config_item_type whose operations are the generic
  * callbacks below; each object (the subsystem's group, a default group,
- * what mkdir made) is a struct sch_obj holding its attribute values. The
+ * what mkdir made) is a struct schema_obj holding its attribute values. The
  * callbacks are an ordinary kernel-style client of configfs.h: make_item
  * and make_group build objects of the "creates" (or committable) type with
  * their default groups, store validates by kind, allow_link checks the
@@ -27,30 +27,30 @@ static bool is_schema_type(const struct config_item_type *t)
     return t && t->ct_item_ops && t->ct_item_ops->release == obj_release;
 }
 
-static struct sch_type *type_of(const struct config_item_type *t)
+static struct schema_type *type_of(const struct config_item_type *t)
 {
-    return container_of(t, struct sch_type, ct);
+    return container_of(t, struct schema_type, ct);
 }
 
-static struct sch_obj *obj_of(struct config_item *item)
+static struct schema_obj *obj_of(struct config_item *item)
 {
-    return container_of(item, struct sch_obj, su.su_group.cg_item);
+    return container_of(item, struct schema_obj, su.su_group.cg_item);
 }
 
-static struct config_item *obj_item(struct sch_obj *obj)
+static struct config_item *obj_item(struct schema_obj *obj)
 {
     return &obj->su.su_group.cg_item;
 }
 
-static struct sch_attr *attr_of(struct configfs_attribute *attr)
+static struct schema_attr *attr_of(struct configfs_attribute *attr)
 {
-    return container_of(attr, struct sch_attr, ca);
+    return container_of(attr, struct schema_attr, ca);
 }
 
 /* The schema object a directory belongs to: itself, or for the pending/
  * and live/ groups core adds to a committable group, that group.
  * @pre the mutation lock or su_mutex (ci_parent is stable). */
-static struct sch_obj *owner_of(struct config_item *item)
+static struct schema_obj *owner_of(struct config_item *item)
 {
     if (item && !is_schema_type(item->ci_type)) {
         item = item->ci_parent;
@@ -60,7 +60,7 @@ static struct sch_obj *owner_of(struct config_item *item)
 
 /* ---- the schema's life ------------------------------------------------- */
 
-static void attr_destroy(struct sch_attr *a)
+static void attr_destroy(struct schema_attr *a)
 {
     cfs_free(a->name);
     cfs_free(a->def);
@@ -77,10 +77,10 @@ static void attr_destroy(struct sch_attr *a)
     cfs_free(a->values);
 }
 
-void cfs_schema_destroy(struct cfs_schema *s)
+void schema_destroy(struct cfs_schema *s)
 {
     for (size_t i = 0; i < s->n_types; i++) {
-        struct sch_type *t = &s->types[i];
+        struct schema_type *t = &s->types[i];
 
         for (size_t k = 0; k < t->n_attrs; k++) {
             attr_destroy(&t->attrs[k]);
@@ -111,10 +111,10 @@ void cfs_schema_destroy(struct cfs_schema *s)
     cfs_free(s);
 }
 
-void cfs_schema_put(struct cfs_schema *s)
+void schema_put(struct cfs_schema *s)
 {
     if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
-        cfs_schema_destroy(s);
+        schema_destroy(s);
     }
 }
 
@@ -124,7 +124,7 @@ void cfs_schema_free(struct cfs_schema *s)
         return;
     }
     cfs_schema_unregister(s);
-    cfs_schema_put(s);
+    schema_put(s);
 }
 
 const char *cfs_schema_name(const struct cfs_schema *s)
@@ -141,7 +141,7 @@ const char *cfs_schema_file(const struct cfs_schema *s)
 
 static void obj_release(struct config_item *item)
 {
-    struct sch_obj *obj = obj_of(item);
+    struct schema_obj *obj = obj_of(item);
     struct cfs_schema *s = obj->type->schema;
 
     /* Default groups are the client's to drop (M14). */
@@ -156,7 +156,7 @@ static void obj_release(struct config_item *item)
     pthread_mutex_destroy(&obj->vlock);
     pthread_mutex_destroy(&obj->su.su_mutex.lock);
     cfs_free(obj);
-    cfs_schema_put(s);
+    schema_put(s);
 }
 
 /*
@@ -164,9 +164,9 @@ static void obj_release(struct config_item *item)
  * recursively, its default groups (M13). The caller gets the one
  * reference config_group_init_type_name() gives. NULL when out of memory.
  */
-static struct sch_obj *obj_new(struct sch_type *t, const char *name)
+static struct schema_obj *obj_new(struct schema_type *t, const char *name)
 {
-    struct sch_obj *obj = cfs_zalloc(sizeof(*obj));
+    struct schema_obj *obj = cfs_zalloc(sizeof(*obj));
 
     if (!obj) {
         return NULL;
@@ -195,7 +195,7 @@ static struct sch_obj *obj_new(struct sch_type *t, const char *name)
         obj->lens[i] = strlen(def);
     }
     for (size_t i = 0; i < t->n_dgroups; i++) {
-        struct sch_obj *dg = obj_new(t->dgroups[i].type, t->dgroups[i].name);
+        struct schema_obj *dg = obj_new(t->dgroups[i].type, t->dgroups[i].name);
 
         if (!dg) {
             goto fail;
@@ -212,12 +212,12 @@ fail:
 /* ---- group operations -------------------------------------------------- */
 
 /* @pre su_mutex (core holds it around make_*). */
-static struct sch_obj *make_obj(struct config_group *group, const char *name)
+static struct schema_obj *make_obj(struct config_group *group, const char *name)
 {
-    struct sch_obj *owner = owner_of(&group->cg_item);
-    struct sch_type *t;
-    struct sch_type *made;
-    struct sch_obj *obj;
+    struct schema_obj *owner = owner_of(&group->cg_item);
+    struct schema_type *t;
+    struct schema_type *made;
+    struct schema_obj *obj;
 
     cfs_schema_clear_detail();
     if (!owner) {
@@ -225,20 +225,19 @@ static struct sch_obj *make_obj(struct config_group *group, const char *name)
     }
     t = owner->type;
     if (t->has_max_children && owner->nchildren >= t->max_children) {
-        cfs_schema_set_detail("at most %" PRIu64 " %s in %s",
-                              t->max_children,
-                              t->max_children == 1 ? "child" : "children",
-                              config_item_name(obj_item(owner)));
+        schema_set_detail("at most %" PRIu64 " %s in %s",
+                          t->max_children,
+                          t->max_children == 1 ? "child" : "children",
+                          config_item_name(obj_item(owner)));
         return ERR_PTR(-ENOSPC);
     }
     made = t->creates ? t->creates : t->commit_type;
     if (made->has_name_re && regexec(&made->name_re, name, 0, NULL, 0) != 0) {
-        cfs_schema_set_detail("the name of a %s must match %s%s%s",
-                              made->name,
-                              made->name_pattern,
-                              made->n_name_examples ? ", such as " : "",
-                              made->n_name_examples ? made->name_examples[0]
-                                                    : "");
+        schema_set_detail("the name of a %s must match %s%s%s",
+                          made->name,
+                          made->name_pattern,
+                          made->n_name_examples ? ", such as " : "",
+                          made->n_name_examples ? made->name_examples[0] : "");
         return ERR_PTR(-EINVAL);
     }
     obj = obj_new(made, name);
@@ -253,7 +252,7 @@ static struct sch_obj *make_obj(struct config_group *group, const char *name)
 static struct config_item *obj_make_item(struct config_group *group,
                                          const char *name)
 {
-    struct sch_obj *obj = make_obj(group, name);
+    struct schema_obj *obj = make_obj(group, name);
 
     return IS_ERR(obj) ? (struct config_item *)obj : obj_item(obj);
 }
@@ -261,7 +260,7 @@ static struct config_item *obj_make_item(struct config_group *group,
 static struct config_group *obj_make_group(struct config_group *group,
                                            const char *name)
 {
-    struct sch_obj *obj = make_obj(group, name);
+    struct schema_obj *obj = make_obj(group, name);
 
     return IS_ERR(obj) ? (struct config_group *)obj : &obj->su.su_group;
 }
@@ -269,7 +268,7 @@ static struct config_group *obj_make_group(struct config_group *group,
 /* rmdir, a failed mkdir (MK11) and unregistration. @pre su_mutex. */
 static void obj_drop_item(struct config_group *group, struct config_item *item)
 {
-    struct sch_obj *obj = obj_of(item);
+    struct schema_obj *obj = obj_of(item);
 
     (void)group;
     if (obj->counted_in) {
@@ -279,7 +278,8 @@ static void obj_drop_item(struct config_group *group, struct config_item *item)
     config_item_put(item);
 }
 
-static bool is_required(const struct sch_type *owner_type, unsigned int index)
+static bool is_required(const struct schema_type *owner_type,
+                        unsigned int index)
 {
     for (size_t i = 0; i < owner_type->n_required; i++) {
         if (owner_type->required[i] == index) {
@@ -293,8 +293,8 @@ static bool is_required(const struct sch_type *owner_type, unsigned int index)
  * @pre su_mutex and the mutation lock. */
 static int obj_commit(struct config_item *item)
 {
-    struct sch_obj *obj = obj_of(item);
-    struct sch_type *ot = obj->counted_in ? obj->counted_in->type : NULL;
+    struct schema_obj *obj = obj_of(item);
+    struct schema_type *ot = obj->counted_in ? obj->counted_in->type : NULL;
     char missing[CFS_SCHEMA_DETAIL_LEN];
     size_t off = 0;
 
@@ -319,7 +319,7 @@ static int obj_commit(struct config_item *item)
     }
     pthread_mutex_unlock(&obj->vlock);
     if (off) {
-        cfs_schema_set_detail("required before commit: %s", missing);
+        schema_set_detail("required before commit: %s", missing);
         return -EINVAL;
     }
     obj->live = true;
@@ -339,8 +339,8 @@ static int obj_uncommit(struct config_item *item)
 static ssize_t
 obj_show(struct config_item *item, struct configfs_attribute *attr, char *page)
 {
-    struct sch_obj *obj = obj_of(item);
-    struct sch_attr *a = attr_of(attr);
+    struct schema_obj *obj = obj_of(item);
+    struct schema_attr *a = attr_of(attr);
     size_t n;
 
     pthread_mutex_lock(&obj->vlock);
@@ -362,8 +362,8 @@ static ssize_t obj_store(struct config_item *item,
                          const char *page,
                          size_t count)
 {
-    struct sch_obj *obj = obj_of(item);
-    struct sch_attr *a = attr_of(attr);
+    struct schema_obj *obj = obj_of(item);
+    struct schema_attr *a = attr_of(attr);
     char why[CFS_SCHEMA_DETAIL_LEN];
     size_t len = count;
     char *canon = NULL;
@@ -381,18 +381,18 @@ static ssize_t obj_store(struct config_item *item,
         canon = cfs_strdup("");
         r = canon ? 0 : -ENOMEM;
     } else {
-        r = cfs_schema_value_check(a, page, len, &canon, why, sizeof(why));
+        r = schema_value_check(a, page, len, &canon, why, sizeof(why));
     }
     if (r == -ENOMEM) {
         return r;
     }
     if (r < 0) {
-        cfs_schema_set_detail("%s: %s", a->name, why);
+        schema_set_detail("%s: %s", a->name, why);
         return r;
     }
     if (obj->live && !canon[0] && obj->counted_in &&
         is_required(obj->counted_in->type, a->index)) {
-        cfs_schema_set_detail("%s: required while committed", a->name);
+        schema_set_detail("%s: required while committed", a->name);
         cfs_free(canon);
         return -EINVAL;
     }
@@ -409,9 +409,9 @@ static ssize_t obj_store(struct config_item *item,
  * link's directory allows (H8: configfs itself checks nothing, SL7). */
 static int obj_allow_link(struct config_item *src, struct config_item *target)
 {
-    struct sch_obj *owner = owner_of(src);
-    struct sch_type *t;
-    struct sch_type *tt = NULL;
+    struct schema_obj *owner = owner_of(src);
+    struct schema_type *t;
+    struct schema_type *tt = NULL;
     char list[CFS_SCHEMA_DETAIL_LEN];
     size_t off = 0;
 
@@ -439,27 +439,27 @@ static int obj_allow_link(struct config_item *src, struct config_item *target)
         off = n < 0 ? off : off + (size_t)n;
     }
     if (tt && tt->schema == t->schema) {
-        cfs_schema_set_detail("links in %s may point only at: %s (the "
-                              "target is a %s)",
-                              t->name,
-                              list,
-                              tt->name);
+        schema_set_detail("links in %s may point only at: %s (the "
+                          "target is a %s)",
+                          t->name,
+                          list,
+                          tt->name);
     } else {
-        cfs_schema_set_detail("links in %s may point only at: %s (the "
-                              "target is not part of %s)",
-                              t->name,
-                              list,
-                              t->schema->subsystem);
+        schema_set_detail("links in %s may point only at: %s (the "
+                          "target is not part of %s)",
+                          t->name,
+                          list,
+                          t->schema->subsystem);
     }
     return -EINVAL;
 }
 
 /* ---- wiring ------------------------------------------------------------ */
 
-void cfs_schema_wire_types(struct cfs_schema *s)
+void schema_wire_types(struct cfs_schema *s)
 {
     for (size_t i = 0; i < s->n_types; i++) {
-        struct sch_type *t = &s->types[i];
+        struct schema_type *t = &s->types[i];
 
         t->ct.ct_name = t->name;
         t->ct.ct_owner = NULL;
@@ -473,7 +473,7 @@ void cfs_schema_wire_types(struct cfs_schema *s)
             t->iops.allow_link = obj_allow_link;
         }
         if (t->creates) {
-            if (t->creates_kind == SCH_MAKE_GROUP) {
+            if (t->creates_kind == SCHEMA_MAKE_GROUP) {
                 t->gops.make_group = obj_make_group;
             } else {
                 t->gops.make_item = obj_make_item;
@@ -481,14 +481,14 @@ void cfs_schema_wire_types(struct cfs_schema *s)
             t->gops.drop_item = obj_drop_item;
         }
         if (t->commit_type) {
-            const struct sch_type *c = t->commit_type;
+            const struct schema_type *c = t->commit_type;
 
             /* A committable type with groups of its own is made as a
              * group, any other as an item (docs/schemas.md). */
             t->commit_kind = c->creates || c->commit_type || c->n_dgroups
-                                 ? SCH_MAKE_GROUP
-                                 : SCH_MAKE_ITEM;
-            if (t->commit_kind == SCH_MAKE_GROUP) {
+                                 ? SCHEMA_MAKE_GROUP
+                                 : SCHEMA_MAKE_ITEM;
+            if (t->commit_kind == SCHEMA_MAKE_GROUP) {
                 t->gops.make_group = obj_make_group;
             } else {
                 t->gops.make_item = obj_make_item;
@@ -504,7 +504,7 @@ void cfs_schema_wire_types(struct cfs_schema *s)
 
 int cfs_schema_register(struct cfs_schema *s)
 {
-    struct sch_obj *root;
+    struct schema_obj *root;
     int r;
 
     if (s->root_obj) {
@@ -525,7 +525,7 @@ int cfs_schema_register(struct cfs_schema *s)
 
 void cfs_schema_unregister(struct cfs_schema *s)
 {
-    struct sch_obj *root = s->root_obj;
+    struct schema_obj *root = s->root_obj;
 
     if (!root) {
         return;

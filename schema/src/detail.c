@@ -22,7 +22,7 @@ void cfs_schema_clear_detail(void)
     detail[0] = '\0';
 }
 
-void cfs_schema_set_detail(const char *fmt, ...)
+void schema_set_detail(const char *fmt, ...)
 {
     va_list ap;
     int n;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - the loaded form of a schema, shared inside declarative/src only.
+ * internal.h - the loaded form of a schema, shared inside schema/src only.
  *
  * load.c turns a JSON document into a struct cfs_schema of types and
  * attributes; value.c validates values against an attribute; subsys.c
@@ -24,31 +24,31 @@
 #include <configfs/configfs.h>
 #include <configfs/schema.h>
 
-enum sch_kind {
-    SCH_STRING = 1,
-    SCH_INT,
-    SCH_UINT,
-    SCH_BOOL,
-    SCH_ENUM,
-    SCH_IPV4,
-    SCH_IPV6,
-    SCH_MAC,
-    SCH_UUID,
-    SCH_HOSTNAME,
+enum schema_kind {
+    SCHEMA_STRING = 1,
+    SCHEMA_INT,
+    SCHEMA_UINT,
+    SCHEMA_BOOL,
+    SCHEMA_ENUM,
+    SCHEMA_IPV4,
+    SCHEMA_IPV6,
+    SCHEMA_MAC,
+    SCHEMA_UUID,
+    SCHEMA_HOSTNAME,
 };
 
 /* "string", "int", ... as written in schema files. */
-const char *cfs_schema_kind_name(enum sch_kind kind);
+const char *schema_kind_name(enum schema_kind kind);
 
-struct sch_type;
+struct schema_type;
 
-struct sch_attr {
+struct schema_attr {
     struct configfs_attribute ca; /* ca_name = name; no show/store: the
                                      type's show_attribute does the work */
-    struct sch_type *type;        /* owning type */
+    struct schema_type *type;     /* owning type */
     unsigned int index;           /* in type->attrs */
     char *name;
-    enum sch_kind kind;
+    enum schema_kind kind;
     unsigned int mode;
     char *def; /* canonical default, NULL when none */
     /* string */
@@ -75,43 +75,43 @@ struct sch_attr {
     size_t n_values;
 };
 
-struct sch_default_group {
+struct schema_default_group {
     char *name;
-    struct sch_type *type;
+    struct schema_type *type;
 };
 
-enum sch_make {
-    SCH_MAKE_NONE = 0,
-    SCH_MAKE_ITEM,
-    SCH_MAKE_GROUP,
+enum schema_make {
+    SCHEMA_MAKE_NONE = 0,
+    SCHEMA_MAKE_ITEM,
+    SCHEMA_MAKE_GROUP,
 };
 
-struct sch_type {
+struct schema_type {
     struct config_item_type ct; /* ct_name = name; first, see type_of() */
     struct configfs_item_operations iops;
     struct configfs_group_operations gops;
     struct cfs_schema *schema;
     char *name;
 
-    struct sch_attr *attrs;
+    struct schema_attr *attrs;
     size_t n_attrs;
     struct configfs_attribute **ct_attrs; /* NULL-terminated, for ct */
 
     /* creates: mkdir in this group makes @creates */
-    enum sch_make creates_kind;
-    struct sch_type *creates;
+    enum schema_make creates_kind;
+    struct schema_type *creates;
 
-    struct sch_default_group *dgroups;
+    struct schema_default_group *dgroups;
     size_t n_dgroups;
 
     /* links: absent -> no allow_link (EPERM); else these target types */
     bool has_links;
-    struct sch_type **allow;
+    struct schema_type **allow;
     size_t n_allow;
 
     /* committable: mkdir in pending/ makes @commit_type */
-    struct sch_type *commit_type;
-    enum sch_make commit_kind;
+    struct schema_type *commit_type;
+    enum schema_make commit_kind;
     unsigned int *required; /* indices into commit_type->attrs */
     size_t n_required;
 
@@ -139,10 +139,10 @@ struct cfs_schema {
     char *file;
     char *subsystem;
     char *description;
-    struct sch_type *root;
-    struct sch_type *types;
+    struct schema_type *root;
+    struct schema_type *types;
     size_t n_types;
-    struct sch_obj *root_obj; /* while registered */
+    struct schema_obj *root_obj; /* while registered */
 };
 
 /*
@@ -150,13 +150,13 @@ struct cfs_schema {
  * something mkdir made. Every object embeds a whole configfs_subsystem so
  * that the root can be one; the others use only its su_group.
  */
-struct sch_obj {
+struct schema_obj {
     struct configfs_subsystem su;
-    struct sch_type *type;
+    struct schema_type *type;
     /* The group whose max_children this object counts in (the creating
      * group; for pending/ and live/ the committable group); NULL for the
      * root and default groups. */
-    struct sch_obj *counted_in;
+    struct schema_obj *counted_in;
     uint64_t nchildren;    /* su_mutex: objects counted in this one */
     bool live;             /* committed; changed under the mutation lock */
     pthread_mutex_t vlock; /* values: stores run under the mutation lock,
@@ -173,51 +173,51 @@ struct sch_obj {
  * @return 0; -EINVAL or -ERANGE with a reason in @why (without the
  * attribute name); -ENOMEM. Ownership: *ret_canon is new (cfs_free()).
  */
-int cfs_schema_value_check(const struct sch_attr *a,
-                           const char *in,
-                           size_t len,
-                           char **ret_canon,
-                           char *why,
-                           size_t why_size);
+int schema_value_check(const struct schema_attr *a,
+                       const char *in,
+                       size_t len,
+                       char **ret_canon,
+                       char *why,
+                       size_t why_size);
 
 /* ---- detail.c ---------------------------------------------------------- */
 
-void cfs_schema_set_detail(const char *fmt, ...) CFS_PRINTF(1, 2);
+void schema_set_detail(const char *fmt, ...) CFS_PRINTF(1, 2);
 
 /* ---- subsys.c ---------------------------------------------------------- */
 
 /* Fill in the operations of every type (after loading). */
-void cfs_schema_wire_types(struct cfs_schema *schema);
+void schema_wire_types(struct cfs_schema *schema);
 
 /* Drop a reference; the last frees the schema. */
-void cfs_schema_put(struct cfs_schema *schema);
+void schema_put(struct cfs_schema *schema);
 
 /* Free what load.c built (the last reference went). */
-void cfs_schema_destroy(struct cfs_schema *schema);
+void schema_destroy(struct cfs_schema *schema);
 
 /* ---- jpath.c ----------------------------------------------------------- */
 
 /* A JSONPath being built while walking a document. */
-struct sch_jpath {
+struct schema_jpath {
     char buf[CFS_SCHEMA_ERROR_PATH_LEN];
     size_t len;
     bool cut; /* ran out of room */
 };
 
-void cfs_schema_jpath_init(struct sch_jpath *p);
+void schema_jpath_init(struct schema_jpath *p);
 /* Append ".key" or "[\"key\"]"; @return the length to go back to. */
-size_t cfs_schema_jpath_key(struct sch_jpath *p, const char *key);
-size_t cfs_schema_jpath_index(struct sch_jpath *p, size_t index);
-void cfs_schema_jpath_pop(struct sch_jpath *p, size_t len);
+size_t schema_jpath_key(struct schema_jpath *p, const char *key);
+size_t schema_jpath_index(struct schema_jpath *p, size_t index);
+void schema_jpath_pop(struct schema_jpath *p, size_t len);
 
 /* The JSONPath of the member being parsed at byte @offset of a document
  * (for jansson's syntax errors, which only carry a position). */
-void cfs_schema_jpath_at(const char *text,
-                         size_t len,
-                         size_t offset,
-                         struct sch_jpath *p);
+void schema_jpath_at(const char *text,
+                     size_t len,
+                     size_t offset,
+                     struct schema_jpath *p);
 
 /* Copy with truncation marked by "...". */
-void cfs_schema_strlcpy(char *dst, const char *src, size_t size);
+void schema_strlcpy(char *dst, const char *src, size_t size);
 
 #endif /* CFS_SCHEMA_INTERNAL_H */

@@ -11,7 +11,7 @@
 
 #include <ctype.h>
 
-void cfs_schema_strlcpy(char *dst, const char *src, size_t size)
+void schema_strlcpy(char *dst, const char *src, size_t size)
 {
     size_t n;
 
@@ -30,7 +30,7 @@ void cfs_schema_strlcpy(char *dst, const char *src, size_t size)
     }
 }
 
-void cfs_schema_jpath_init(struct sch_jpath *p)
+void schema_jpath_init(struct schema_jpath *p)
 {
     p->buf[0] = '$';
     p->buf[1] = '\0';
@@ -38,7 +38,7 @@ void cfs_schema_jpath_init(struct sch_jpath *p)
     p->cut = false;
 }
 
-static void put(struct sch_jpath *p, const char *s, size_t n)
+static void put(struct schema_jpath *p, const char *s, size_t n)
 {
     if (p->cut || p->len + n + 4 > sizeof(p->buf)) {
         if (!p->cut) {
@@ -67,7 +67,7 @@ static bool is_ident(const char *s, size_t n)
 }
 
 /* Append a key; @raw means it is still JSON-escaped (from the scanner). */
-static void put_key(struct sch_jpath *p, const char *key, size_t n, bool raw)
+static void put_key(struct schema_jpath *p, const char *key, size_t n, bool raw)
 {
     if (is_ident(key, n)) {
         put(p, ".", 1);
@@ -97,7 +97,7 @@ static void put_key(struct sch_jpath *p, const char *key, size_t n, bool raw)
     put(p, "\"]", 2);
 }
 
-size_t cfs_schema_jpath_key(struct sch_jpath *p, const char *key)
+size_t schema_jpath_key(struct schema_jpath *p, const char *key)
 {
     size_t old = p->len;
 
@@ -105,7 +105,7 @@ size_t cfs_schema_jpath_key(struct sch_jpath *p, const char *key)
     return old;
 }
 
-size_t cfs_schema_jpath_index(struct sch_jpath *p, size_t index)
+size_t schema_jpath_index(struct schema_jpath *p, size_t index)
 {
     size_t old = p->len;
     char b[32];
@@ -115,7 +115,7 @@ size_t cfs_schema_jpath_index(struct sch_jpath *p, size_t index)
     return old;
 }
 
-void cfs_schema_jpath_pop(struct sch_jpath *p, size_t len)
+void schema_jpath_pop(struct schema_jpath *p, size_t len)
 {
     if (len <= p->len) {
         p->len = len;
@@ -136,17 +136,17 @@ struct scan_frame {
     size_t index;            /* arrays: the element being parsed */
 };
 
-void cfs_schema_jpath_at(const char *text,
-                         size_t len,
-                         size_t offset,
-                         struct sch_jpath *p)
+void schema_jpath_at(const char *text,
+                     size_t len,
+                     size_t offset,
+                     struct schema_jpath *p)
 {
     struct scan_frame st[SCAN_DEPTH];
     size_t depth = 0; /* frames in use; deeper ones are only counted */
     size_t real_depth = 0;
     size_t i = 0;
 
-    cfs_schema_jpath_init(p);
+    schema_jpath_init(p);
     if (offset > len) {
         offset = len;
     }
@@ -212,7 +212,7 @@ void cfs_schema_jpath_at(const char *text,
             }
             put_key(p, text + st[d].key_off, st[d].key_len, true);
         } else {
-            (void)cfs_schema_jpath_index(p, st[d].index);
+            (void)schema_jpath_index(p, st[d].index);
         }
     }
 }
