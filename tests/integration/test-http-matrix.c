@@ -634,20 +634,24 @@ struct mcase {
     const char *scope;
     const char *part[2];
     const char *no_scope;
+    /* a subtree that holds the link the request names, not its target:
+     * the link is hidden from a token scoped to it, 404 ENOENT */
+    const char *hidden;
 };
 
 #define M_(m) CFS_M(CFS_M_##m)
 
 /* A case the route answers with @st; one it refuses with @st, @err (and,
  * for a 405, @allow). */
-#define OK(r, ms, w, p, st, sc)                                                \
-    {                                                                          \
-        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st, sc       \
-    }
-#define NO(r, ms, w, p, st, err, al, sc)                                       \
+#define OK(r, ms, w, p, st, ...)                                               \
     {                                                                          \
         .route = r, .methods = ms, .what = w, .prepare = p, .ok = st,          \
-        .ok_errno = err, .allow = al, sc                                       \
+        __VA_ARGS__                                                            \
+    }
+#define NO(r, ms, w, p, st, err, al, ...)                                      \
+    {                                                                          \
+        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st,          \
+        .ok_errno = err, .allow = al, __VA_ARGS__                              \
     }
 
 /* The scope column: the subtree that holds what the request names, and
@@ -655,6 +659,7 @@ struct mcase {
 #define IN(sub)          .scope = (sub)
 #define IN2(sub, p1, p2) .scope = (sub), .part = {(p1), (p2)}
 #define NO_SCOPE(why)    .no_scope = (why)
+#define HIDDEN(sub)      .hidden = (sub)
 #define BY_TABLE         .scope = NULL        /* the table's no_scope */
 #define APART            "/03-group-children" /* apart from every case */
 #define S_KIDS           "/02-simple-children"
@@ -670,19 +675,20 @@ struct mcase {
 static const struct mcase cases[] = {
     OK("/api/v1/config/", M_(GET), "a group", p_node, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(GET), "an attribute", p_attr, 200, IN(S_KIDS)),
-    /* a link is read only when its target is inside too */
-    OK("/api/v1/config/", M_(GET), "a link", p_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    /* a link is read only when its target is inside too: else it is
+     * hidden, as if it were not there */
+    OK("/api/v1/config/", M_(GET), "a link", p_link, 200, IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/config/", M_(POST), "mkdir", p_mkdir, 201, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "store", p_store, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "store JSON", p_store_json, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "symlink", p_symlink, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
     OK("/api/v1/config/", M_(DELETE), "rmdir", p_rmdir, 204, IN(S_KIDS)),
-    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204, IN(S_GADG)),
+    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204, IN(S_GADG), HIDDEN(S_CONFIGS)),
     /* what a node of another kind does not answer: the path decides
      * first, so a token scoped elsewhere learns not even the kind */
     NO("/api/v1/config/", M_(PUT), "PUT on a group", p_node, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE", IN(S_KIDS)),
     NO("/api/v1/config/", M_(POST) | M_(DELETE), "POST, DELETE on an attribute", p_attr, 405, "EOPNOTSUPP", "GET, HEAD, PUT", IN(S_KIDS)),
-    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE", IN(S_GADG)),
+    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE", IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/config", M_(GET), "the root", p_root, 200, NO_SCOPE("the root is above every subtree: a scoped token reads it filtered, never refused")),
     /* the root is inside only "/", the whole tree */
     NO("/api/v1/config", M_(POST), "mkdir in the root", p_mkdir_root, 403, "EPERM", NULL, IN("/")),
@@ -691,7 +697,7 @@ static const struct mcase cases[] = {
     OK("/api/v1/node/", M_(GET), "a group", p_typed_node, 200, IN(S_KIDS)),
     OK("/api/v1/value/", M_(GET), "a value", p_typed_value, 200, IN(S_KIDS)),
     OK("/api/v1/value/", M_(PUT), "store", p_typed_put_value, 200, IN(S_KIDS)),
-    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200, IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/link/", M_(PUT), "symlink", p_typed_put_link, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
     OK("/api/v1/schema/", M_(GET), "a schema", p_schema, 200, IN("/fakenbd")),
     OK("/api/v1", M_(GET), "the API root", p_api, 200, BY_TABLE),
@@ -1058,6 +1064,7 @@ static char *tokens_file(void)
         subtree_add(cases[j].scope);
         subtree_add(cases[j].part[0]);
         subtree_add(cases[j].part[1]);
+        subtree_add(cases[j].hidden);
     }
     for (int role = CFS_ROLE_READER; role <= CFS_ROLE_ADMIN; role++) {
         for (size_t i = 0; i < n_subtrees; i++) {
@@ -1141,6 +1148,36 @@ static void promise_scope(const struct cfs_http_route *rt,
                      s.url,
                      c->what,
                      refused[k]);
+        }
+    }
+    if (c->hidden) {
+        uint64_t rev = revision_now();
+        const char *detail;
+
+        /* a link hidden from the token: as a path that does not exist */
+        scoped_token(need, c->hidden, tok, sizeof(tok));
+        do_case_with(&r, c, m, tok, &s, NULL);
+        detail = json_string_value(json_object_get(r.json, "detail"));
+        if (r.status != 404 ||
+            (m != CFS_M_HEAD && strcmp(errno_of(&r), "ENOENT") != 0) ||
+            (detail && strstr(detail, "/functions"))) {
+            fail_msg("%s %s (%s) as %s scoped to %s: %ld, not as missing: %s",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     cfs_http_role_name(need),
+                     c->hidden,
+                     r.status,
+                     r.body);
+        }
+        http_resp_done(&r);
+        if (revision_now() != rev) {
+            fail_msg("%s %s (%s): a link hidden from a token scoped to %s, "
+                     "and yet a change",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     c->hidden);
         }
     }
     scoped_token(need, c->scope, tok, sizeof(tok));
