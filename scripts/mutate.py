@@ -149,6 +149,46 @@ MUTANTS = [
            "{\"/api/v1/events\", false, \"events\", READ,",
            "READ", "CFS_M(CFS_M_GET)",
            "HEAD on the event stream is 405 (every GET answers HEAD)"),
+    # ---- what a red team's planted bugs showed untested (issue 27)
+    Mutant("scope-export-links-unfiltered", "server/*.c",
+           "if (!cfs_http_scope_covers(scope, n->links[i].target)) {",
+           "if (!", "if (0 && !",
+           "a scoped export lists a link whose target is outside its subtrees"),
+    Mutant("scope-import-second-path-unchecked", "server/*.c",
+           "!cfs_http_scope_reaches(req->scope, path2, true, ops[i].op == CFS_OP_SYMLINK)",
+           "!cfs_http_scope_reaches(req->scope, path2,",
+           "(0 && !cfs_http_scope_reaches(req->scope, path2,",
+           "a scoped import may make a link to outside (or rename there): the "
+           "second path of an op is not checked"),
+    Mutant("scope-text-only", "server/*.c",
+           "if (cfs_http_scope_reaches(req->scope, path, write, false)) { return true; }",
+           "cfs_http_scope_reaches(req->scope, path, write, false)", "1",
+           "a path through a link is judged as written: a scoped token reads "
+           "and writes outside through a link"),
+    Mutant("scope-link-target-unresolved", "server/*.c",
+           "if (cfs_http_scope_reaches(req->scope, target, true, true)) {",
+           "cfs_http_scope_reaches(req->scope, target, true, true)",
+           "cfs_http_scope_covers(req->scope, target)",
+           "a scoped token makes a link whose target leads outside through a link"),
+    Mutant("throttle-ipv6-by-interface-id", "server/*.c",
+           "memcpy(key + 1, a, 8); /* the /64 */",
+           "a, 8", "a + 8, 8",
+           "the wrong-token limit keys an IPv6 client by its interface id: a "
+           "new address in the same /64 escapes it"),
+    Mutant("throttle-retry-after-floor", "server/*.c",
+           "wait = (unsigned int)((us + 999999u) / 1000000u);",
+           "(us + 999999u)", "us",
+           "Retry-After rounded down: 0 (or a second short) while still refused"),
+    Mutant("core-unlink-backpointer-dangling", "core/src/*.c",
+           "if (link->lnext) { link->lnext->lprev = link->lprev; }",
+           "link->lnext->lprev = link->lprev;", "(void)0;",
+           "removing the newest link to a target leaves the next one pointing "
+           "back at it: used_by and the next unlink follow a removed link"),
+    Mutant("stop-no-watchdog", "server/*.c",
+           "watching = pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0;",
+           "pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
+           "false && pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
+           "a stop stuck on its log (or anything else) hangs until SIGKILL"),
 ]
 
 

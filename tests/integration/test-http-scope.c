@@ -905,8 +905,22 @@ static void test_scope_through_links(void **state)
                "POST",
                "/api/v1/rename",
                "{\"from\":\"" C9 "/xl/x\",\"to\":\"" C9 "/y\"}");
-    /* export at it; an import of a link to it, or through it */
+    /* export at it; of its folder, without it; an import of a link to
+     * it, or through it, or to outside */
     as_missing(GA_TOKEN, "GET", "/api/v1/export?path=" C9 "/xl", NULL);
+    as(&r, GA_TOKEN, "GET", "/api/v1/export?path=" C9, NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "\"xl\""));
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    assert_non_null(strstr(r.body, "\"il\""));
+    http_resp_done(&r);
+    as_denied(GA_TOKEN,
+              "POST",
+              "/api/v1/import?mode=merge",
+              "{\"format\":1,\"root\":{\"name\":\"c.9\",\"path\":\"" C9 "\","
+              "\"values\":[],\"links\":[{\"name\":\"ol\",\"target\":"
+              "\"/usb_gadget/g2/functions/ncm.usb0\"}],\"children\":[]}}");
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/config" C9 "/ol", NULL, 404);
     as_denied(GA_TOKEN,
               "POST",
               "/api/v1/import?mode=merge",
