@@ -247,6 +247,42 @@ static bool link_ok(const json_t *e, const char *where)
 
 static bool node_ok(const json_t *n, const char *where);
 
+/* Each child's path is its parent's and its name: a server cannot send
+ * the client round in circles (a child that is its parent again) or out
+ * of the tree it asked for; and no path is longer than a config path can
+ * be (CFS_PATH_MAX, 4096). */
+static bool children_below(const json_t *n, const char *where)
+{
+    const char *path = json_string_value(json_object_get(n, "path"));
+    const json_t *e;
+    size_t i;
+
+    if (strlen(path) >= 4096) {
+        (void)snprintf(why_bad,
+                       sizeof(why_bad),
+                       "%s: a path longer than a config path can be",
+                       where);
+        return false;
+    }
+    json_array_foreach(json_object_get(n, "children"), i, e) {
+        const char *cp = json_string_value(json_object_get(e, "path"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        size_t pl = strcmp(path, "/") == 0 ? 0 : strlen(path);
+
+        if (strncmp(cp, path, pl) != 0 || cp[pl] != '/' ||
+            strcmp(cp + pl + 1, name) != 0) {
+            (void)snprintf(why_bad,
+                           sizeof(why_bad),
+                           "%s: children[%zu]: its path is not the node's "
+                           "path and its name",
+                           where,
+                           i);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool child_ok(const json_t *e, const char *where)
 {
     return member(e, where, "name", JSON_STRING, true) &&
@@ -276,7 +312,10 @@ static bool node_ok(const json_t *n, const char *where)
     if (kind && strcmp(kind, "attribute") == 0) {
         return attr_ok(n, where);
     }
-    return !(kind && strcmp(kind, "link") == 0) || link_ok(n, where);
+    if (kind && strcmp(kind, "link") == 0) {
+        return link_ok(n, where);
+    }
+    return children_below(n, where);
 }
 
 /* One operation of an import's plan. */
@@ -412,6 +451,13 @@ static int get_node(struct ctl *c,
     free(base);
     if (ex == 0 && !node_ok(*ret, "the node")) {
         ex = ctl_malformed(c, "%s", why_bad);
+    } else if (ex == 0 && strcmp(jstr(*ret, "path"), path) != 0) {
+        ex = ctl_malformed(
+            c, "asked for %s, answered with %s", path, jstr(*ret, "path"));
+    }
+    if (ex) { /* nothing for the caller to free */
+        json_decref(*ret);
+        *ret = NULL;
     }
     return ex;
 }
@@ -1644,7 +1690,14 @@ static bool sse_line(struct sse *s, char *line)
         v++;
     }
     if (strcmp(line, "id") == 0) {
-        (void)snprintf(s->last_id, sizeof(s->last_id), "%s", v);
+        unsigned long long rev;
+
+        /* a revision, or nothing to resume from (and nothing to print) */
+        (void)snprintf(s->last_id,
+                       sizeof(s->last_id),
+                       "%s",
+                       v[0] >= '0' && v[0] <= '9' && parse_ull(v, &rev) ? v
+                                                                        : "");
     } else if (strcmp(line, "event") == 0) {
         (void)snprintf(s->event, sizeof(s->event), "%s", v);
     } else if (strcmp(line, "data") == 0) {
@@ -1666,14 +1719,17 @@ static bool sse_feed(const char *data, size_t len, void *ud)
 
     for (size_t i = 0; i < len; i++) {
         if (data[i] == '\n') {
+            char empty[1] = "";
+            /* no line yet: the stream began with an empty line */
+            char *line = s->line ? s->line : empty;
             bool go;
 
-            if (s->len && s->line[s->len - 1] == '\r') {
+            if (s->len && line[s->len - 1] == '\r') {
                 s->len--;
             }
-            s->line[s->len] = '\0';
+            line[s->len] = '\0';
             s->len = 0;
-            go = sse_line(s, s->line);
+            go = sse_line(s, line);
             if (!go) {
                 return false;
             }

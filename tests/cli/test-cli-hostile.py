@@ -152,13 +152,14 @@ def shown(data):
 # ---- hostile strings in every member a command prints ---------------------
 
 node = {
-    "kind": "group", "name": "g" + ESC, "path": "/s/g" + ESC, "revision": 3,
+    "kind": "group", "name": "g" + ESC, "path": "/s/g", "revision": 3,
     "attributes": [{"name": "a" + ESC, "mode": "0644", "value": "v" + ESC,
                     "revision": 1},
                    {"name": "b", "mode": "0644", "error": "EIO" + ESC},
                    {"name": "c", "mode": "0644", "value": "x" + ESC,
                     "encoding": "base64" + ESC}],
-    "children": [{"name": "k" + ESC, "kind": "item" + ESC, "path": "/s/g/k",
+    "children": [{"name": "k" + ESC, "kind": "item" + ESC,
+                  "path": "/s/g/k" + ESC,
                   "attributes": [], "children": [], "links": []}],
     "links": [{"name": "l" + ESC, "target": "/t" + ESC}],
 }
@@ -279,13 +280,20 @@ malformed("watch, an event without op", ["watch", "--count", "1"],
           "/api/v1/events",
           b'event: store\ndata: {"revision": 1, "path": "/a"}\n\n',
           ctype="text/event-stream")
+malformed("ls -R, a child that is its parent again", ["ls", "-R", "/s/g"],
+          "/api/v1/config/s/g",
+          dict(node, children=[{"name": "g", "kind": "group",
+                                "path": "/s/g"}]))
+malformed("tree, another node than asked for", ["tree", "/s/g"],
+          "/api/v1/config/s/g", dict(node, path="/s/h"))
 malformed("ls, not JSON", ["ls", "/s/g"], "/api/v1/config/s/g",
           b"{not json", ctype="application/json")
 put("/api/v1/config/s/g", node)
 
 # ---- the cap on an answer -------------------------------------------------
 
-big = dict(node, attributes=[{"name": "a%d" % i, "mode": "0644",
+big = dict(node, path="/s/big", children=[],
+           attributes=[{"name": "a%d" % i, "mode": "0644",
                               "value": "x" * 100} for i in range(30000)])
 for chunked in (False, True):
     put("/api/v1/config/s/big", big, chunked=chunked)
