@@ -1719,17 +1719,14 @@ static bool sse_feed(const char *data, size_t len, void *ud)
 
     for (size_t i = 0; i < len; i++) {
         if (data[i] == '\n') {
-            char empty[1] = "";
-            /* no line yet: the stream began with an empty line */
-            char *line = s->line ? s->line : empty;
             bool go;
 
-            if (s->len && line[s->len - 1] == '\r') {
+            if (s->len && s->line[s->len - 1] == '\r') {
                 s->len--;
             }
-            line[s->len] = '\0';
+            s->line[s->len] = '\0';
             s->len = 0;
-            go = sse_line(s, line);
+            go = sse_line(s, s->line);
             if (!go) {
                 return false;
             }
@@ -1754,7 +1751,10 @@ static bool sse_feed(const char *data, size_t len, void *ud)
 
 static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
-    struct sse s = {.c = c, .count = o->count};
+    /* a line buffer from the start: a stream may begin with an empty
+     * line */
+    struct sse s = {
+        .c = c, .count = o->count, .line = ctl_xmalloc(256), .cap = 256};
     struct sigaction sa = {.sa_handler = on_signal};
     char *url = ctl_xstrdup("/api/v1/events?");
     struct ctl_resp r;

@@ -53,18 +53,28 @@ char *ctl_xstrdup(const char *s)
     return d;
 }
 
+/* vprintf into a new string. */
+static char *vstrdup_printf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+static char *vstrdup_printf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+
+    if (vasprintf(&s, fmt, ap) < 0) {
+        oom();
+    }
+    return s;
+}
+
 char *ctl_strdup_printf(const char *fmt, ...)
 {
     va_list ap;
-    char *s = NULL;
-    int n;
+    char *s;
 
     va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
+    s = vstrdup_printf(fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        oom();
-    }
     return s;
 }
 
@@ -658,18 +668,17 @@ void ctl_term_write(FILE *out, const char *str, size_t len, bool lines)
         unsigned char ch = s[i];
         size_t n;
 
-        if (lines && (ch == '\n' || ch == '\t')) {
-            (void)fputc(ch, out);
+        if ((lines && (ch == '\n' || ch == '\t' || ch == '\\')) ||
+            (ch >= 0x20 && ch < 0x7F && ch != '\\')) {
+            (void)fputc(ch, out); /* as it is */
         } else if (ch == '\\') {
-            (void)fputs(lines ? "\\" : "\\\\", out);
+            (void)fputs("\\\\", out);
         } else if (ch == '\n') {
             (void)fputs("\\n", out);
         } else if (ch == '\t') {
             (void)fputs("\\t", out);
         } else if (ch == '\r') {
             (void)fputs("\\r", out);
-        } else if (ch >= 0x20 && ch < 0x7F) {
-            (void)fputc(ch, out);
         } else if (ch >= 0x80 && (n = utf8_seq(s + i, len - i)) > 0) {
             unsigned int cp = utf8_cp(s + i, n);
 
@@ -735,15 +744,11 @@ void ctl_put_text(FILE *out, const char *s, size_t len)
 int ctl_malformed(const struct ctl *c, const char *fmt, ...)
 {
     va_list ap;
-    char *msg = NULL;
-    int n;
+    char *msg;
 
     va_start(ap, fmt);
-    n = vasprintf(&msg, fmt, ap);
+    msg = vstrdup_printf(fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        oom();
-    }
     (void)fprintf(stderr,
                   "configfsctl: malformed answer from %s: %s\n",
                   ctl_esc(c->server),

@@ -45,7 +45,7 @@ struct ctl {
 
 /* The default of --max-answer: far above any answer of a tree configfsd
  * holds (CFS_EXPORT_MAX), far below a client's memory. */
-#define CTL_MAX_ANSWER_DEFAULT (256u * 1024u * 1024u)
+#define CTL_MAX_ANSWER_DEFAULT ((size_t)256 * 1024 * 1024)
 
 struct ctl_resp {
     long status;

@@ -666,8 +666,10 @@ static void *stop_watchdog(void *arg)
     if (fl >= 0) {
         (void)fcntl(STDERR_FILENO, F_SETFL, fl | O_NONBLOCK);
     }
-    if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) {
-        n = 0; /* nothing more to do: the process ends */
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, msg, (size_t)n);
+
+        (void)w; /* whether or not it went: the process ends */
     }
     _exit(EXIT_FAILURE);
 }
