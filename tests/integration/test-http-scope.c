@@ -966,6 +966,40 @@ static void test_scope_through_links(void **state)
     assert_non_null(strstr(r.body, "/usb_gadget/g1/functions/ncm.in"));
     http_resp_done(&r);
 
+    /* events: a write through the link is published where it landed,
+     * and filtered there; one through a link inside is seen */
+    {
+        static const char head[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n"
+                                   "Authorization: Bearer " G1_TOKEN "\r\n\r\n";
+        char buf[16384];
+        bool eof = false;
+        int fd = raw_connect();
+
+        raw_send(fd, head, strlen(head));
+        assert_true(
+            raw_read_for(fd, buf, sizeof(buf), ": connected", 5000, &eof) > 0);
+        as_ok(ROOT_TOKEN,
+              "PUT",
+              "/api/v1/value" C9 "/xl/qmult",
+              "{\"value\":\"9\"}",
+              200);
+        as_ok(ROOT_TOKEN,
+              "PUT",
+              "/api/v1/value" C9 "/il/qmult",
+              "{\"value\":\"4\"}",
+              200);
+        assert_true(raw_read_for(fd,
+                                 buf,
+                                 sizeof(buf),
+                                 "\"path\":\"/usb_gadget/g1/functions/"
+                                 "ncm.in/qmult\"",
+                                 5000,
+                                 &eof) > 0);
+        assert_null(strstr(buf, "/usb_gadget/g2"));
+        assert_null(strstr(buf, "xl"));
+        close(fd);
+    }
+
     /* history: a write through the link is journaled where it landed, and
      * filtered there */
     as_ok(ROOT_TOKEN,
