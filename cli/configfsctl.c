@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_SERVER "http://127.0.0.1:8080"
@@ -1374,9 +1375,36 @@ out:
 
 /* ---- export, import ---------------------------------------------------- */
 
+struct export_out {
+    long long bytes;
+    char last;
+    struct ctl_progress progress;
+};
+
+static bool export_chunk(const char *data, size_t len, void *ud)
+{
+    struct export_out *out = ud;
+
+    if (len == 0) {
+        return true;
+    }
+    if (isatty(STDOUT_FILENO)) {
+        /* the document, but no byte a terminal would act on */
+        ctl_term_write(stdout, data, len, true);
+    } else if (fwrite(data, 1, len, stdout) != len) {
+        return false; /* stdout closed: stop */
+    }
+    out->bytes += (long long)len;
+    out->last = data[len - 1];
+    ctl_progress_show(&out->progress, out->bytes);
+    return true;
+}
+
 static int
 cmd_export(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
+    static const volatile sig_atomic_t never = 0;
+    struct export_out out = {0};
     char *url;
     struct ctl_resp r;
     int ex;
@@ -1392,13 +1420,20 @@ cmd_export(struct ctl *c, const struct opts *o, int argc, char **argv)
     } else {
         url = ctl_xstrdup("/api/v1/export");
     }
-    ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
+    /* the document, always JSON, to stdout as it arrives */
+    ctl_progress_init(&out.progress, "received", -1);
+    ex = ctl_stream(c, url, NULL, export_chunk, &out, &never, &r);
+    ctl_progress_end(&out.progress);
     if (ex == 0) {
         if (!ctl_ok(&r)) {
             ex = ctl_fail(c, "export", &r);
-        } else {
-            print_body(&r); /* the document, always JSON */
+        } else if (out.bytes && out.last != '\n') {
+            (void)putchar('\n');
         }
+    }
+    if (fflush(stdout) != 0 && ex == 0) {
+        (void)fprintf(stderr, "%s: export: %s\n", prog, strerror(errno));
+        ex = CTL_EX_FAIL;
     }
     ctl_resp_done(&r);
     free(url);
@@ -1428,23 +1463,40 @@ static void put_op(const json_t *op)
     (void)putchar('\n');
 }
 
+/* The document to import, read as it is sent: @path ("-": stdin), and its
+ * size when it is a regular file (else -1: sent chunked). */
+static FILE *open_input(const char *path, long long *ret_len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    struct stat st;
+
+    *ret_len = -1;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        off_t pos = ftello(f);
+
+        *ret_len = (long long)(st.st_size - (pos > 0 ? pos : 0));
+    }
+    return f;
+}
+
 static int
 cmd_import(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
     const char *headers[2] = {NULL, NULL};
     struct ctl_resp r = {0};
     json_t *res = NULL;
-    char *buf = NULL;
-    size_t len = 0;
+    long long len = -1;
+    FILE *in;
     char *url;
-    int e;
     int ex;
 
     (void)argc;
-    e = ctl_read_file(argv[0], &buf, &len);
-    if (e < 0) {
-        (void)fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(-e));
-        return ctl_exit_errno(-e);
+    in = open_input(argv[0], &len);
+    if (!in) {
+        int e = errno;
+
+        (void)fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(e));
+        return ctl_exit_errno(e);
     }
     url = ctl_strdup_printf("/api/v1/import?mode=%s%s",
                             (o->given & O_REPLACE) ? "replace" : "merge",
@@ -1452,7 +1504,7 @@ cmd_import(struct ctl *c, const struct opts *o, int argc, char **argv)
     if (o->if_match) {
         headers[0] = if_match_header(o->if_match);
     }
-    ex = ctl_request(c, "POST", url, "application/json", buf, len, headers, &r);
+    ex = ctl_upload(c, "POST", url, "application/json", in, len, headers, &r);
     if (ex == 0) {
         if (!ctl_ok(&r)) {
             ex = ctl_fail(c, "import", &r);
@@ -1487,7 +1539,9 @@ cmd_import(struct ctl *c, const struct opts *o, int argc, char **argv)
     free((char *)headers[0]);
     ctl_resp_done(&r);
     free(url);
-    free(buf);
+    if (in != stdin) {
+        (void)fclose(in);
+    }
     return ex;
 }
 

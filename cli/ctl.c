@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- memory ------------------------------------------------------------ */
@@ -280,7 +281,7 @@ int ctl_request(struct ctl *c,
     }
     rc = curl_easy_perform(c->curl);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb, r);
@@ -358,9 +359,139 @@ int ctl_stream(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &s);
     rc = curl_easy_perform(c->curl);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK && !s.stopped) {
+        return transport_failed(c, rc, eb, r);
+    }
+    return 0;
+}
+
+/* ---- long transfers ---------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void ctl_progress_init(struct ctl_progress *p,
+                       const char *verb,
+                       long long total)
+{
+    const char *force = getenv("CONFIGFSCTL_PROGRESS");
+
+    *p = (struct ctl_progress){
+        .on = force ? strcmp(force, "1") == 0 : isatty(STDERR_FILENO) == 1,
+        .forced = force && strcmp(force, "1") == 0,
+        .verb = verb,
+        .total = total,
+        .start = now_s(),
+    };
+}
+
+void ctl_progress_show(struct ctl_progress *p, long long done)
+{
+    double t = now_s();
+
+    if (!p->on || (!p->forced && t - p->start < 1.0) || t - p->last < 0.25) {
+        return;
+    }
+    p->last = t;
+    p->shown = true;
+    if (p->total > 0 && done >= p->total) {
+        (void)fprintf(stderr,
+                      "\r%s %lld bytes; waiting for the server: %.0f s\033[K",
+                      p->verb,
+                      done,
+                      t - p->start);
+    } else if (p->total > 0) {
+        (void)fprintf(stderr,
+                      "\r%s %lld of %lld bytes (%lld%%)\033[K",
+                      p->verb,
+                      done,
+                      p->total,
+                      done * 100 / p->total);
+    } else {
+        (void)fprintf(stderr,
+                      "\r%s %lld bytes: %.0f s\033[K",
+                      p->verb,
+                      done,
+                      t - p->start);
+    }
+}
+
+void ctl_progress_end(struct ctl_progress *p)
+{
+    if (p->shown) {
+        (void)fputs("\r\033[K", stderr);
+    }
+}
+
+struct upload {
+    FILE *in;
+    struct ctl_progress progress;
+};
+
+static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    struct upload *u = ud;
+    size_t n = fread(buf, size, nmemb, u->in);
+
+    return n == 0 && ferror(u->in) ? CURL_READFUNC_ABORT : n;
+}
+
+static int on_upload_progress(void *ud,
+                              curl_off_t dltotal,
+                              curl_off_t dlnow,
+                              curl_off_t ultotal,
+                              curl_off_t ulnow)
+{
+    struct upload *u = ud;
+
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    ctl_progress_show(&u->progress, (long long)ulnow);
+    return 0;
+}
+
+int ctl_upload(struct ctl *c,
+               const char *method,
+               const char *url,
+               const char *ctype,
+               FILE *in,
+               long long in_len,
+               const char *const *headers,
+               struct ctl_resp *r)
+{
+    struct curl_slist *h = build_headers(c, ctype, headers);
+    struct upload u = {.in = in};
+    char eb[CURL_ERROR_SIZE] = "";
+    CURLcode rc;
+
+    memset(r, 0, sizeof(*r));
+    ctl_progress_init(&u.progress, "sent", in_len);
+    setup(c, method, url, h, r);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, eb);
+    if (c->timeout > 0) {
+        curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, c->timeout);
+    }
+    curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(c->curl, CURLOPT_READDATA, &u);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)in_len);
+    curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_upload_progress);
+    curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &u);
+    rc = curl_easy_perform(c->curl);
+    ctl_progress_end(&u.progress);
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(h);
+    if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb, r);
     }
     return 0;

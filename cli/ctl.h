@@ -86,6 +86,38 @@ int ctl_stream(struct ctl *c,
                volatile const sig_atomic_t *stop,
                struct ctl_resp *r);
 
+/* Progress of a long transfer, on stderr, when it is a terminal (or
+ * CONFIGFSCTL_PROGRESS=1, which also drops the first second's wait, for
+ * tests): bytes moved, then the wait for the answer. Nothing for the
+ * first second, at most four lines a second, each overwriting the last;
+ * ctl_progress_end() clears it. */
+struct ctl_progress {
+    bool on;
+    bool forced;
+    bool shown;
+    const char *verb; /* "sent", "received" */
+    long long total;  /* bytes, -1 if unknown */
+    double start, last;
+};
+void ctl_progress_init(struct ctl_progress *p,
+                       const char *verb,
+                       long long total);
+void ctl_progress_show(struct ctl_progress *p, long long done);
+void ctl_progress_end(struct ctl_progress *p);
+
+/* METHOD @url with the body read from @in as it is sent (no copy of it in
+ * memory): @in_len bytes, or chunked when -1; progress as above. The
+ * answer is collected in @r as by ctl_request(). @return as ctl_request();
+ * a read error of @in is a transport failure. */
+int ctl_upload(struct ctl *c,
+               const char *method,
+               const char *url,
+               const char *ctype,
+               FILE *in,
+               long long in_len,
+               const char *const *headers,
+               struct ctl_resp *r);
+
 /* A 2xx status. */
 bool ctl_ok(const struct ctl_resp *r);
 

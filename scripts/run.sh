@@ -4,7 +4,7 @@
 # ./configfsd.db, schemas/ and web/static/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh run
 [ -d build ] || meson setup build >/dev/null
 ninja -C build
 # ninja builds the server with everything else (set -e stops on failure).

@@ -7,19 +7,21 @@
 #                   clients, soak for its short default, 20 s, 3 etcd members
 #                   and 3 nodes), plus valgrind on unit
 #   build-asan      ASan + UBSan: every suite but install, container, clients
-#                   (packaging and the contract, not memory: once is enough)
-#                   and soak (the sanitizers' memory makes RSS grow by design)
+#                   (packaging and the contract, not memory: once is enough),
+#                   style (it reads the sources: once is enough) and soak
+#                   (the sanitizers' memory makes RSS grow by design)
 #   build-tsan      clang ThreadSanitizer: the unit suite (stress included),
 #                   the integration suite (the server's threads) and the
 #                   cluster suite (the etcd follower, watch and group
-#                   commit threads of 3 nodes; about 80 s)
+#                   commit threads of 3 nodes; about 80 s) and the mount
+#                   suite (FUSE's threads beside the server's)
 #   build-fuzz      clang libFuzzer + ASan + UBSan: the fuzz suite, each
 #                   target for CFS_FUZZ_SECONDS (default 30; 13 targets, two
 #                   at a time: about 3.5 minutes)
 # and ends with one line "N passed, N failed" counted over every test case.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh || exit 1
+scripts/deps.sh test || exit 1
 
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
@@ -48,8 +50,8 @@ run_build() { # name, meson test args..., -- setup args...
 export CMOCKA_MESSAGE_OUTPUT=TAP
 run_build build-ci --no-suite bench -- -Dwerror=true
 TESTLOG_SUFFIX=-valgrind run_build build-ci --suite unit --setup valgrind --no-suite stress -- -Dwerror=true
-run_build build-asan --no-suite bench --no-suite install --no-suite container --no-suite clients --no-suite soak -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
-CC=clang run_build build-tsan --suite unit --suite integration --suite cluster -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
+run_build build-asan --no-suite bench --no-suite install --no-suite container --no-suite clients --no-suite soak --no-suite style -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+CC=clang run_build build-tsan --suite unit --suite integration --suite cluster --suite mount -- -Dwerror=true -Db_sanitize=thread -Db_lundef=false
 CC=clang run_build build-fuzz --suite fuzz -- -Dwerror=true -Dfuzz=true -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false
 # coverage (edges) and corpus size per target
 grep -h '^fuzz ' build-fuzz/meson-logs/testlog.txt 2>/dev/null

@@ -53,7 +53,8 @@ static const char *bearer(const char *auth, size_t *ret_len)
 static const struct sockaddr *client_addr(struct cfs_http_req *req)
 {
     /* one of a forwarded batch: the node that sent it */
-    struct MHD_Connection *conn = req->outer ? req->outer->conn : req->conn;
+    struct MHD_Connection *conn =
+        req->in.outer ? req->in.outer->conn : req->conn;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 

@@ -76,21 +76,22 @@ static void commit_done(void *ctx, int err, uint64_t revision)
     struct cfs_http_req *req = ctx;
     struct cfs_http_server *srv = req->srv;
 
-    cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, err == 0);
+    cfs_http_metrics_commit(cfs_http_now_us() - req->wait.commit_start,
+                            err == 0);
     if (err == 0) {
-        cfs_http_events_publish(srv->events, req->evs);
+        cfs_http_events_publish(srv->events, req->wait.evs);
     } else {
-        cfs_http_events_discard(req->evs);
+        cfs_http_events_discard(req->wait.evs);
     }
-    req->evs = NULL;
+    req->wait.evs = NULL;
     cfs_http_commit_resolve(req, err, err == 0 ? revision : 0);
 }
 
 void cfs_http_commit_begin(struct cfs_http_req *req)
 {
-    req->commit_start = cfs_http_now_us();
-    req->committing = true;
-    atomic_store(&req->cstate, CS_RUNNING);
+    req->wait.commit_start = cfs_http_now_us();
+    req->wait.committing = true;
+    atomic_store(&req->wait.cstate, CS_RUNNING);
 }
 
 void cfs_http_commit_resolve(struct cfs_http_req *req,
@@ -99,15 +100,15 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
 {
     struct cfs_http_server *srv = req->srv;
 
-    req->commit_err = err;
-    req->commit_rev = revision;
-    switch (atomic_exchange(&req->cstate, CS_READY)) {
+    req->wait.commit_err = err;
+    req->wait.commit_rev = revision;
+    switch (atomic_exchange(&req->wait.cstate, CS_READY)) {
     case CS_SUSPENDED:
-        if (req->outer) {
+        if (req->in.outer) {
             /* one of a batch (cfs_http_commit_wait()): the last one
              * wakes the batch */
-            if (atomic_fetch_sub(&req->outer->sub_pending, 1) == 1) {
-                cfs_http_commit_resolve(req->outer, 0, 0);
+            if (atomic_fetch_sub(&req->in.outer->in.pending, 1) == 1) {
+                cfs_http_commit_resolve(req->in.outer, 0, 0);
             }
             break;
         }
@@ -116,7 +117,7 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
         break;
     case CS_WAITING:
         pthread_mutex_lock(&srv->c_lock);
-        req->sync_done = true;
+        req->wait.sync_done = true;
         pthread_cond_broadcast(&srv->c_done);
         pthread_mutex_unlock(&srv->c_lock);
         break;
@@ -141,29 +142,30 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     /* Queue the records in revision order and let go of the tree; the
      * answer the handler now builds is sent once they are durable (or
      * replaced by a 503 if they cannot be, and then undone). */
-    req->commit_start = cfs_http_now_us();
-    req->evs = evs;
-    req->committing = true;
-    atomic_store(&req->cstate, CS_RUNNING);
+    req->wait.commit_start = cfs_http_now_us();
+    req->wait.evs = evs;
+    req->wait.committing = true;
+    atomic_store(&req->wait.cstate, CS_RUNNING);
     r = cfs_store_submit_async(
         srv->opts.store, txn, req->principal, commit_done, req);
     if (r == 0) {
         return 0;
     }
     /* not queued: no call back will come */
-    req->committing = false;
+    req->wait.committing = false;
     cfs_http_events_discard(evs); /* failed, or nothing changed */
-    req->evs = NULL;
+    req->wait.evs = NULL;
     if (r == -ESTALE) {
         /* Refused before it was queued (another node's change is being
          * applied): answered like a lost race, retried by the caller. */
-        req->committing = true;
-        req->commit_err = r;
-        atomic_store(&req->cstate, CS_READY);
+        req->wait.committing = true;
+        req->wait.commit_err = r;
+        atomic_store(&req->wait.cstate, CS_READY);
         return 0;
     }
     if (r < 0) {
-        cfs_http_metrics_commit(cfs_http_now_us() - req->commit_start, false);
+        cfs_http_metrics_commit(cfs_http_now_us() - req->wait.commit_start,
+                                false);
         commit_failed(req, r);
         return r;
     }
@@ -175,17 +177,17 @@ bool cfs_http_commit_wait(struct cfs_http_req *req)
     struct cfs_http_server *srv = req->srv;
     int running = CS_RUNNING;
 
-    if (atomic_load(&req->cstate) == CS_READY) {
+    if (atomic_load(&req->wait.cstate) == CS_READY) {
         return false; /* durable already */
     }
-    if (req->outer) {
+    if (req->in.outer) {
         /* One of a batch: no connection to suspend. It is counted on the
          * batch, which waits (as one request) until none is left; the
          * batch holds one count itself while it runs them. */
-        atomic_fetch_add(&req->outer->sub_pending, 1);
+        atomic_fetch_add(&req->in.outer->in.pending, 1);
         if (!atomic_compare_exchange_strong(
-                &req->cstate, &running, CS_SUSPENDED)) {
-            atomic_fetch_sub(&req->outer->sub_pending, 1); /* ready */
+                &req->wait.cstate, &running, CS_SUSPENDED)) {
+            atomic_fetch_sub(&req->in.outer->in.pending, 1); /* ready */
             return false;
         }
         return true;
@@ -196,7 +198,7 @@ bool cfs_http_commit_wait(struct cfs_http_req *req)
     if (!atomic_load(&srv->c_stop)) {
         MHD_suspend_connection(req->conn);
         if (!atomic_compare_exchange_strong(
-                &req->cstate, &running, CS_SUSPENDED)) {
+                &req->wait.cstate, &running, CS_SUSPENDED)) {
             /* called back meanwhile: run again at once */
             MHD_resume_connection(req->conn);
             async_done(srv);
@@ -205,10 +207,11 @@ bool cfs_http_commit_wait(struct cfs_http_req *req)
     }
     async_done(srv);
     pthread_mutex_lock(&srv->c_lock);
-    if (atomic_compare_exchange_strong(&req->cstate, &running, CS_WAITING)) {
+    if (atomic_compare_exchange_strong(
+            &req->wait.cstate, &running, CS_WAITING)) {
         /* Woken under c_lock by commit_done(), which is then done with
          * the server: it may go once this returns. */
-        while (!req->sync_done) {
+        while (!req->wait.sync_done) {
             pthread_cond_wait(&srv->c_done, &srv->c_lock);
         }
     }
@@ -228,7 +231,7 @@ void cfs_http_commit_stop(struct cfs_http_server *srv)
 
 bool cfs_http_commit_ready(const struct cfs_http_req *req)
 {
-    return req->committing && atomic_load(&req->cstate) == CS_READY;
+    return req->wait.committing && atomic_load(&req->wait.cstate) == CS_READY;
 }
 
 /* Back from a lost race, caught up: the request runs again, afresh. */
@@ -245,7 +248,7 @@ static void run_again(struct cfs_http_req *req)
         req->decoded[i] = NULL;
     }
     req->n_decoded = 0;
-    req->commit_err = 0;
+    req->wait.commit_err = 0;
 }
 
 static void lost_every_race(struct cfs_http_req *req)
@@ -256,36 +259,37 @@ static void lost_every_race(struct cfs_http_req *req)
                      NULL,
                      "other nodes of the cluster changed the tree first "
                      "%u times in a row; the change was undone, retry",
-                     (unsigned)req->retries + 1);
+                     (unsigned)req->wait.retries + 1);
 }
 
 bool cfs_http_commit_finish(struct cfs_http_req *req)
 {
-    req->committing = false;
-    if (req->commit_err == -ESTALE) {
+    req->wait.committing = false;
+    if (req->wait.commit_err == -ESTALE) {
         /* Cluster mode: another node appended first and this change was
          * undone. Catch up and run the request again, a bounded number of
          * times, as if it had come after the other node's change; the
          * worker serves its other connections meanwhile. */
         unsigned delay_us = 0;
 
-        if (req->retries >= CFS_HTTP_CAS_RETRIES) {
+        if (req->wait.retries >= CFS_HTTP_CAS_RETRIES) {
             lost_every_race(req);
             return false;
         }
-        req->retries++;
-        if (req->retries > 4) {
+        req->wait.retries++;
+        if (req->wait.retries > 4) {
             /* Losing again and again: let the others through first
              * (random, growing: nodes that collide drift apart). */
-            delay_us = (unsigned)rand_r(&req->jitter) % (200u * req->retries);
+            delay_us = (unsigned)rand_r(&req->wait.jitter) %
+                       (200u * req->wait.retries);
         }
         cfs_http_metrics_cas_retry();
         run_again(req);
         return cfs_http_catch_up(
             req, CFS_CATCH_UP_RETRY, 0, delay_us, CFS_HTTP_RETRY_WAIT_MS);
     }
-    if (req->commit_err) {
-        commit_failed(req, req->commit_err);
+    if (req->wait.commit_err) {
+        commit_failed(req, req->wait.commit_err);
     }
     return false;
 }
@@ -304,29 +308,29 @@ bool cfs_http_catch_up(struct cfs_http_req *req,
     int r;
 
     cfs_http_commit_begin(req);
-    req->catch_up = why;
+    req->wait.catch_up = why;
     r = cfs_store_catch_up_async(
         req->srv->opts.store, revision, delay_us, timeout_ms, caught_up, req);
     if (r == 1) {
-        req->committing = false;
-        req->catch_up = CFS_CATCH_UP_NONE;
+        req->wait.committing = false;
+        req->wait.catch_up = CFS_CATCH_UP_NONE;
         return true;
     }
     if (r < 0) {
         /* no call back will come: the result now, as if called back */
-        req->commit_err = r;
-        atomic_store(&req->cstate, CS_READY);
+        req->wait.commit_err = r;
+        atomic_store(&req->wait.cstate, CS_READY);
     }
     return false;
 }
 
 bool cfs_http_catch_up_finish(struct cfs_http_req *req)
 {
-    int why = req->catch_up, err = req->commit_err;
+    int why = req->wait.catch_up, err = req->wait.commit_err;
 
-    req->committing = false;
-    req->catch_up = CFS_CATCH_UP_NONE;
-    req->commit_err = 0;
+    req->wait.committing = false;
+    req->wait.catch_up = CFS_CATCH_UP_NONE;
+    req->wait.commit_err = 0;
     if (why == CFS_CATCH_UP_RETRY) {
         if (err < 0) {
             lost_every_race(req);
@@ -342,9 +346,115 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
                          NULL,
                          "revision %llu was not applied on this node within "
                          "%u ms (it is at %llu)",
-                         (unsigned long long)req->min_revision,
+                         (unsigned long long)req->wait.min_revision,
                          CFS_HTTP_MIN_REVISION_WAIT_MS,
                          (unsigned long long)cfs_revision());
     }
     return err == 0;
+}
+
+/* ---- commits of other front ends (the mount) --------------------------- */
+
+/* One synchronous commit: the caller's thread waits where an HTTP request
+ * would be suspended; the same store queue, metrics and events. */
+struct sync_commit {
+    struct cfs_http_server *srv;
+    struct cfs_http_evbatch *evs;
+    uint64_t start;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    int err;
+};
+
+static void sync_finish(struct sync_commit *s, int err)
+{
+    pthread_mutex_lock(&s->lock);
+    s->err = err;
+    s->done = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The store's commit thread, as commit_done() for a request. */
+static void sync_commit_done(void *ctx, int err, uint64_t revision)
+{
+    struct sync_commit *s = ctx;
+
+    (void)revision;
+    cfs_http_metrics_commit(cfs_http_now_us() - s->start, err == 0);
+    if (err == 0) {
+        cfs_http_events_publish(s->srv->events, s->evs);
+    } else {
+        cfs_http_events_discard(s->evs);
+    }
+    s->evs = NULL;
+    sync_finish(s, err);
+}
+
+static void sync_caught_up(void *ctx, int err)
+{
+    (void)err; /* the caller runs again either way, or gives up */
+    sync_finish(ctx, 0);
+}
+
+static void sync_wait(struct sync_commit *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->done) {
+        pthread_cond_wait(&s->cond, &s->lock);
+    }
+    s->done = false;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int cfs_http_server_commit(struct cfs_http_server *srv,
+                           struct cfs_txn *txn,
+                           const char *principal)
+{
+    size_t n = 0;
+    const struct cfs_change *ch = cfs_txn_changes(txn, &n);
+    struct sync_commit s = {
+        .srv = srv,
+        .evs = cfs_http_events_prepare(ch, n),
+        .start = cfs_http_now_us(),
+        .lock = PTHREAD_MUTEX_INITIALIZER,
+        .cond = PTHREAD_COND_INITIALIZER,
+    };
+    int r;
+
+    if (!srv->opts.store) {
+        cfs_txn_commit(txn); /* a tree in memory only */
+        cfs_http_events_publish(srv->events, s.evs);
+        return 0;
+    }
+    r = cfs_store_submit_async(
+        srv->opts.store, txn, principal, sync_commit_done, &s);
+    if (r == 0) {
+        sync_wait(&s);
+        r = s.err;
+    } else {
+        cfs_http_events_discard(s.evs); /* failed, or nothing changed */
+        if (r < 0 && r != -ESTALE) {
+            cfs_http_metrics_commit(cfs_http_now_us() - s.start, false);
+        }
+        r = r < 0 ? r : 0;
+    }
+    if (r == -ESTALE) {
+        /* Cluster mode: another node appended first and the change was
+         * undone; wait until this node has caught up, so that the caller
+         * runs the operation again on the tree as the cluster has it. */
+        cfs_http_metrics_cas_retry();
+        if (cfs_store_catch_up_async(srv->opts.store,
+                                     0,
+                                     0,
+                                     CFS_HTTP_RETRY_WAIT_MS,
+                                     sync_caught_up,
+                                     &s) == 0) {
+            sync_wait(&s);
+        }
+    }
+    pthread_cond_destroy(&s.cond);
+    pthread_mutex_destroy(&s.lock);
+    return r;
 }

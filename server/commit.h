@@ -32,7 +32,7 @@ bool cfs_http_commit_ready(const struct cfs_http_req *req);
 /* The commit is over: a failed one replaces the answer with a 503. In
  * cluster mode a change undone because another node appended first is
  * run again once the node caught up: true when it is to be dispatched
- * again at once (its answer was reset), false with req->committing set
+ * again at once (its answer was reset), false with req->wait.committing set
  * when it waits to catch up first (cfs_http_catch_up()); after
  * CFS_HTTP_CAS_RETRIES, a 503 with EAGAIN. */
 bool cfs_http_commit_finish(struct cfs_http_req *req);
@@ -41,7 +41,7 @@ bool cfs_http_commit_finish(struct cfs_http_req *req);
  * until this node has applied @revision and the log's head, not before
  * @delay_us, at most @timeout_ms; @why says what comes after
  * (cfs_http_catch_up_finish()). @return true when caught up already (no
- * wait); false when waiting (req->committing), a wait that could not
+ * wait); false when waiting (req->wait.committing), a wait that could not
  * begin included: its error is its result, as if called back. */
 bool cfs_http_catch_up(struct cfs_http_req *req,
                        int why,

@@ -32,6 +32,7 @@ struct cfs_http_evbatch;
 struct cfs_http_forward;
 struct cfs_http_fwd_batch;
 struct cfs_http_fwd_job;
+struct cfs_http_req;
 struct cfs_http_route;
 struct cfs_http_scope;
 struct cfs_http_sub;
@@ -94,9 +95,93 @@ struct cfs_http_server {
     struct cfs_http_forward *fwd;
 };
 
+/*
+ * Where a request's query and headers come from, and where its answer's
+ * body is kept besides the response: a connection of libmicrohttpd's
+ * (daemon.c), or a batch of forwarded requests (fwd-batch.c), whose
+ * requests have none. request.c and reply.c ask it, never which it is.
+ */
+struct cfs_http_io {
+    /* A query value (MHD_GET_ARGUMENT_KIND) or header (MHD_HEADER_KIND),
+     * borrowed, or NULL; names compare without case. */
+    const char *(*value)(struct cfs_http_req *req,
+                         enum MHD_ValueKind kind,
+                         const char *key);
+    /* Each one, in order, until @it says MHD_NO. */
+    void (*each)(struct cfs_http_req *req,
+                 enum MHD_ValueKind kind,
+                 MHD_KeyValueIterator it,
+                 void *cls);
+    /* Keep @len bytes of @data, the answer's body (a response cannot be
+     * read back); NULL when the response is all. @return 0 or -ENOMEM. */
+    int (*keep)(struct cfs_http_req *req, const void *data, size_t len);
+};
+
+/* The wait of a request whose answer needs its durable commit, or this
+ * node to catch up with the cluster (commit.c): the worker and the store's
+ * threads meet on cstate. */
+struct cfs_http_wait {
+    struct cfs_http_evbatch *evs; /* the commit's events */
+    uint64_t commit_start;
+    int commit_err;  /* its result, set before cstate becomes READY */
+    bool committing; /* submitted, or catching up: the answer waits */
+    bool sync_done;  /* waiting while stopping: called back (under c_lock) */
+    atomic_int cstate;
+    uint64_t commit_rev; /* the revision it made durable, or 0 */
+    unsigned retries;    /* cluster: runs again after losing a race */
+    /* Cluster mode: the wait is the node catching up, not a commit
+     * (cfs_http_catch_up()): for ?min_revision=, or to run again. */
+    enum { CFS_CATCH_UP_NONE, CFS_CATCH_UP_READ, CFS_CATCH_UP_RETRY } catch_up;
+    uint64_t min_revision; /* ?min_revision=, 0 without */
+    unsigned jitter;       /* rand_r() state of its back-off */
+};
+
+/* Cluster mode, --forward-writes, at a node that is not the writer
+ * (forward.h). */
+struct cfs_http_fwd {
+    struct cfs_http_fwd_job *job; /* sent to the writer, not yet answered */
+    bool no_forward; /* the writer could not be reached: run it here */
+};
+
+/* Cluster mode, at the writer (fwd-batch.h): the request that carries a
+ * batch of forwarded requests holds it, and counts those of them whose
+ * wait is not over (commit.c); each request of the batch has no
+ * connection of its own (conn is NULL), outer is the batch's request and
+ * sub what the batch says of it. */
+struct cfs_http_in_batch {
+    struct cfs_http_fwd_batch *batch; /* the batch this request carries */
+    atomic_size_t pending;
+    struct cfs_http_req *outer; /* the request whose batch this one is in */
+    struct cfs_http_sub *sub;
+};
+
+/* The phases of a request (daemon.c's run() takes it through them; a
+ * request that came alone starts at ADMIT, routed and authorized on its
+ * headers already, one of a forwarded batch at ROUTE). */
+enum cfs_http_phase {
+    CFS_HTTP_PHASE_ROUTE,    /* one of a batch: routed, held to what a node
+                              * forwards, authorized on its own token */
+    CFS_HTTP_PHASE_ADMIT,    /* refused on its headers or body, or waits
+                              * for ?min_revision= */
+    CFS_HTTP_PHASE_DISPATCH, /* to the writer, or to its route's handler */
+    CFS_HTTP_PHASE_WAIT,     /* for its commit, the node to catch up, the
+                              * writer's answer or its batch: the
+                              * connection sleeps, no thread waits */
+    CFS_HTTP_PHASE_FINISH,   /* the wait is over: answer, or run again */
+    CFS_HTTP_PHASE_ANSWER,   /* req->resp is the answer */
+};
+
+/* One request, made by daemon.c when its headers are in (or by
+ * fwd-batch.c for a request of a forwarded batch) and freed when it is
+ * over. Its life is the phases of daemon.c's run(): admitted (routed,
+ * authorized, its body in), dispatched to its handler or forwarded, its
+ * wait for a commit or catch-up, answered. The parts below the core
+ * belong to one phase or one kind of request each. */
 struct cfs_http_req {
     struct cfs_http_server *srv;
-    struct MHD_Connection *conn;
+    struct MHD_Connection *conn; /* NULL in a batch */
+    const struct cfs_http_io *io;
+    enum cfs_http_phase phase;
     enum cfs_http_method method;
     const char *method_name;
     char *url; /* raw, still percent-encoded */
@@ -126,36 +211,10 @@ struct cfs_http_req {
     bool denied_invalid;      /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */
     char *decoded[8];               /* decoded query values */
-    /* A commit the answer waits for (commit.c): the worker and the store's
-     * commit thread meet on cstate. */
-    struct cfs_http_evbatch *evs; /* its events */
-    uint64_t commit_start;
-    int commit_err;  /* its result, set before cstate becomes READY */
-    bool committing; /* submitted; the answer waits */
-    bool sync_done;  /* waiting while stopping: called back (under c_lock) */
-    atomic_int cstate;
-    uint64_t commit_rev; /* the revision it made durable, or 0 */
-    unsigned retries;    /* cluster: runs again after losing a race */
-    /* Cluster mode: the wait is the node catching up, not a commit
-     * (cfs_http_catch_up()): for ?min_revision=, or to run again. */
-    enum { CFS_CATCH_UP_NONE, CFS_CATCH_UP_READ, CFS_CATCH_UP_RETRY } catch_up;
-    uint64_t min_revision; /* ?min_revision=, 0 without */
-    /* Cluster mode: at the writer node (forward.h), or run here even if
-     * another node is the writer (it could not be reached). */
-    struct cfs_http_fwd_job *fwd;
-    /* Cluster mode, at the writer: a request that came in a batch of
-     * forwarded requests (h-forward.c) has no connection of its own
-     * (conn is NULL); outer is the batch's request, sub its headers,
-     * query and the body of its answer. The batch's request itself holds
-     * the batch, and counts those of its requests whose wait is not over
-     * (commit.c). */
-    struct cfs_http_req *outer;
-    struct cfs_http_sub *sub;
-    struct cfs_http_fwd_batch *batch;
-    atomic_size_t sub_pending;
-    bool no_forward;
-    unsigned jitter; /* rand_r() state of its back-off */
     size_t n_decoded;
+    struct cfs_http_wait wait;
+    struct cfs_http_fwd fwd;
+    struct cfs_http_in_batch in;
 };
 
 /* The server's options (borrowed). */

@@ -7,9 +7,12 @@
  * A request context is made on the first call of the access handler (its
  * route found and its token checked there) and the response is queued on a
  * later call, never the first (libmicrohttpd 0.9.75 closes keep-alive
- * connections otherwise). The daemon runs a poll() thread pool; handlers
- * (router.c) never wait for the disk: a commit suspends the connection
- * (commit.c) until the change is durable.
+ * connections otherwise). Once its body is in, run() takes it through the
+ * phases of enum cfs_http_phase (context.h): admit, dispatch (to the
+ * writer, or the route's handler), wait, finish, answer; the requests of a
+ * forwarded batch (fwd-batch.h) go through the same run(). The daemon runs
+ * a poll() thread pool; handlers (router.c) never wait for the disk: a
+ * commit suspends the connection (commit.c) until the change is durable.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,13 +36,12 @@
 #include "drain.h"
 #include "events.h"
 #include "forward.h"
-#include "h-forward.h"
+#include "fwd-batch.h"
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
 #include "request.h"
 #include "router.h"
-#include "sub.h"
 #include "throttle.h"
 
 static bool run(struct cfs_http_req *req);
@@ -56,6 +58,25 @@ static void mark_stale(struct cfs_http_req *req)
                         "quorum: may be stale");
     }
 }
+
+/* ---- a request's query and headers, from its connection ---------------- */
+
+static const char *
+conn_value(struct cfs_http_req *req, enum MHD_ValueKind kind, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, kind, key);
+}
+
+static void conn_each(struct cfs_http_req *req,
+                      enum MHD_ValueKind kind,
+                      MHD_KeyValueIterator it,
+                      void *cls)
+{
+    (void)MHD_get_connection_values(req->conn, kind, it, cls);
+}
+
+/* the response is all: nothing to keep */
+static const struct cfs_http_io conn_io = {conn_value, conn_each, NULL};
 
 static enum cfs_http_method method_of(const char *m)
 {
@@ -259,9 +280,11 @@ static enum MHD_Result access_handler(void *cls,
         }
         req->srv = srv;
         req->conn = conn;
+        req->io = &conn_io;
+        req->phase = CFS_HTTP_PHASE_ADMIT; /* once its body is in */
         cfs_http_drain_busy(&srv->drain);
         req->start_us = cfs_http_now_us();
-        req->jitter = (unsigned)req->start_us ^ (unsigned)(uintptr_t)req;
+        req->wait.jitter = (unsigned)req->start_us ^ (unsigned)(uintptr_t)req;
         req->method = method_of(method);
         req->method_name = method;
         req->url = strdup(url);
@@ -335,7 +358,7 @@ static enum MHD_Result access_handler(void *cls,
  * so a client that wrote on one node reads its write on another. The
  * worker does not wait: the connection sleeps as for a commit.
  * @return true to go on at once; false with a 400 answer, or waiting
- * (req->committing; a 504 comes from cfs_http_catch_up_finish()).
+ * (req->wait.committing; a 504 comes from cfs_http_catch_up_finish()).
  */
 static bool wait_min_revision(struct cfs_http_req *req)
 {
@@ -356,78 +379,20 @@ static bool wait_min_revision(struct cfs_http_req *req)
                          "min_revision must be a revision number");
         return false;
     }
-    req->min_revision = want;
+    req->wait.min_revision = want;
     return cfs_http_catch_up(
         req, CFS_CATCH_UP_READ, want, 0, CFS_HTTP_MIN_REVISION_WAIT_MS);
 }
 
-static void batch_start(struct cfs_http_req *req);
-static bool batch_resume(struct cfs_http_req *req);
+/* ---- the phases of a request (enum cfs_http_phase) ---------------------- */
 
-/*
- * Run @req, its body read: forwarded to the writer, or dispatched (a batch
- * of forwarded requests: each of them run), then its commit or catch-up
- * waited for and finished (run again after a lost race). @return true
- * when its answer (req->resp) is ready; false when it waits: the
- * connection sleeps (one of a forwarded batch: the batch waits) and it is
- * run again once woken.
- */
-static bool run(struct cfs_http_req *req)
-{
-    if (cfs_http_commit_ready(req)) {
-        goto committed; /* back from a durable commit: answer */
-    }
-    if (req->denied) {
-        cfs_http_auth_deny(req);
-    } else if (req->body_too_big) {
-        cfs_http_problem(req,
-                         MHD_HTTP_CONTENT_TOO_LARGE,
-                         -EFBIG,
-                         NULL,
-                         "the request body is over %zu bytes",
-                         req->srv->opts.body_limit);
-    } else if (wait_min_revision(req)) {
-    dispatch:
-        if (!cfs_http_forward(req)) { /* cluster: to the writer */
-            cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
-            if (req->batch && !req->resp) {
-                batch_start(req); /* forwarded requests, read: run them */
-            }
-        }
-    }
-    if (req->committing) {
-        /* The answer waits for the disk (or the node to catch up), this
-         * thread does not: the connection sleeps until it is done. */
-    wait:
-        if (cfs_http_commit_wait(req)) {
-            return false;
-        }
-    committed:
-        if (req->catch_up ? cfs_http_catch_up_finish(req)
-            : req->fwd    ? cfs_http_forward_finish(req) /* writer answered */
-            : req->batch  ? batch_resume(req) /* its requests woke it */
-                          : cfs_http_commit_finish(req)) {
-            goto dispatch; /* caught up, or lost a race: run it (again) */
-        }
-        if (req->committing) {
-            goto wait; /* lost a race: catch up first */
-        }
-    }
-    if (!req->resp) {
-        cfs_http_problem(
-            req, MHD_HTTP_INTERNAL_SERVER_ERROR, -EIO, NULL, "no response");
-    }
-    return true;
-}
-
-/* ---- a batch of forwarded requests (h-forward.h) ------------------------ */
-
-/* One request of the batch, read: routed, held to what a node forwards (a
- * write its route takes), authorized; answered at once when refused. */
-static void sub_start(struct cfs_http_req *s)
+/* ROUTE, one of a forwarded batch: routed, held to what a node forwards
+ * (a write its route takes), authorized on its own token; answered at once
+ * when refused. A request that came alone had this on its headers. */
+static enum cfs_http_phase route_batched(struct cfs_http_req *s)
 {
     s->start_us = cfs_http_now_us();
-    s->jitter = (unsigned)s->start_us ^ (unsigned)(uintptr_t)s;
+    s->wait.jitter = (unsigned)s->start_us ^ (unsigned)(uintptr_t)s;
     s->principal = "anonymous";
     s->method = method_of(s->method_name);
     s->body_too_big = s->body_len > s->srv->opts.body_limit;
@@ -439,59 +404,111 @@ static void sub_start(struct cfs_http_req *s)
                              "node forwards",
                              s->method_name,
                              s->url);
-        s->sub->done = true;
-        return;
+        return CFS_HTTP_PHASE_ANSWER;
     }
     cfs_http_authorize(s);
+    return CFS_HTTP_PHASE_ADMIT;
 }
 
-/* Run every request of the batch not yet answered until each is answered
- * or waits; then answer, or wait (req->committing) until the last of
- * them is done: commit.c wakes the batch then. */
-static void batch_run(struct cfs_http_req *req)
+/* ADMIT: refused on what its headers said (the token) or its body's size,
+ * or held until this node reached ?min_revision=. */
+static enum cfs_http_phase admit(struct cfs_http_req *req)
 {
-    struct cfs_http_fwd_batch *b = req->batch;
+    if (req->denied) {
+        cfs_http_auth_deny(req);
+    } else if (req->body_too_big) {
+        cfs_http_problem(req,
+                         MHD_HTTP_CONTENT_TOO_LARGE,
+                         -EFBIG,
+                         NULL,
+                         "the request body is over %zu bytes",
+                         req->srv->opts.body_limit);
+    } else if (wait_min_revision(req)) {
+        return CFS_HTTP_PHASE_DISPATCH;
+    }
+    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+}
 
+/* DISPATCH: to the writer (cluster mode), or to the route's handler; a
+ * batch of forwarded requests, read by its handler, runs them. */
+static enum cfs_http_phase dispatch(struct cfs_http_req *req)
+{
+    if (!cfs_http_forward(req)) {
+        cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
+        if (req->in.batch && !req->resp) {
+            cfs_http_fwd_batch_run(req, run);
+        }
+    }
+    /* The answer waits for the disk (or the node to catch up, the writer,
+     * the batch's requests), this thread does not. */
+    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+}
+
+/* FINISH: the wait is over. Answer; or run it again (caught up, or it
+ * lost a race to another node); or wait again (lost a race: catch up
+ * first). */
+static enum cfs_http_phase finish(struct cfs_http_req *req)
+{
+    bool again;
+
+    if (req->wait.catch_up) {
+        again = cfs_http_catch_up_finish(req);
+    } else if (req->fwd.job) {
+        again = cfs_http_forward_finish(req); /* the writer answered */
+    } else if (req->in.batch) {
+        cfs_http_fwd_batch_run(req, run); /* its requests woke it */
+        again = false;
+    } else {
+        again = cfs_http_commit_finish(req);
+    }
+    if (again) {
+        return CFS_HTTP_PHASE_DISPATCH;
+    }
+    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+}
+
+/*
+ * Take @req, its body read, through its phases until it is answered
+ * (true: req->resp is ready) or waits (false: the connection sleeps, or
+ * for one of a forwarded batch the batch waits; it is run again once
+ * woken, and goes on from where it waited).
+ */
+static bool run(struct cfs_http_req *req)
+{
+    if (req->phase == CFS_HTTP_PHASE_WAIT && cfs_http_commit_ready(req)) {
+        req->phase = CFS_HTTP_PHASE_FINISH; /* woken */
+    }
     for (;;) {
-        bool all = true;
-
-        /* held while they run: none can wake the batch before it waits */
-        atomic_fetch_add(&req->sub_pending, 1);
-        for (size_t i = 0; i < b->n; i++) {
-            struct cfs_http_req *s = b->subs[i];
-
-            if (!s->sub->done) {
-                s->sub->done = run(s);
-                all &= s->sub->done;
+        switch (req->phase) {
+        case CFS_HTTP_PHASE_ROUTE:
+            req->phase = route_batched(req);
+            break;
+        case CFS_HTTP_PHASE_ADMIT:
+            req->phase = admit(req);
+            break;
+        case CFS_HTTP_PHASE_DISPATCH:
+            req->phase = dispatch(req);
+            break;
+        case CFS_HTTP_PHASE_WAIT:
+            if (cfs_http_commit_wait(req)) {
+                return false;
             }
+            req->phase = CFS_HTTP_PHASE_FINISH; /* done meanwhile */
+            break;
+        case CFS_HTTP_PHASE_FINISH:
+            req->phase = finish(req);
+            break;
+        case CFS_HTTP_PHASE_ANSWER:
+            if (!req->resp) {
+                cfs_http_problem(req,
+                                 MHD_HTTP_INTERNAL_SERVER_ERROR,
+                                 -EIO,
+                                 NULL,
+                                 "no response");
+            }
+            return true;
         }
-        if (all) {
-            atomic_fetch_sub(&req->sub_pending, 1);
-            cfs_http_fwd_batch_answer(req);
-            return;
-        }
-        cfs_http_commit_begin(req);
-        if (atomic_fetch_sub(&req->sub_pending, 1) != 1) {
-            return; /* the last one to be done wakes the batch */
-        }
-        req->committing = false; /* all done meanwhile: on at once */
     }
-}
-
-static void batch_start(struct cfs_http_req *req)
-{
-    for (size_t i = 0; i < req->batch->n; i++) {
-        sub_start(req->batch->subs[i]);
-    }
-    batch_run(req);
-}
-
-/* Woken: run on. @return false (answered, or waiting again). */
-static bool batch_resume(struct cfs_http_req *req)
-{
-    req->committing = false;
-    batch_run(req);
-    return false;
 }
 
 /* The request is over: counted, logged and freed; a batch's requests
@@ -524,15 +541,9 @@ static void req_free(struct cfs_http_req *req)
     for (size_t i = 0; i < req->n_decoded; i++) {
         free(req->decoded[i]);
     }
-    if (req->batch) {
-        for (size_t i = 0; i < req->batch->n; i++) {
-            req_free(req->batch->subs[i]);
-        }
-        cfs_http_fwd_batch_free(req->batch);
-    }
-    cfs_http_sub_free(req->sub);
+    cfs_http_fwd_batch_free(req->in.batch, req_free); /* its requests too */
     free(req->url);
-    if (!req->outer) {
+    if (!req->in.outer) {
         free(req->body); /* one of a batch: the batch's */
     }
     free(req);

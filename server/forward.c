@@ -33,14 +33,14 @@
 
 #include "commit.h"
 #include "forward.h"
-#include "h-forward.h"
+#include "fwd-batch.h"
 #include "jsonw.h"
 #include "log.h"
 #include "metrics.h"
 #include "reply.h"
 #include "request.h"
 #include "router.h"
-#include "sub.h"
+#include "frame.h"
 
 #define FWD_THREADS     8
 #define FWD_TIMEOUT_MS  20000L /* a writer's commit waits for etcd */
@@ -60,7 +60,7 @@ struct cfs_http_fwd_job {
     uint64_t role_checked_us;   /* when that was last looked at */
     char *url;                  /* the writer's URL, path and query */
     struct curl_slist *headers; /* of the request, to send */
-    /* the request as one of a batch (h-forward.h); empty for one that
+    /* the request as one of a batch (fwd-batch.h); empty for one that
      * goes alone (a body of half --body-limit or more) */
     struct jw frame;
     /* the answer */
@@ -145,7 +145,7 @@ struct build {
     bool query;    /* a '?' is in url */
     bool failed;
     struct curl_slist *headers;
-    struct jw hdrs; /* the same headers, framed (h-forward.h) */
+    struct jw hdrs; /* the same headers, framed (fwd-batch.h) */
     uint64_t n_hdrs;
 };
 
@@ -231,7 +231,8 @@ bool cfs_http_forward(struct cfs_http_req *req)
     size_t len, query;
     char writer[512];
 
-    if (!f || req->no_forward || req->outer || !cfs_http_forwardable(req) ||
+    if (!f || req->fwd.no_forward || req->in.outer ||
+        !cfs_http_forwardable(req) ||
         cfs_http_header_in(req, CFS_FORWARDED_HEADER) ||
         cfs_store_writer(req->srv->opts.store, writer, sizeof(writer)) != 1) {
         return false;
@@ -274,7 +275,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     j->req = req;
     j->f = f;
     j->role_checked_us = cfs_http_now_us(); /* just read it */
-    req->fwd = j;
+    req->fwd.job = j;
     cfs_http_commit_begin(req);
     enqueue(f, j);
     return true;
@@ -471,7 +472,7 @@ take_answers(char *text, size_t len, struct cfs_http_fwd_job **jobs, size_t n)
 
         if (cfs_http_frame_get_u64(&p, end, 599, &status) < 0 || status < 100 ||
             cfs_http_frame_get_u64(&p, end, UINT64_MAX, &j->revision) < 0 ||
-            cfs_http_frame_get_u64(&p, end, 256, &nh) < 0) {
+            cfs_http_frame_get_u64(&p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
             return -EINVAL;
         }
         j->status = (long)status;
@@ -651,12 +652,12 @@ static void *fwd_main(void *arg)
 
 bool cfs_http_forward_finish(struct cfs_http_req *req)
 {
-    struct cfs_http_fwd_job *j = req->fwd;
+    struct cfs_http_fwd_job *j = req->fwd.job;
     struct MHD_Response *resp;
     bool nothing_sent;
 
-    req->committing = false;
-    req->fwd = NULL;
+    req->wait.committing = false;
+    req->fwd.job = NULL;
     /* no request bytes, or no transfer at all (no curl handle) */
     nothing_sent =
         j->code == CURLE_OUT_OF_MEMORY || (j->code != CURLE_OK && !j->sent);
@@ -671,7 +672,7 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
                 curl_easy_strerror(j->code),
                 req->method_name,
                 req->url);
-        req->no_forward = true;
+        req->fwd.no_forward = true;
         job_free(j);
         return true;
     }
@@ -712,11 +713,12 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
 
 void cfs_http_forward_mark(struct cfs_http_req *req)
 {
-    if (req->commit_rev > 0 && cfs_http_header_in(req, CFS_FORWARDED_HEADER)) {
+    if (req->wait.commit_rev > 0 &&
+        cfs_http_header_in(req, CFS_FORWARDED_HEADER)) {
         char v[24];
 
         (void)snprintf(
-            v, sizeof(v), "%llu", (unsigned long long)req->commit_rev);
+            v, sizeof(v), "%llu", (unsigned long long)req->wait.commit_rev);
         cfs_http_header(req, CFS_REVISION_HEADER, v);
     }
 }

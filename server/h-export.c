@@ -44,6 +44,9 @@ static json_t *export_node(const struct cfs_store_node *n,
 
         json_object_set_new(v, "name", json_string(n->values[i].name));
         cfs_http_value_json(v, n->values[i].data, n->values[i].len);
+        if (n->values[i].is_default) {
+            json_object_set_new(v, "default", json_true());
+        }
         json_array_append_new(vals, v);
     }
     for (size_t i = 0; covered && i < n->n_links; i++) {
@@ -168,6 +171,7 @@ static int import_node(json_t *j, struct cfs_store_node *n, const char **why)
         n->values[i].name = cfs_strdup(name);
         n->values[i].data = cfs_memdup(bytes, len);
         n->values[i].len = len;
+        n->values[i].is_default = json_is_true(json_object_get(v, "default"));
         n->n_values = i + 1;
         free(bytes);
         if (!n->values[i].name || !n->values[i].data) {
@@ -224,11 +228,162 @@ static json_t *plan_json(const struct cfs_store_op *ops, size_t n)
     return arr;
 }
 
+/* The directory whose journal says whether the plan for @path is still
+ * good: @path itself, or the committable group above it when @path is in
+ * its pending/ or live/ (a commit moves an item in from the other one).
+ * Ownership: new. */
+static char *watched_path(const char *path)
+{
+    char *w = cfs_strdup(path);
+
+    for (int up = 0; w && up < 2; up++) {
+        char *slash = strrchr(w, '/');
+        const char *parent_name;
+
+        if (!slash || slash == w) {
+            break;
+        }
+        *slash = '\0';
+        parent_name = strrchr(w, '/') + 1;
+        if (up == 0 && strcmp(parent_name, "pending") != 0 &&
+            strcmp(parent_name, "live") != 0) {
+            *slash = '/'; /* not in a pair: the path itself */
+            break;
+        }
+    }
+    return w;
+}
+
+/* Under the mutation lock: is the tree at @path still the snapshot of
+ * revision @rev that the plan was made against? Yes when every revision
+ * handed out is durable (so the tree is the database) and the journal
+ * holds no change at or under the watched path after @rev (a query that
+ * costs the rows since @rev). */
+static bool
+snapshot_current(struct cfs_store *s, const char *path, uint64_t rev)
+{
+    struct cfs_store_info info;
+    char *w;
+    bool touched = true;
+
+    if (cfs_store_info(s, &info) < 0 || info.pending ||
+        info.revision != cfs_revision()) {
+        return false;
+    }
+    w = watched_path(path);
+    if (!w || cfs_store_touched_since(s, w, rev, &touched) < 0) {
+        touched = true;
+    }
+    cfs_free(w);
+    return !touched;
+}
+
+/* Plan against a snapshot of the durable state at @path (no lock held,
+ * writers go on); *ret_rev its revision. -ENOENT: nothing stored there. */
+static int plan_snapshot(struct cfs_store *s,
+                         const char *path,
+                         const struct cfs_store_node *want,
+                         enum cfs_store_diff_mode dm,
+                         struct cfs_store_op **ret_ops,
+                         size_t *ret_n,
+                         uint64_t *ret_rev)
+{
+    struct cfs_store_export *have = NULL;
+    int r = cfs_store_export(s, path, &have);
+
+    if (r == 0) {
+        *ret_rev = have->revision;
+        r = cfs_store_diff(&have->root, want, dm, ret_ops, ret_n);
+    }
+    cfs_store_export_free(have);
+    return r;
+}
+
+/* Plan against the live tree (the caller holds the mutation lock, or
+ * accepts a view that writers may change meanwhile). */
+static int plan_tree(const char *path,
+                     const struct cfs_store_node *want,
+                     enum cfs_store_diff_mode dm,
+                     struct cfs_store_op **ret_ops,
+                     size_t *ret_n)
+{
+    struct cfs_store_export *have = NULL;
+    int r = cfs_store_export_tree(path, &have);
+
+    if (r == 0) {
+        r = cfs_store_diff(&have->root, want, dm, ret_ops, ret_n);
+    }
+    cfs_store_export_free(have);
+    return r;
+}
+
+/* Snapshots tried before a real import plans under the lock. */
+#define PLAN_TRIES 3
+
+/*
+ * The plan for @want at @path. Planning holds no lock: it reads a
+ * snapshot of the durable state (as GET /export does), so a dry run never
+ * makes a writer wait. A real import then takes the mutation lock (*ret_txn)
+ * and keeps the plan only if nothing at @path changed since the snapshot
+ * (snapshot_current()); otherwise it plans again, and after PLAN_TRIES
+ * snapshots overtaken by writes under @path, plans under the lock from the
+ * live tree. Nothing stored at @path yet (an empty subtree): the live
+ * tree, which is then small.
+ */
+static int plan(struct cfs_http_req *req,
+                const char *path,
+                const struct cfs_store_node *want,
+                enum cfs_store_diff_mode dm,
+                bool dry,
+                struct cfs_txn **ret_txn,
+                struct cfs_store_op **ret_ops,
+                size_t *ret_n)
+{
+    struct cfs_store *s = cfs_http_opts(req)->store;
+    int r = 0;
+
+    *ret_txn = NULL;
+    for (int t = 0; t < PLAN_TRIES; t++) {
+        uint64_t rev = 0;
+
+        r = plan_snapshot(s, path, want, dm, ret_ops, ret_n, &rev);
+        if (r == -ENOENT) {
+            break;
+        }
+        if (r < 0 || dry) {
+            return r;
+        }
+        r = cfs_txn_begin(ret_txn);
+        if (r < 0) {
+            return r;
+        }
+        if (snapshot_current(s, path, rev)) {
+            return 0;
+        }
+        cfs_txn_abort(*ret_txn);
+        *ret_txn = NULL;
+        cfs_store_ops_free(*ret_ops, *ret_n);
+        *ret_ops = NULL;
+        *ret_n = 0;
+    }
+    if (dry) {
+        return plan_tree(path, want, dm, ret_ops, ret_n);
+    }
+    r = cfs_txn_begin(ret_txn);
+    if (r == 0) {
+        r = plan_tree(path, want, dm, ret_ops, ret_n);
+    }
+    if (r < 0 && *ret_txn) {
+        cfs_txn_abort(*ret_txn);
+        *ret_txn = NULL;
+    }
+    return r;
+}
+
 void cfs_http_handle_import(struct cfs_http_req *req)
 {
     const char *mode = cfs_http_query(req, "mode");
     const char *dry = cfs_http_query(req, "dry_run");
-    struct cfs_store_export *have = NULL;
     struct cfs_store_export *want = NULL;
     struct cfs_store_op *ops = NULL;
     struct cfs_txn *txn = NULL;
@@ -294,22 +449,25 @@ void cfs_http_handle_import(struct cfs_http_req *req)
                          path);
         goto out;
     }
-    /* Plan and apply under one mutation lock, so nothing moves between. */
-    r = cfs_txn_begin(&txn);
-    /* the global revision, as of an export's ETag; a dry run too: its plan
-     * would be against another tree than the client's */
-    if (r == 0 && !cfs_http_if_match(req, cfs_revision())) {
-        cfs_txn_abort(txn);
+    /* An If-Match names the global revision, as of an export's ETag; a
+     * dry run too: its plan would be against another tree than the
+     * client's. Checked again under the lock before applying. */
+    if (!cfs_http_if_match(req, cfs_revision())) {
         goto out;
     }
-    if (r == 0) {
-        r = cfs_store_export_tree(path, &have);
-    }
-    if (r == 0) {
-        r = cfs_store_diff(&have->root, &want->root, dm, &ops, &n);
-    }
+    r = plan(req,
+             path,
+             &want->root,
+             dm,
+             dry && strcmp(dry, "1") == 0,
+             &txn,
+             &ops,
+             &n);
     if (r < 0) {
         cfs_http_problem(req, 0, r, NULL, "cannot plan the import at %s", path);
+        goto out;
+    }
+    if (txn && !cfs_http_if_match(req, cfs_revision())) {
         cfs_txn_abort(txn);
         goto out;
     }
@@ -336,16 +494,18 @@ void cfs_http_handle_import(struct cfs_http_req *req)
                                   "the subtrees the token is limited to",
                                   extra);
             cfs_http_scope_challenge(req);
-            cfs_txn_abort(txn);
+            if (txn) {
+                cfs_txn_abort(txn);
+            }
             goto out;
         }
     }
-    if (dry && strcmp(dry, "1") == 0) {
-        cfs_txn_abort(txn); /* nothing done: changes nothing */
+    if (!txn) { /* a dry run: nothing done, nothing locked */
         doc = json_object();
         json_object_set_new(doc, "mode", json_string(mode ? mode : "merge"));
         json_object_set_new(doc, "dry_run", json_true());
-        json_object_set_new(doc, "changed", json_false());
+        /* what the import would do: change the tree iff it plans a step */
+        json_object_set_new(doc, "changed", json_boolean(n > 0));
         json_object_set_new(
             doc, "revision", json_integer((json_int_t)cfs_revision()));
         json_object_set_new(doc, "ops", plan_json(ops, n));
@@ -387,7 +547,6 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, doc);
 out:
     cfs_store_ops_free(ops, n);
-    cfs_store_export_free(have);
     cfs_store_export_free(want);
     json_decref(body);
 }

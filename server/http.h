@@ -10,6 +10,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The server's request limits. Those an operator may need to change are
+ * defaults of a configfsd flag, named beside them.
+ */
+/* Request body in bytes (--body-limit); over it: 413 EFBIG. */
+#define CFS_BODY_MAX ((size_t)1024 * 1024)
+/* Memory of one connection in bytes: request line, headers and buffers
+ * (--header-limit); a request line or headers over it: 414 or 431.
+ * libmicrohttpd's own default; it zeroes this memory before each request
+ * on a connection, so a larger value costs every request. */
+#define CFS_HEADER_MAX ((size_t)32 * 1024)
+/* Operations in one batch. */
+#define CFS_BATCH_MAX 1000
+/* Concurrent connections (--max-connections); beyond them new ones wait
+ * in the listen backlog until one closes. */
+#define CFS_CONN_MAX 1024
+/* Seconds a connection may stay silent, inside a request or between two
+ * (--timeout); then it is closed. */
+#define CFS_CONN_TIMEOUT 30
+/* Bytes of one bearer token, and of a --tokens file. */
+#define CFS_TOKEN_MAX      512
+#define CFS_TOKEN_FILE_MAX ((size_t)1024 * 1024)
+/* Wrong bearer tokens one client address may send within
+ * CFS_AUTH_FAIL_WINDOW seconds (--auth-fail-burst, --auth-fail-window);
+ * then it is answered 429 until the window lets one more go. */
+#define CFS_AUTH_FAIL_BURST  10
+#define CFS_AUTH_FAIL_WINDOW 60
+/* Bytes of a --tls-cert or --tls-key file. */
+#define CFS_TLS_FILE_MAX ((size_t)1024 * 1024)
+
 struct cfs_http_server;
 struct cfs_http_tokens;
 struct cfs_schema_set;
@@ -24,7 +54,7 @@ enum cfs_http_role {
     CFS_ROLE_ADMIN,
 };
 
-/* Zero members take the defaults of <configfs/limits.h>. */
+/* Zero members take the defaults above (CFS_BODY_MAX ...). */
 struct cfs_http_options {
     const char *listen;           /* "HOST:PORT"; port 0 picks one */
     unsigned int threads;         /* worker threads; 0: one per core */
@@ -95,6 +125,18 @@ struct cfs_change;
 void cfs_http_server_changes(struct cfs_http_server *srv,
                              const struct cfs_change *ch,
                              size_t n);
+
+/** The commit of another front end in this process (the mount, mount/):
+ *  make @txn durable through the store's queue, journaled as @principal,
+ *  and publish its events, as an HTTP write is; the calling thread waits.
+ *  Consumes @txn. @return 0, or the errno of the failed commit (the change
+ *  was undone): -ENOSPC, -EIO, -EAGAIN, -ENOMEM; -ESTALE in cluster mode
+ *  when another node changed the tree first (this node has caught up
+ *  when it returns: run the operation again). Any thread but a callback. */
+struct cfs_txn;
+int cfs_http_server_commit(struct cfs_http_server *srv,
+                           struct cfs_txn *txn,
+                           const char *principal);
 
 /** Stop accepting, finish requests in flight, free. NULL-safe. */
 void cfs_http_server_free(struct cfs_http_server *srv);

@@ -221,6 +221,180 @@ static size_t count_children(const char *path,
     return k;
 }
 
+/* What a node says of itself, before its attributes. */
+static void
+self_json(struct jw *w, const char *path, const struct cfs_entry *self)
+{
+    JW_LIT(w, "{\"name\":");
+    jw_str(w, self->name);
+    JW_LIT(w, ",\"path\":");
+    jw_str(w, path);
+    JW_LIT(w, ",\"kind\":");
+    jw_str(w, cfs_kind_name(self->kind));
+    JW_LIT(w, ",\"type\":");
+    jw_str(w, self->type_name);
+    JW_LIT(w, ",\"default_group\":");
+    jw_bool(w, self->default_group);
+    JW_LIT(w, ",\"revision\":");
+    jw_u64(w, self->revision);
+    JW_LIT(w, ",\"creates\":");
+    jw_str(w,
+           self->creates == CFS_KIND_GROUP  ? "group"
+           : self->creates == CFS_KIND_ITEM ? "item"
+                                            : NULL);
+    JW_LIT(w, ",\"committable\":");
+    jw_bool(w, self->committable);
+    if (self->kind != CFS_KIND_ROOT && self->kind != CFS_KIND_SUBSYSTEM) {
+        JW_LIT(w, ",\"live\":");
+        jw_bool(w, self->live);
+    }
+}
+
+/* A child of a listing that is not rendered whole (depth reached). */
+static void
+child_stub_json(struct jw *w, const char *cp, const struct cfs_entry *e)
+{
+    JW_LIT(w, "{\"name\":");
+    jw_str(w, e->name);
+    JW_LIT(w, ",\"kind\":");
+    jw_str(w, cfs_kind_name(e->kind));
+    JW_LIT(w, ",\"path\":");
+    jw_str(w, cp);
+    JW_LIT(w, ",\"default_group\":");
+    jw_bool(w, e->default_group);
+    JW_LIT(w, ",\"has_children\":");
+    jw_bool(w, e->has_children);
+    JW_LIT(w, "}");
+}
+
+/* The links of @es @scope lets the token see, in the page's filter. */
+static void links_json(struct jw *w,
+                       const struct cfs_entry *es,
+                       size_t n,
+                       bool covered,
+                       const struct cfs_http_page *pg,
+                       const struct cfs_http_scope *scope)
+{
+    bool first = true;
+
+    JW_LIT(w, ",\"links\":[");
+    for (size_t i = 0; i < n; i++) {
+        const struct cfs_entry *e = &es[i];
+
+        if (covered && e->kind == CFS_KIND_LINK &&
+            cfs_http_scope_covers(scope, e->target) &&
+            !(pg && pg->contains && !strstr(e->name, pg->contains))) {
+            if (!first) {
+                JW_LIT(w, ",");
+            }
+            first = false;
+            JW_LIT(w, "{\"name\":");
+            jw_str(w, e->name);
+            JW_LIT(w, ",\"target\":");
+            jw_str(w, e->target);
+            JW_LIT(w, "}");
+        }
+    }
+    JW_LIT(w, "]");
+}
+
+/* ?used_by: the links to @path that @scope lets the token see. */
+static int
+used_by_json(struct jw *w, const char *path, const struct cfs_http_scope *scope)
+{
+    char **paths = NULL;
+    size_t np = 0;
+    bool first = true;
+    int r = cfs_links_to(path, &paths, &np);
+
+    JW_LIT(w, ",\"used_by\":[");
+    for (size_t i = 0; r == 0 && i < np; i++) {
+        if (!cfs_http_scope_covers(scope, paths[i])) {
+            continue; /* a link outside the token's subtrees */
+        }
+        if (!first) {
+            JW_LIT(w, ",");
+        }
+        first = false;
+        jw_str(w, paths[i]);
+    }
+    JW_LIT(w, "]");
+    if (r == 0) {
+        cfs_paths_free(paths, np);
+    }
+    return r;
+}
+
+/* A paged listing says how many children there are and where to read
+ * on. */
+static int page_json(struct jw *w, const struct cfs_http_page *pg)
+{
+    int r = 0;
+
+    JW_LIT(w, ",\"children_total\":");
+    jw_u64(w, pg->total);
+    JW_LIT(w, ",\"next_after\":");
+    if (pg->next) {
+        char *c = cfs_http_cursor(pg->next);
+
+        if (!c) {
+            r = -ENOMEM;
+        }
+        jw_str(w, c);
+        free(c);
+    } else {
+        JW_LIT(w, "null");
+    }
+    return r;
+}
+
+/* Which page of @path's children the answer holds: @page when the client
+ * asked for one; else all of them when they fit in *@budget, or a first
+ * page of them in @own. Takes the children shown from *@budget. @return
+ * the page (NULL: all), with its entries in *@ret_sel / *@ret_nsel. */
+static int choose_page(const char *path,
+                       struct cfs_entry *es,
+                       size_t n,
+                       struct cfs_http_page *page,
+                       struct cfs_http_page *own,
+                       const struct cfs_http_scope *scope,
+                       size_t *budget,
+                       struct cfs_http_page **ret_pg,
+                       struct cfs_entry ***ret_sel,
+                       size_t *ret_nsel)
+{
+    struct cfs_http_page *pg = NULL;
+    int r;
+
+    if (page && page->paged) {
+        pg = page;
+        if (pg->limit > *budget) {
+            pg->limit = *budget;
+        }
+    } else {
+        size_t k = count_children(path, es, n, scope);
+
+        if (k <= *budget) {
+            *budget -= k;
+        } else {
+            own->paged = true;
+            own->limit = *budget < CFS_HTTP_PAGE_DEFAULT
+                             ? *budget
+                             : CFS_HTTP_PAGE_DEFAULT;
+            pg = own;
+        }
+    }
+    *ret_pg = pg;
+    if (!pg) {
+        return 0;
+    }
+    r = page_children(path, es, n, pg, scope, ret_sel, ret_nsel);
+    if (r == 0) {
+        *budget -= *ret_nsel;
+    }
+    return r;
+}
+
 /* @budget: how many more children (at any level) the answer may hold.
  * A node whose children fit is rendered whole, in creation order; one
  * whose children do not (or that @page asks to page) holds a page of
@@ -249,54 +423,12 @@ static int node_json(struct jw *w,
     if (r < 0) {
         return r;
     }
-    if (page && page->paged) {
-        pg = page;
-        if (pg->limit > *budget) {
-            pg->limit = *budget;
-        }
-    } else {
-        size_t k = count_children(path, es, n, scope);
-
-        if (k <= *budget) {
-            *budget -= k;
-        } else {
-            own.paged = true;
-            own.limit = *budget < CFS_HTTP_PAGE_DEFAULT ? *budget
-                                                        : CFS_HTTP_PAGE_DEFAULT;
-            pg = &own;
-        }
+    r = choose_page(path, es, n, page, &own, scope, budget, &pg, &sel, &nsel);
+    if (r < 0) {
+        cfs_entries_free(es, n);
+        return r;
     }
-    if (pg) {
-        r = page_children(path, es, n, pg, scope, &sel, &nsel);
-        if (r < 0) {
-            cfs_entries_free(es, n);
-            return r;
-        }
-        *budget -= nsel;
-    }
-    JW_LIT(w, "{\"name\":");
-    jw_str(w, self->name);
-    JW_LIT(w, ",\"path\":");
-    jw_str(w, path);
-    JW_LIT(w, ",\"kind\":");
-    jw_str(w, cfs_kind_name(self->kind));
-    JW_LIT(w, ",\"type\":");
-    jw_str(w, self->type_name);
-    JW_LIT(w, ",\"default_group\":");
-    jw_bool(w, self->default_group);
-    JW_LIT(w, ",\"revision\":");
-    jw_u64(w, self->revision);
-    JW_LIT(w, ",\"creates\":");
-    jw_str(w,
-           self->creates == CFS_KIND_GROUP  ? "group"
-           : self->creates == CFS_KIND_ITEM ? "item"
-                                            : NULL);
-    JW_LIT(w, ",\"committable\":");
-    jw_bool(w, self->committable);
-    if (self->kind != CFS_KIND_ROOT && self->kind != CFS_KIND_SUBSYSTEM) {
-        JW_LIT(w, ",\"live\":");
-        jw_bool(w, self->live);
-    }
+    self_json(w, path, self);
     /* three passes over the entries, one per array */
     JW_LIT(w, ",\"attributes\":[");
     first = true;
@@ -344,78 +476,20 @@ static int node_json(struct jw *w,
                 continue;
             }
         } else {
-            JW_LIT(w, "{\"name\":");
-            jw_str(w, e->name);
-            JW_LIT(w, ",\"kind\":");
-            jw_str(w, cfs_kind_name(e->kind));
-            JW_LIT(w, ",\"path\":");
-            jw_str(w, cp);
-            JW_LIT(w, ",\"default_group\":");
-            jw_bool(w, e->default_group);
-            JW_LIT(w, ",\"has_children\":");
-            jw_bool(w, e->has_children);
-            JW_LIT(w, "}");
+            child_stub_json(w, cp, e);
         }
         first = false;
         free(cp);
     }
-    JW_LIT(w, "],\"links\":[");
-    first = true;
-    for (size_t i = 0; i < n; i++) {
-        const struct cfs_entry *e = &es[i];
-
-        if (covered && e->kind == CFS_KIND_LINK &&
-            cfs_http_scope_covers(scope, e->target) &&
-            !(pg && pg->contains && !strstr(e->name, pg->contains))) {
-            if (!first) {
-                JW_LIT(w, ",");
-            }
-            first = false;
-            JW_LIT(w, "{\"name\":");
-            jw_str(w, e->name);
-            JW_LIT(w, ",\"target\":");
-            jw_str(w, e->target);
-            JW_LIT(w, "}");
-        }
-    }
     JW_LIT(w, "]");
+    links_json(w, es, n, covered, pg, scope);
     if (page && page->used_by && r == 0) {
-        char **paths = NULL;
-        size_t np = 0;
-
-        r = cfs_links_to(path, &paths, &np);
-        JW_LIT(w, ",\"used_by\":[");
-        first = true;
-        for (size_t i = 0; r == 0 && i < np; i++) {
-            if (!cfs_http_scope_covers(scope, paths[i])) {
-                continue; /* a link outside the token's subtrees */
-            }
-            if (!first) {
-                JW_LIT(w, ",");
-            }
-            first = false;
-            jw_str(w, paths[i]);
-        }
-        JW_LIT(w, "]");
-        if (r == 0) {
-            cfs_paths_free(paths, np);
-        }
+        r = used_by_json(w, path, scope);
     }
     if (pg) {
-        JW_LIT(w, ",\"children_total\":");
-        jw_u64(w, pg->total);
-        JW_LIT(w, ",\"next_after\":");
-        if (pg->next) {
-            char *c = cfs_http_cursor(pg->next);
+        int pr = page_json(w, pg);
 
-            if (!c) {
-                r = -ENOMEM;
-            }
-            jw_str(w, c);
-            free(c);
-        } else {
-            JW_LIT(w, "null");
-        }
+        r = r ? r : pr;
     }
     JW_LIT(w, "}");
     free(own.next);

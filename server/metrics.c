@@ -175,23 +175,36 @@ put_histogram(FILE *f, const char *name, const char *label, struct histogram *h)
                   (unsigned long long)cum);
 }
 
-void cfs_http_handle_metrics(struct cfs_http_req *req)
+/* One metric in Prometheus's text format: its HELP and TYPE lines, then
+ * its sample (counters and gauges without labels). */
+static void
+put_head(FILE *f, const char *name, const char *type, const char *help)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    json_t *problems;
-    struct cfs_store_info info;
-    struct cfs_store_cluster_info cl;
+    (void)fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
 
-    if (!f) {
-        cfs_http_no_memory(req);
-        return;
-    }
-    (void)fprintf(
-        f,
-        "# HELP configfsd_http_requests_total HTTP requests answered.\n"
-        "# TYPE configfsd_http_requests_total counter\n");
+static void put_u64(
+    FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+    put_head(f, name, type, help);
+    (void)fprintf(f, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void
+put_int(FILE *f, const char *name, const char *type, const char *help, int v)
+{
+    put_head(f, name, type, help);
+    (void)fprintf(f, "%s %d\n", name, v);
+}
+
+#define COUNTER "counter"
+#define GAUGE   "gauge"
+
+/* Requests by route, method and status, and their latency by route. */
+static void put_requests(FILE *f)
+{
+    put_head(
+        f, "configfsd_http_requests_total", COUNTER, "HTTP requests answered.");
     for (size_t r = 0; r < N_ROUTES; r++) {
         for (size_t m = 0; m < N_METHODS; m++) {
             for (size_t s = 0; s < N_STATUSES; s++) {
@@ -209,10 +222,10 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
             }
         }
     }
-    (void)fprintf(f,
-                  "# HELP configfsd_http_request_duration_seconds Time to "
-                  "answer a request.\n# TYPE "
-                  "configfsd_http_request_duration_seconds histogram\n");
+    put_head(f,
+             "configfsd_http_request_duration_seconds",
+             "histogram",
+             "Time to answer a request.");
     for (size_t r = 0; r < N_ROUTES; r++) {
         char label[48];
 
@@ -225,168 +238,204 @@ void cfs_http_handle_metrics(struct cfs_http_req *req)
                       label,
                       &request_latency[r]);
     }
-    (void)fprintf(f,
-                  "# HELP configfsd_commit_duration_seconds Time to make a "
-                  "change durable.\n# TYPE configfsd_commit_duration_seconds "
-                  "histogram\n");
+}
+
+/* Commits and wrong tokens, counted by this file. */
+static void put_commits_auth(FILE *f)
+{
+    put_head(f,
+             "configfsd_commit_duration_seconds",
+             "histogram",
+             "Time to make a change durable.");
     put_histogram(f, "configfsd_commit_duration_seconds", "", &commit_latency);
-    (void)fprintf(
-        f,
-        "# HELP configfsd_commit_failures_total Commits that failed and "
-        "were undone.\n# TYPE configfsd_commit_failures_total counter\n"
-        "configfsd_commit_failures_total %llu\n",
-        (unsigned long long)atomic_load(&commit_failures));
-    (void)fprintf(
-        f,
-        "# HELP configfsd_auth_failures_total Requests with a bearer token "
-        "the server does not know.\n"
-        "# TYPE configfsd_auth_failures_total counter\n"
-        "configfsd_auth_failures_total %llu\n"
-        "# HELP configfsd_auth_throttled_total Requests refused 429 because "
-        "their address sent too many wrong tokens.\n"
-        "# TYPE configfsd_auth_throttled_total counter\n"
-        "configfsd_auth_throttled_total %llu\n",
-        (unsigned long long)atomic_load(&auth_failures),
-        (unsigned long long)atomic_load(&auth_throttled));
-    if (cfs_http_opts(req)->store &&
-        cfs_store_info(cfs_http_opts(req)->store, &info) == 0) {
-        (void)fprintf(
-            f,
-            "# HELP configfsd_store_transactions_total Changes made durable "
-            "since start.\n# TYPE configfsd_store_transactions_total "
-            "counter\nconfigfsd_store_transactions_total %llu\n"
-            "# HELP configfsd_store_commits_total Database commits (one "
-            "commit holds the changes waiting together).\n# TYPE "
-            "configfsd_store_commits_total counter\n"
-            "configfsd_store_commits_total %llu\n"
-            "# HELP configfsd_store_pending Changes waiting to be made "
-            "durable.\n# TYPE configfsd_store_pending gauge\n"
-            "configfsd_store_pending %llu\n",
-            (unsigned long long)info.txns,
-            (unsigned long long)info.commits,
-            (unsigned long long)info.pending);
-    }
-    if (cfs_http_opts(req)->store &&
-        cfs_store_cluster(cfs_http_opts(req)->store, &cl) == 0) {
-        (void)fprintf(
-            f,
-            "# HELP configfsd_cluster_applied_revision The last revision "
-            "of the shared log applied on this node.\n# TYPE "
-            "configfsd_cluster_applied_revision gauge\n"
-            "configfsd_cluster_applied_revision %llu\n"
-            "# HELP configfsd_cluster_watch_lag Revisions in the shared log "
-            "not yet applied on this node.\n# TYPE "
-            "configfsd_cluster_watch_lag gauge\n"
-            "configfsd_cluster_watch_lag %llu\n"
-            "# HELP configfsd_cluster_watching The watch on etcd is "
-            "connected.\n# TYPE configfsd_cluster_watching gauge\n"
-            "configfsd_cluster_watching %d\n"
-            "# HELP configfsd_cluster_catch_up_waiting Requests waiting "
-            "for this node to catch up (?min_revision=, a lost race, a "
-            "forwarded write), none holding a worker.\n# TYPE "
-            "configfsd_cluster_catch_up_waiting gauge\n"
-            "configfsd_cluster_catch_up_waiting %llu\n"
-            "# HELP configfsd_cluster_cas_conflicts_total Appends that "
-            "lost the race to another node.\n# TYPE "
-            "configfsd_cluster_cas_conflicts_total counter\n"
-            "configfsd_cluster_cas_conflicts_total %llu\n"
-            "# HELP configfsd_cluster_cas_retries_total Requests run again "
-            "after losing a race.\n# TYPE "
-            "configfsd_cluster_cas_retries_total counter\n"
-            "configfsd_cluster_cas_retries_total %llu\n"
-            "# HELP configfsd_cluster_forwarded_total Write requests sent "
-            "to the writer node.\n# TYPE configfsd_cluster_forwarded_total "
-            "counter\nconfigfsd_cluster_forwarded_total %llu\n"
-            "# HELP configfsd_cluster_forward_failures_total Of which the "
-            "writer did not answer.\n# TYPE "
-            "configfsd_cluster_forward_failures_total counter\n"
-            "configfsd_cluster_forward_failures_total %llu\n"
-            "# HELP configfsd_cluster_writer This node appends for the "
-            "others (1), another node does (0), none is known or this "
-            "node does not forward (-1).\n"
-            "# TYPE configfsd_cluster_writer gauge\n"
-            "configfsd_cluster_writer %d\n"
-            "# HELP configfsd_cluster_remote_changes_total Change sets of "
-            "other nodes applied here.\n# TYPE "
-            "configfsd_cluster_remote_changes_total counter\n"
-            "configfsd_cluster_remote_changes_total %llu\n"
-            "# HELP configfsd_cluster_replay_errors_total Operations of "
-            "other nodes refused here (a replay problem).\n# TYPE "
-            "configfsd_cluster_replay_errors_total counter\n"
-            "configfsd_cluster_replay_errors_total %llu\n"
-            "# HELP configfsd_etcd_requests_total Requests to etcd.\n"
-            "# TYPE configfsd_etcd_requests_total counter\n"
-            "configfsd_etcd_requests_total %llu\n"
-            "# HELP configfsd_etcd_failures_total Requests to etcd that "
-            "failed (unreachable, no quorum).\n# TYPE "
-            "configfsd_etcd_failures_total counter\n"
-            "configfsd_etcd_failures_total %llu\n"
-            "# HELP configfsd_etcd_round_trip_seconds_total Time spent in "
-            "requests to etcd (divide by the requests for the mean round "
-            "trip).\n# TYPE configfsd_etcd_round_trip_seconds_total "
-            "counter\nconfigfsd_etcd_round_trip_seconds_total %.6f\n",
-            (unsigned long long)cl.applied,
-            (unsigned long long)(cl.head > cl.applied ? cl.head - cl.applied
-                                                      : 0),
-            cl.watching ? 1 : 0,
-            (unsigned long long)cl.catch_up_waiting,
-            (unsigned long long)cl.conflicts,
-            (unsigned long long)atomic_load(&cas_retries),
-            (unsigned long long)atomic_load(&forwarded),
-            (unsigned long long)atomic_load(&forward_failures),
-            cl.writer_self ? 1
-            : cl.writer[0] ? 0
-                           : -1,
-            (unsigned long long)cl.remote,
-            (unsigned long long)cl.replay_errors,
-            (unsigned long long)cl.requests,
-            (unsigned long long)cl.failures,
-            (double)cl.rtt_us / 1e6);
-        (void)fprintf(
-            f,
-            "# HELP configfsd_cluster_snapshot_revision Revision of the last "
-            "snapshot in etcd known to this node (0: none).\n# TYPE "
-            "configfsd_cluster_snapshot_revision gauge\n"
-            "configfsd_cluster_snapshot_revision %llu\n"
-            "# HELP configfsd_cluster_snapshots_loaded_total Snapshots this "
-            "node started from.\n# TYPE "
-            "configfsd_cluster_snapshots_loaded_total counter\n"
-            "configfsd_cluster_snapshots_loaded_total %llu\n"
-            "# HELP configfsd_cluster_snapshots_written_total Snapshots this "
-            "node wrote and published.\n# TYPE "
-            "configfsd_cluster_snapshots_written_total counter\n"
-            "configfsd_cluster_snapshots_written_total %llu\n"
-            "# HELP configfsd_cluster_log_trimmed_total Log entries this node "
-            "deleted below a snapshot.\n# TYPE "
-            "configfsd_cluster_log_trimmed_total counter\n"
-            "configfsd_cluster_log_trimmed_total %llu\n"
-            "# HELP configfsd_cluster_fell_behind The log this node needs "
-            "was trimmed; it restarts.\n# TYPE "
-            "configfsd_cluster_fell_behind gauge\n"
-            "configfsd_cluster_fell_behind %d\n",
-            (unsigned long long)cl.snapshot_revision,
-            (unsigned long long)cl.snapshots_loaded,
-            (unsigned long long)cl.snapshots_written,
-            (unsigned long long)cl.trimmed,
-            cl.fell_behind ? 1 : 0);
-    }
+    put_u64(f,
+            "configfsd_commit_failures_total",
+            COUNTER,
+            "Commits that failed and were undone.",
+            atomic_load(&commit_failures));
+    put_u64(f,
+            "configfsd_auth_failures_total",
+            COUNTER,
+            "Requests with a bearer token the server does not know.",
+            atomic_load(&auth_failures));
+    put_u64(f,
+            "configfsd_auth_throttled_total",
+            COUNTER,
+            "Requests refused 429 because their address sent too many "
+            "wrong tokens.",
+            atomic_load(&auth_throttled));
+}
+
+static void put_store(FILE *f, const struct cfs_store_info *info)
+{
+    put_u64(f,
+            "configfsd_store_transactions_total",
+            COUNTER,
+            "Changes made durable since start.",
+            info->txns);
+    put_u64(f,
+            "configfsd_store_commits_total",
+            COUNTER,
+            "Database commits (one commit holds the changes waiting "
+            "together).",
+            info->commits);
+    put_u64(f,
+            "configfsd_store_pending",
+            GAUGE,
+            "Changes waiting to be made durable.",
+            info->pending);
+}
+
+/* Cluster mode: following the log, racing or forwarding, etcd itself. */
+static void put_cluster(FILE *f, const struct cfs_store_cluster_info *cl)
+{
+    put_u64(f,
+            "configfsd_cluster_applied_revision",
+            GAUGE,
+            "The last revision of the shared log applied on this node.",
+            cl->applied);
+    put_u64(f,
+            "configfsd_cluster_watch_lag",
+            GAUGE,
+            "Revisions in the shared log not yet applied on this node.",
+            cl->head > cl->applied ? cl->head - cl->applied : 0);
+    put_int(f,
+            "configfsd_cluster_watching",
+            GAUGE,
+            "The watch on etcd is connected.",
+            cl->watching ? 1 : 0);
+    put_u64(f,
+            "configfsd_cluster_catch_up_waiting",
+            GAUGE,
+            "Requests waiting for this node to catch up (?min_revision=, a "
+            "lost race, a forwarded write), none holding a worker.",
+            cl->catch_up_waiting);
+    put_u64(f,
+            "configfsd_cluster_cas_conflicts_total",
+            COUNTER,
+            "Appends that lost the race to another node.",
+            cl->conflicts);
+    put_u64(f,
+            "configfsd_cluster_cas_retries_total",
+            COUNTER,
+            "Requests run again after losing a race.",
+            atomic_load(&cas_retries));
+    put_u64(f,
+            "configfsd_cluster_forwarded_total",
+            COUNTER,
+            "Write requests sent to the writer node.",
+            atomic_load(&forwarded));
+    put_u64(f,
+            "configfsd_cluster_forward_failures_total",
+            COUNTER,
+            "Of which the writer did not answer.",
+            atomic_load(&forward_failures));
+    put_int(f,
+            "configfsd_cluster_writer",
+            GAUGE,
+            "This node appends for the others (1), another node does (0), "
+            "none is known or this node does not forward (-1).",
+            cl->writer_self ? 1
+            : cl->writer[0] ? 0
+                            : -1);
+    put_u64(f,
+            "configfsd_cluster_remote_changes_total",
+            COUNTER,
+            "Change sets of other nodes applied here.",
+            cl->remote);
+    put_u64(f,
+            "configfsd_cluster_replay_errors_total",
+            COUNTER,
+            "Operations of other nodes refused here (a replay problem).",
+            cl->replay_errors);
+    put_u64(f,
+            "configfsd_etcd_requests_total",
+            COUNTER,
+            "Requests to etcd.",
+            cl->requests);
+    put_u64(f,
+            "configfsd_etcd_failures_total",
+            COUNTER,
+            "Requests to etcd that failed (unreachable, no quorum).",
+            cl->failures);
+    put_head(f,
+             "configfsd_etcd_round_trip_seconds_total",
+             COUNTER,
+             "Time spent in requests to etcd (divide by the requests for the "
+             "mean round trip).");
     (void)fprintf(f,
-                  "# HELP configfsd_revision The last revision.\n# TYPE "
-                  "configfsd_revision gauge\nconfigfsd_revision %llu\n",
-                  (unsigned long long)cfs_revision());
+                  "configfsd_etcd_round_trip_seconds_total %.6f\n",
+                  (double)cl->rtt_us / 1e6);
+    put_u64(f,
+            "configfsd_cluster_snapshot_revision",
+            GAUGE,
+            "Revision of the last snapshot in etcd known to this node (0: "
+            "none).",
+            cl->snapshot_revision);
+    put_u64(f,
+            "configfsd_cluster_snapshots_loaded_total",
+            COUNTER,
+            "Snapshots this node started from.",
+            cl->snapshots_loaded);
+    put_u64(f,
+            "configfsd_cluster_snapshots_written_total",
+            COUNTER,
+            "Snapshots this node wrote and published.",
+            cl->snapshots_written);
+    put_u64(f,
+            "configfsd_cluster_log_trimmed_total",
+            COUNTER,
+            "Log entries this node deleted below a snapshot.",
+            cl->trimmed);
+    put_int(f,
+            "configfsd_cluster_fell_behind",
+            GAUGE,
+            "The log this node needs was trimmed; it restarts.",
+            cl->fell_behind ? 1 : 0);
+}
+
+/* The tree: its revision, its size, what replay could not do. */
+static void put_tree(FILE *f, struct cfs_http_req *req)
+{
+    json_t *problems = cfs_http_problems_json(req);
+
+    put_u64(
+        f, "configfsd_revision", GAUGE, "The last revision.", cfs_revision());
+    put_head(
+        f, "configfsd_tree_nodes", GAUGE, "Directories and links in the tree.");
     (void)fprintf(f,
-                  "# HELP configfsd_tree_nodes Directories and links in the "
-                  "tree.\n# TYPE configfsd_tree_nodes gauge\n"
                   "configfsd_tree_nodes{kind=\"all\"} %llu\n",
                   (unsigned long long)cfs_tree_nodes());
-    problems = cfs_http_problems_json(req);
-    (void)fprintf(
-        f,
-        "# HELP configfsd_replay_problems Stored changes that could not "
-        "be replayed.\n# TYPE configfsd_replay_problems gauge\n"
-        "configfsd_replay_problems %zu\n",
-        json_array_size(problems));
+    put_u64(f,
+            "configfsd_replay_problems",
+            GAUGE,
+            "Stored changes that could not be replayed.",
+            json_array_size(problems));
     json_decref(problems);
+}
+
+void cfs_http_handle_metrics(struct cfs_http_req *req)
+{
+    struct cfs_store *store = cfs_http_opts(req)->store;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct cfs_store_info info;
+    struct cfs_store_cluster_info cl;
+
+    if (!f) {
+        cfs_http_no_memory(req);
+        return;
+    }
+    put_requests(f);
+    put_commits_auth(f);
+    if (store && cfs_store_info(store, &info) == 0) {
+        put_store(f, &info);
+    }
+    if (store && cfs_store_cluster(store, &cl) == 0) {
+        put_cluster(f, &cl);
+    }
+    put_tree(f, req);
     if (fclose(f) != 0 || !text) {
         free(text);
         cfs_http_no_memory(req);

@@ -19,7 +19,6 @@
 #include "reply.h"
 #include "scope.h"
 #include "status.h"
-#include "sub.h"
 
 /* @data: the body of @resp (@len bytes), kept for a request of a
  * forwarded batch, whose answer goes back inside the batch's own (a
@@ -33,7 +32,7 @@ static void set_response(struct cfs_http_req *req,
     if (req->resp) {
         MHD_destroy_response(req->resp); /* the last answer wins */
     }
-    if (req->sub && cfs_http_sub_keep(req->sub, data, len) < 0 && resp) {
+    if (req->io->keep && req->io->keep(req, data, len) < 0 && resp) {
         MHD_destroy_response(resp);
         resp = NULL; /* answered "no response" */
     }

@@ -11,7 +11,6 @@
 
 #include "reply.h"
 #include "request.h"
-#include "sub.h"
 
 int cfs_http_hexval(char c)
 {
@@ -147,21 +146,14 @@ int cfs_http_config_path(const char *raw, char **ret_path)
 
 const char *cfs_http_query_raw(struct cfs_http_req *req, const char *key)
 {
-    return req->sub ? cfs_http_sub_value(req->sub, false, key)
-                    : MHD_lookup_connection_value(
-                          req->conn, MHD_GET_ARGUMENT_KIND, key);
+    return req->io->value(req, MHD_GET_ARGUMENT_KIND, key);
 }
 
 void cfs_http_query_each(struct cfs_http_req *req,
                          MHD_KeyValueIterator it,
                          void *cls)
 {
-    if (req->sub) {
-        cfs_http_sub_each(req->sub, false, it, cls);
-    } else {
-        (void)MHD_get_connection_values(
-            req->conn, MHD_GET_ARGUMENT_KIND, it, cls);
-    }
+    req->io->each(req, MHD_GET_ARGUMENT_KIND, it, cls);
 }
 
 const char *cfs_http_query(struct cfs_http_req *req, const char *key)
@@ -193,9 +185,7 @@ const char *cfs_http_query(struct cfs_http_req *req, const char *key)
 
 const char *cfs_http_header_in(struct cfs_http_req *req, const char *key)
 {
-    return req->sub
-               ? cfs_http_sub_value(req->sub, true, key)
-               : MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+    return req->io->value(req, MHD_HEADER_KIND, key);
 }
 
 static bool if_match(struct cfs_http_req *req, uint64_t revision)

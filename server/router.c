@@ -17,7 +17,7 @@
 #include "h-batch.h"
 #include "h-config.h"
 #include "h-export.h"
-#include "h-forward.h"
+#include "fwd-batch.h"
 #include "h-history.h"
 #include "h-schema.h"
 #include "h-service.h"
@@ -88,7 +88,7 @@ static const struct cfs_http_route routes[] = {
                              0,     cfs_http_handle_batch,    NULL, NULL,
                              NULL},
     /* cluster mode: the writer runs writes other nodes forwarded, each
-     * authorized on its own token (h-forward.h) */
+     * authorized on its own token (fwd-batch.h) */
     {CFS_FWD_BATCH_PATH,     false, "forward", POST, PUBLIC, 0,      POST,
                              0,     cfs_http_handle_forward,  NULL,
                              "each forwarded request honours its own",

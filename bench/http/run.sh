@@ -14,7 +14,7 @@ secs=${3:-10}
 conns=${4:-64}
 rounds=${5:-5}
 here=$(cd "$(dirname "$0")" && pwd)
-command -v wrk >/dev/null || "$here/../../scripts/deps.sh" wrk
+command -v wrk >/dev/null || "$here/../../scripts/deps.sh" run wrk
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
 tmp=$(mktemp -d)
 pids=()

@@ -33,10 +33,10 @@ int cfs__child_reserve(struct cfs_dirent *dir)
         return 0;
     }
     /* a power of two: buckets are picked by masking the hash */
-    if (cfs_grow_cap(dir->hcap, 0, 8, sizeof(*tab), &cap)) {
+    if (cfs_grow_cap(dir->hcap, 0, 8, sizeof(struct cfs_dirent *), &cap)) {
         return -ENOMEM;
     }
-    tab = cfs_zalloc(cap * sizeof(*tab));
+    tab = cfs_zalloc(cap * sizeof(struct cfs_dirent *));
     if (!tab) {
         return -ENOMEM;
     }

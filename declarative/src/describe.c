@@ -101,6 +101,9 @@ static json_t *attr_schema(struct jb *b, const struct sch_attr *a)
         if (a->display_hex) {
             jset(b, p, "x-display", json_string("hex"));
         }
+        if (a->format) {
+            jset(b, p, "x-format", json_string(a->format));
+        }
         break;
     case SCH_BOOL:
         jset(b, p, "type", json_string("boolean"));

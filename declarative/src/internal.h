@@ -61,6 +61,15 @@ struct sch_attr {
     bool has_min, has_max;
     int64_t min, max;
     bool display_hex; /* "display": "hex": a hint for forms, not a rule */
+    /* "format": how the value is kept and shown, one printf conversion
+     * as the kernel's show() prints it ("0x%04x"); format NULL: decimal.
+     * Parsed: zero padding, the conversion (d, u, x or X), the width, the
+     * text before and after. */
+    bool fmt_zero;
+    char fmt_conv;
+    int fmt_width;
+    char *format;
+    char *fmt_pre, *fmt_post;
     /* enum */
     char **values;
     size_t n_values;

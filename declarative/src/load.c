@@ -188,6 +188,7 @@ static const char *const attr_keys[] = {"kind",
                                         "max",
                                         "values",
                                         "display",
+                                        "format",
                                         NULL};
 
 static int attr_mode(struct loader *L, json_t *v, struct sch_attr *a)
@@ -303,6 +304,89 @@ static int attr_pattern(struct loader *L, json_t *v, struct sch_attr *a)
     return 0;
 }
 
+/* The literal text of a format, "%%" unescaped; NULL without memory or
+ * when it holds another '%' or a control character (*@bad set). */
+static char *format_text(const char *s, size_t n, bool *bad)
+{
+    char *out = cfs_malloc(n + 1);
+    size_t o = 0;
+
+    if (!out) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 1 < n && s[i + 1] == '%') {
+            i++;
+        } else if (s[i] == '%' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+            *bad = true;
+            cfs_free(out);
+            return NULL;
+        }
+        out[o++] = s[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* "format": text, one conversion %[0][WIDTH](d|u|x|X), text; as the
+ * kernel's show() prints the number (USB's idVendor: "0x%04x"). */
+static int attr_format(struct loader *L, json_t *v, struct sch_attr *a)
+{
+    const char *s, *c;
+    bool bad = false;
+    int r = want(L, v, JSON_STRING, "a format such as \"0x%04x\"");
+
+    if (r < 0) {
+        return r;
+    }
+    s = json_string_value(v);
+    /* the conversion: the first '%' not part of "%%" */
+    for (c = s; *c; c++) {
+        if (c[0] == '%' && c[1] == '%') {
+            c++;
+        } else if (c[0] == '%') {
+            break;
+        }
+    }
+    if (!*c || strlen(s) > 64) {
+        return fail(L,
+                    "must hold one conversion %%[0][WIDTH](d|u|x|X), "
+                    "such as \"0x%%04x\" (at most 64 bytes)");
+    }
+    a->fmt_pre = format_text(s, (size_t)(c - s), &bad);
+    c++;
+    if (*c == '0') {
+        a->fmt_zero = true;
+        c++;
+    }
+    while (*c >= '0' && *c <= '9' && a->fmt_width <= 64) {
+        a->fmt_width = a->fmt_width * 10 + (*c++ - '0');
+    }
+    if (*c) {
+        a->fmt_conv = *c;
+        c++;
+    }
+    if (!bad) {
+        a->fmt_post = format_text(c, strlen(c), &bad);
+    }
+    if (!bad && (!a->fmt_pre || !a->fmt_post)) {
+        return -ENOMEM;
+    }
+    if (bad || a->fmt_width > 64 || !a->fmt_conv ||
+        !strchr("duxX", a->fmt_conv)) {
+        return fail(L,
+                    "must hold one conversion %%[0][WIDTH](d|u|x|X) and "
+                    "no other '%%' (\"%%%%\" for one), such as \"0x%%04x\"");
+    }
+    if (a->kind == SCH_INT && a->fmt_conv != 'd') {
+        return fail(L,
+                    "kind int takes %%d only (a negative number has no "
+                    "unsigned form)");
+    }
+    a->format = cfs_strdup(s);
+    return a->format ? 0 : -ENOMEM;
+}
+
 /* Options that only make sense for some kinds. */
 static int
 attr_option_allowed(struct loader *L, const char *key, const struct sch_attr *a)
@@ -314,7 +398,7 @@ attr_option_allowed(struct loader *L, const char *key, const struct sch_attr *a)
         ok = a->kind == SCH_STRING;
         only = "string";
     } else if (!strcmp(key, "min") || !strcmp(key, "max") ||
-               !strcmp(key, "display")) {
+               !strcmp(key, "display") || !strcmp(key, "format")) {
         ok = a->kind == SCH_INT || a->kind == SCH_UINT;
         only = "int and uint";
     } else if (!strcmp(key, "values")) {
@@ -372,6 +456,9 @@ attr_option(struct loader *L, const char *key, json_t *v, struct sch_attr *a)
     if (!strcmp(key, "values")) {
         return attr_values(L, v, a);
     }
+    if (!strcmp(key, "format")) {
+        return attr_format(L, v, a);
+    }
     if (!strcmp(key, "display")) {
         r = want(L, v, JSON_STRING, "\"hex\" or \"decimal\"");
         if (r == 0 && strcmp(json_string_value(v), "hex") != 0 &&
@@ -413,7 +500,7 @@ static int attr_parse(struct loader *L,
                        obj,
                        attr_keys,
                        "kind, mode, default, pattern, max_length, min, max, "
-                       "values or display");
+                       "values, display or format");
     }
     if (r < 0) {
         return r;

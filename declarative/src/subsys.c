@@ -65,6 +65,9 @@ static void attr_destroy(struct sch_attr *a)
     cfs_free(a->name);
     cfs_free(a->def);
     cfs_free(a->pattern);
+    cfs_free(a->format);
+    cfs_free(a->fmt_pre);
+    cfs_free(a->fmt_post);
     if (a->has_re) {
         regfree(&a->re);
     }

@@ -121,6 +121,84 @@ static bool number_syntax(const char *s, size_t len, bool *ret_neg, int *base)
     return true;
 }
 
+/* A number as the attribute's "format" says, the plain decimal without
+ * one: @sv for kind int (@is_signed), @v for uint. */
+static char *
+format_number(const struct sch_attr *a, bool is_signed, int64_t sv, uint64_t v)
+{
+    char num[80];
+    char *out;
+    size_t n;
+    int w = a->fmt_width;
+
+    switch (a->format ? a->fmt_conv : 'd') {
+    case 'x':
+        (void)snprintf(
+            num, sizeof(num), a->fmt_zero ? "%0*" PRIx64 : "%*" PRIx64, w, v);
+        break;
+    case 'X':
+        (void)snprintf(
+            num, sizeof(num), a->fmt_zero ? "%0*" PRIX64 : "%*" PRIX64, w, v);
+        break;
+    default:
+        if (is_signed) {
+            (void)snprintf(num,
+                           sizeof(num),
+                           a->fmt_zero ? "%0*" PRId64 : "%*" PRId64,
+                           w,
+                           sv);
+        } else {
+            (void)snprintf(num,
+                           sizeof(num),
+                           a->fmt_zero ? "%0*" PRIu64 : "%*" PRIu64,
+                           w,
+                           v);
+        }
+        break;
+    }
+    if (!a->format) {
+        return cfs_strdup(num);
+    }
+    n = strlen(a->fmt_pre) + strlen(num) + strlen(a->fmt_post) + 1;
+    out = cfs_malloc(n);
+    if (out) {
+        (void)snprintf(out, n, "%s%s%s", a->fmt_pre, num, a->fmt_post);
+    }
+    return out;
+}
+
+/* A formatted number back: what "format" put around it goes, the rest is
+ * read as any number, or as hexadecimal digits when the format's own text
+ * was around them (*@hex; "FF h" of "%X h"). @return the length of the
+ * number within @s, from *@from. */
+static size_t unformat(const struct sch_attr *a,
+                       const char *s,
+                       size_t len,
+                       size_t *from,
+                       bool *hex)
+{
+    size_t pre, post;
+
+    *from = 0;
+    *hex = false;
+    if (!a->format) {
+        return len;
+    }
+    pre = strlen(a->fmt_pre);
+    post = strlen(a->fmt_post);
+    /* "0x" before a hex conversion is the number's own prefix: kept */
+    if (pre == 2 && !strcmp(a->fmt_pre, "0x")) {
+        pre = 0;
+    }
+    if (pre + post < len && !strncmp(s, a->fmt_pre, pre) &&
+        !strncmp(s + len - post, a->fmt_post, post)) {
+        *from = pre;
+        *hex = pre + post > 0 && (a->fmt_conv == 'x' || a->fmt_conv == 'X');
+        return len - pre - post;
+    }
+    return len;
+}
+
 static int check_int(const struct sch_attr *a,
                      char *canon,
                      size_t len,
@@ -131,9 +209,16 @@ static int check_int(const struct sch_attr *a,
     bool neg;
     int base;
     char *end = NULL;
-    char buf[32];
+    size_t from = 0;
+    bool hex = false;
 
-    if (!number_syntax(canon, len, &neg, &base)) {
+    len = unformat(a, canon, len, &from, &hex);
+    canon += from;
+    canon[len] = '\0';
+    if (hex && len > 0 && strspn(canon, "0123456789abcdefABCDEF") == len) {
+        neg = false;
+        base = 16;
+    } else if (!number_syntax(canon, len, &neg, &base)) {
         why_set(why,
                 why_size,
                 "must be %s integer (decimal, or hexadecimal after 0x)",
@@ -156,7 +241,7 @@ static int check_int(const struct sch_attr *a,
             why_set(why, why_size, "at most %" PRId64, a->max);
             return -EINVAL;
         }
-        (void)snprintf(buf, sizeof(buf), "%lld", v);
+        *ret_out = format_number(a, true, (int64_t)v, 0);
     } else {
         unsigned long long v;
 
@@ -177,9 +262,8 @@ static int check_int(const struct sch_attr *a,
             why_set(why, why_size, "at most %" PRId64, a->max);
             return -EINVAL;
         }
-        (void)snprintf(buf, sizeof(buf), "%llu", v);
+        *ret_out = format_number(a, false, 0, (uint64_t)v);
     }
-    *ret_out = cfs_strdup(buf);
     return *ret_out ? 0 : -ENOMEM;
 }
 

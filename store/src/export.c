@@ -59,6 +59,78 @@ static char *memdup0(const void *p, size_t len)
     return s;
 }
 
+/* ---- defaults ---------------------------------------------------------- */
+
+static bool has_value(const struct cfs_store_node *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_values; i++) {
+        if (strcmp(n->values[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Append to @n what each readable and writable attribute never written
+ * shows now (is_default), in declaration order; then the same for the
+ * children. A directory gone from the tree, or an attribute whose show
+ * fails, adds nothing. */
+static int add_defaults(struct cfs_store_node *n)
+{
+    struct cfs_entry *entries = NULL;
+    size_t ne = 0;
+    int r = 0;
+
+    if (cfs_readdir(n->path, &entries, &ne) == 0) {
+        for (size_t i = 0; i < ne && r == 0; i++) {
+            const struct cfs_entry *a = &entries[i];
+            struct cfs_store_value *v;
+            char *apath, *buf = NULL;
+            size_t len = 0;
+
+            if ((a->kind != CFS_KIND_ATTR && a->kind != CFS_KIND_BIN_ATTR) ||
+                !a->readable || !a->writable || has_value(n, a->name)) {
+                continue;
+            }
+            apath = strcmp(n->path, "/") == 0
+                        ? store_asprintf("/%s", a->name)
+                        : store_asprintf("%s/%s", n->path, a->name);
+            if (!apath) {
+                r = -ENOMEM;
+                break;
+            }
+            if (cfs_show(apath, &buf, &len) < 0) {
+                cfs_free(apath);
+                continue;
+            }
+            cfs_free(apath);
+            v = cfs_realloc(n->values, (n->n_values + 1) * sizeof(*n->values));
+            if (!v) {
+                cfs_free(buf);
+                r = -ENOMEM;
+                break;
+            }
+            n->values = v;
+            v = &n->values[n->n_values++];
+            *v = (struct cfs_store_value){
+                .name = cfs_strdup(a->name),
+                .data = buf,
+                .len = len,
+                .binary = a->kind == CFS_KIND_BIN_ATTR,
+                .is_default = true,
+            };
+            if (!v->name) {
+                r = -ENOMEM;
+            }
+        }
+        cfs_entries_free(entries, ne);
+    }
+    for (size_t i = 0; i < n->n_children && r == 0; i++) {
+        r = add_defaults(&n->children[i]);
+    }
+    return r;
+}
+
 /* ---- from the database ------------------------------------------------- */
 
 /* A directory row while the tree is put together. */
@@ -406,6 +478,7 @@ int cfs_store_export(struct cfs_store *s,
     r = build(&d, 0, &e->root);
     if (r == 0) {
         add_types(&e->root);
+        r = add_defaults(&e->root);
     }
 out:
     drows_free(&d);
@@ -415,6 +488,51 @@ out:
     }
     *ret_export = e;
     return 0;
+}
+
+/* ---- changes since a snapshot ----------------------------------------- */
+
+int cfs_store_touched_since(struct cfs_store *s,
+                            const char *path,
+                            uint64_t revision,
+                            bool *ret_touched)
+{
+    /* The rows after @revision (journal_rev finds the first), and among
+     * them one at or under the path, as source or as target. */
+    static const char sql[] =
+        "SELECT (SELECT history_floor FROM state WHERE id = 1) > ?1"
+        " OR EXISTS (SELECT 1 FROM journal WHERE id >= coalesce("
+        "  (SELECT first_id FROM journal_rev WHERE revision > ?1"
+        "   ORDER BY revision LIMIT 1), (SELECT max(id) + 1 FROM journal), 0)"
+        " AND (?2 = '/' OR path = ?2 OR (path > ?2 || '/' AND path < ?2 || '0')"
+        "  OR ((op = 'rename' OR op = 'symlink') AND (CAST(arg AS TEXT) = ?2"
+        "   OR (CAST(arg AS TEXT) > ?2 || '/'"
+        "       AND CAST(arg AS TEXT) < ?2 || '0')))))";
+    sqlite3_stmt *st = NULL;
+    size_t plen = store_path_norm(path);
+    int r;
+
+    if (!s || !ret_touched || plen == 0) {
+        return -EINVAL;
+    }
+    pthread_mutex_lock(&s->r_lock);
+    r = store_errno(sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL));
+    if (r == 0) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)revision);
+        r = store_bind_text(st, 2, path, plen);
+    }
+    if (r == 0) {
+        int rc = sqlite3_step(st);
+
+        if (rc == SQLITE_ROW) {
+            *ret_touched = sqlite3_column_int(st, 0) != 0;
+        } else {
+            r = store_errno(rc == SQLITE_DONE ? SQLITE_CORRUPT : rc);
+        }
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->r_lock);
+    return r;
 }
 
 /* ---- from the live tree ------------------------------------------------ */
@@ -582,6 +700,9 @@ int cfs_store_export_tree(const char *path,
             cfs_free(ppath);
         }
         r = tree_node(norm, &entry, in_live, &e->root);
+    }
+    if (r == 0) {
+        r = add_defaults(&e->root);
     }
 out:
     cfs_entry_done(&entry);

@@ -343,7 +343,27 @@ STDIN=$tmp/export.json run import -
 check "import - reads stdin; an unchanged tree: no changes" '[ $rc = 0 ] && has "no changes"'
 run import "$tmp/export.json"
 check "import of an unchanged tree: no changes" '[ $rc = 0 ] && has "no changes"'
+# a module's subsystem (dlopen'ed), 20000 random bytes in a binary attribute
+"$CTL" export /cli-raw >"$tmp/raw.json"
+run import --replace --dry-run "$tmp/raw.json"
+check "a module's items with random binary values: an unchanged tree plans nothing" \
+  '[ $rc = 0 ] && has "dry run: 0 operations"'
+head -c 300 /dev/urandom >"$tmp/blob2"
+"$CTL" write --binary /cli-raw/r1/blob <"$tmp/blob2"
+check "the module's binary value changed after the export" \
+  '"$CTL" cat /cli-raw/r1/blob | cmp -s - "$tmp/blob2"'
+run import --replace "$tmp/raw.json"
+"$CTL" cat /cli-raw/r1/blob >"$tmp/back"
+check "import --replace puts the module's binary value back, byte for byte" \
+  '[ $rc = 0 ] && grep -qE "^revision [0-9]+: 1 operations$" $out && cmp -s $tmp/blob $tmp/back'
 "$CTL" mkdir /02-simple-children/extra
+"$CTL" export /02-simple-children >"$tmp/export-now.json"
+CONFIGFSCTL_PROGRESS=1 run export /02-simple-children
+check "export streams the document as it comes; progress on stderr" \
+  '[ $rc = 0 ] && cmp -s $out "$tmp/export-now.json" && has "received" $err && ! has "received" $out'
+STDIN=<(cat "$tmp/export.json") CONFIGFSCTL_PROGRESS=1 run import -
+check "import from a pipe (sent as it is read, chunked); progress on stderr" \
+  '[ $rc = 0 ] && has "no changes" && has "sent" $err'
 run import --replace --dry-run "$tmp/export.json"
 check "import --replace plans the removal of what the document lacks" \
   '[ $rc = 0 ] && has "rmdir /02-simple-children/extra"'

@@ -339,11 +339,14 @@ class LossyProxy:
 
     With @refuse (a request path), a request for it is answered 404 here
     and never sent on (a configfsd older than that route), counted in
-    self.refused; @upstream_port may then be set later (self.upstream)."""
+    self.refused; @upstream_port may then be set later (self.upstream).
+    With @delay (seconds), every answer but a watch's is held that long
+    (a slow link)."""
 
-    def __init__(self, upstream_port, dropper=None, refuse=None):
+    def __init__(self, upstream_port, dropper=None, refuse=None, delay=0):
         self.upstream = ("127.0.0.1", upstream_port)
         self.dropper = dropper
+        self.delay = delay
         self.refuse = refuse
         self.refused = 0
         self.srv = socket.socket()
@@ -466,6 +469,8 @@ class LossyProxy:
                 rbody, ubuf = self._body(us, rhead, ubuf)
                 if self.dropper and self.dropper.take(body):
                     return  # etcd answered; the client never hears it
+                if self.delay:
+                    time.sleep(self.delay)  # the slow link itself
                 cs.sendall(rhead + rbody)
         except OSError:
             pass

@@ -523,7 +523,7 @@ scenario('usb_gadget: integers the schema shows in hex, name examples and the na
   ok(await page.$eval(attrInput('idVendor'), (e) => e.value) === '0x0000', 'idVendor is shown in hex');
   ok((await page.textContent('#panel form[data-attr="idVendor"] .hint')).includes('hexadecimal'), 'the hint says so');
   await setAttr(page, 'idVendor', '0x1d6b');
-  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '7531', 'the server to hold 7531');
+  await until(async () => (await api.value('/usb_gadget/g1/idVendor')) === '0x1d6b', 'the server to hold 0x1d6b');
   await page.waitForFunction(() => document.querySelector('#panel form[data-attr="idVendor"] input').value === '0x1d6b' && document.querySelector('#staged').hidden);
   await openNode(page, '/usb_gadget/g1/functions');
   const placeholder = await page.$eval('#panel .mkdir-form input[required]', (e) => e.placeholder);
@@ -794,6 +794,58 @@ scenario('import: the server\'s dry-run plan is shown as a diff, then applied as
   await until(async () => (await api.value('/fakenbd/pending/disk1/target')) === '10.0.0.9', 'the import to apply');
   ok(await api.revision() === before + 1, 'one revision');
   await page.waitForFunction(() => document.querySelector('#panel form[data-attr="target"] input').value === '10.0.0.9');
+});
+
+scenario('import, replace: a backup is offered, progress shows while the server plans, "Preview again" after a 412 keeps the mode', async () => {
+  page.allowed = new Set([412]);
+  await clearMessages(page);
+  const exp = await api.call('GET', '/api/v1/export?path=/fakenbd');
+  ok(exp.status === 200, `export ${exp.status}`);
+  await api.store('/fakenbd/pending/disk1/target', '10.7.7.7');
+  const file = join(tmp, 'fakenbd-replace.json');
+  writeFileSync(file, exp.text);
+  // each dry run is held until the page has been looked at
+  let release = null;
+  let gate = new Promise((r) => { release = r; });
+  await page.route('**/api/v1/import?**', async (route) => {
+    if (!route.request().url().includes('dry_run=1')) return route.fallback();
+    await gate;
+    return route.fallback();
+  });
+  try {
+    await page.setInputFiles('#import-file', file);
+    await page.waitForSelector('#dlg-confirm[open] #import-progress:not(.hidden)');
+    ok((await page.textContent('#dlg-confirm .plan-summary')).startsWith('Asking the server'), 'the summary says a plan is being computed');
+    release();
+    await page.waitForSelector('#dlg-confirm .plan li');
+    ok(await page.$eval('#import-progress', (e) => e.classList.contains('hidden')), 'the progress goes once the plan is there');
+    ok(await page.$eval('#import-backup', (e) => e.classList.contains('hidden')), 'merge: no backup offered');
+    gate = new Promise((r) => { release = r; });
+    await page.selectOption('#import-mode', 'replace');
+    await page.waitForSelector('#dlg-confirm #import-progress:not(.hidden)');
+    ok(!(await page.$('#dlg-confirm .plan li')), 'the old plan is not shown while the new one is computed');
+    release();
+    await page.waitForSelector('#dlg-confirm .plan li');
+    ok(!(await page.$eval('#import-backup', (e) => e.classList.contains('hidden'))), 'replace: a backup is offered');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-import-backup')]);
+    ok(/^configfsd-export-r\d+\.json$/.test(download.suggestedFilename()), `the backup is downloaded (${download.suggestedFilename()})`);
+    await page.waitForFunction(() => document.querySelector('#import-backup').textContent.includes('downloaded'));
+    await axeCheck(page, 'import preview, replace');
+    // the tree moves on after the preview: the import is refused (412)
+    await api.store('/fakenbd/pending/disk1/device', '/dev/sdz');
+    await page.click('#confirm-ok');
+    await page.waitForSelector('.msg.error button:text-is("Preview again")');
+    ok(await api.value('/fakenbd/pending/disk1/target') === '10.7.7.7', 'nothing was imported');
+    await page.click('.msg.error button:text-is("Preview again")');
+    await page.waitForSelector('#dlg-confirm[open] .plan li');
+    ok(await page.$eval('#import-mode', (e) => e.value) === 'replace', 'Preview again keeps replace');
+    await page.click('#confirm-ok');
+    await until(async () => (await api.value('/fakenbd/pending/disk1/target')) === '10.0.0.9', 'the import to apply');
+    ok(await api.value('/fakenbd/pending/disk1/device') !== '/dev/sdz', 'replace put the device back too');
+  } finally {
+    release();
+    await page.unroute('**/api/v1/import?**');
+  }
 });
 
 scenario('layout: tree and panel scroll on their own, the splitter resizes, long names are ellipsized with the full name on hover', async () => {

@@ -3,7 +3,7 @@
  * fuzz-body.c - one request body, sent to the in-process server on its
  * route. Built once per body (FUZZ_BODY): mkdir, store, link, rename,
  * batch, import (JSON), and forward (the framing of a batch of forwarded
- * requests, server/h-forward.h, each of them run on its own route). The
+ * requests, server/fwd-batch.h, each of them run on its own route). The
  * answer must never be a 500; a connection closed without an answer is
  * reported on stderr.
  */

@@ -249,6 +249,36 @@ static void log_response(const char *method,
     free(text);
 }
 
+static size_t discard_body(char *p, size_t size, size_t n, void *ctx)
+{
+    (void)p;
+    (void)ctx;
+    return size * n;
+}
+
+int http_put_own(const char *url,
+                 const char *body,
+                 long timeout_s,
+                 long *ret_status)
+{
+    CURL *c = curl_easy_init();
+    CURLcode rc;
+
+    *ret_status = 0;
+    if (!c) {
+        return CURLE_OUT_OF_MEMORY;
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    rc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, ret_status);
+    curl_easy_cleanup(c);
+    return (int)rc;
+}
+
 int http_try(struct http_resp *r,
              const char *method,
              const char *path,

@@ -91,6 +91,15 @@ void expect_problem(const struct http_resp *r, long status, const char *err);
 
 uint16_t harness_port(void);
 
+/* PUT @body to the full @url on a libcurl handle of its own (for writer
+ * threads: the harness's globals are not theirs), waiting at most
+ * @timeout_s; the answer's body is dropped. @return the CURLcode; the
+ * status in *ret_status (0 without an answer). */
+int http_put_own(const char *url,
+                 const char *body,
+                 long timeout_s,
+                 long *ret_status);
+
 /* GET /healthz answers 200 (on a new connection). */
 void expect_healthy(void);
 /* The global revision, from GET /api/v1 (which must answer 200). */

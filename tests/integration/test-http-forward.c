@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-http-forward.c - POST /api/v1/forward (server/h-forward.h), the
+ * test-http-forward.c - POST /api/v1/forward (server/fwd-batch.h), the
  * route through which a cluster node sends the writer many forwarded
  * writes in one exchange. Each request of a batch is answered as if it had
  * come alone: its own status, headers, body and the revision its change

@@ -452,6 +452,72 @@ static void parse_events(struct seen *s, const char *buf)
     }
 }
 
+/* One batch of @n stores of @value (its first byte varied) to the two
+ * attributes in turn: one revision of @n records. */
+static void post_batch(char *body, size_t cap, char *value, int n)
+{
+    size_t len = 0;
+    struct http_resp r;
+
+    len += (size_t)snprintf(body + len, cap - len, "{\"ops\":[");
+    for (int i = 0; i < n; i++) {
+        value[0] = (char)('a' + i % 26);
+        len += (size_t)snprintf(body + len,
+                                cap - len,
+                                "%s{\"op\":\"store\",\"path\":\"/bytes/%s\","
+                                "\"value\":\"%s\"}",
+                                i ? "," : "",
+                                i % 2 ? "a" : "b",
+                                value);
+    }
+    len += (size_t)snprintf(body + len, cap - len, "]}");
+    http(&r, "POST", "/api/v1/batch", body, len, admin_json);
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+}
+
+/* Read the stream on @fd into @s until @last_id or a reset (bounded);
+ * @buf holds 1 MiB. */
+static void read_stream(int fd, struct seen *s, char *buf, const char *last_id)
+{
+    size_t have = 0;
+
+    for (int rounds = 0; rounds < 4000 && !s->done; rounds++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        ssize_t n;
+        char *cut;
+
+        if (poll(&p, 1, 10000) <= 0) {
+            fprintf(stderr, "no data for 10 s\n");
+            break;
+        }
+        n = recv(fd, buf + have, (1 << 20) - 1 - have, 0);
+        if (n <= 0) {
+            fprintf(stderr, "closed (%zd)\n", n);
+            break;
+        }
+        have += (size_t)n;
+        buf[have] = '\0';
+        s->reset |= strstr(buf, "event: reset") != NULL;
+        s->done = s->reset || strstr(buf, last_id) != NULL;
+        /* parse whole frames, keep the unfinished tail */
+        cut = NULL;
+        for (char *q = buf; (q = strstr(q, "\n\n")); q++) {
+            cut = q + 2;
+        }
+        if (cut) {
+            char keep = *cut;
+
+            *cut = '\0';
+            parse_events(s, buf);
+            *cut = keep;
+            memmove(buf, cut, have - (size_t)(cut - buf));
+            have -= (size_t)(cut - buf);
+            buf[have] = '\0';
+        }
+    }
+}
+
 /* Revisions written while the subscriber does not read overrun the ring;
  * then it reads. It must get either every record of every revision, or an
  * explicit "reset" event: never a silent gap, nor part of a revision. */
@@ -464,7 +530,6 @@ static void test_harden_slow_reader(void **state)
     size_t cap = (size_t)PER_BATCH * (VALUE_LEN + 96) + 64;
     char *body = malloc(cap);
     char *buf = malloc(1 << 20);
-    size_t have = 0;
     struct seen s = {0};
     /* A small receive buffer, yet two of loopback's 64 KiB segments:
      * below that, reading would send no window update and the stream
@@ -493,25 +558,7 @@ static void test_harden_slow_reader(void **state)
     }
     /* the subscriber reads nothing while this is written */
     for (int b = 0; b < BATCHES; b++) {
-        size_t len = 0;
-        struct http_resp r;
-
-        len += (size_t)snprintf(body + len, cap - len, "{\"ops\":[");
-        for (int i = 0; i < PER_BATCH; i++) {
-            value[0] = (char)('a' + i % 26);
-            len +=
-                (size_t)snprintf(body + len,
-                                 cap - len,
-                                 "%s{\"op\":\"store\",\"path\":\"/bytes/%s\","
-                                 "\"value\":\"%s\"}",
-                                 i ? "," : "",
-                                 i % 2 ? "a" : "b",
-                                 value);
-        }
-        len += (size_t)snprintf(body + len, cap - len, "]}");
-        http(&r, "POST", "/api/v1/batch", body, len, admin_json);
-        assert_int_equal(r.status, 200);
-        http_resp_done(&r);
+        post_batch(body, cap, value, PER_BATCH);
     }
     s.last = s.first + BATCHES;
     s.records = calloc(BATCHES, sizeof(int));
@@ -521,40 +568,7 @@ static void test_harden_slow_reader(void **state)
     (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s.last);
 
     /* now it reads, until the last revision's id or a reset (bounded) */
-    for (int rounds = 0; rounds < 4000 && !s.done; rounds++) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        ssize_t n;
-        char *cut;
-
-        if (poll(&p, 1, 10000) <= 0) {
-            fprintf(stderr, "no data for 10 s\n");
-            break;
-        }
-        n = recv(fd, buf + have, (1 << 20) - 1 - have, 0);
-        if (n <= 0) {
-            fprintf(stderr, "closed (%zd)\n", n);
-            break;
-        }
-        have += (size_t)n;
-        buf[have] = '\0';
-        s.reset |= strstr(buf, "event: reset") != NULL;
-        s.done = s.reset || strstr(buf, last_id) != NULL;
-        /* parse whole frames, keep the unfinished tail */
-        cut = NULL;
-        for (char *q = buf; (q = strstr(q, "\n\n")); q++) {
-            cut = q + 2;
-        }
-        if (cut) {
-            char keep = *cut;
-
-            *cut = '\0';
-            parse_events(&s, buf);
-            *cut = keep;
-            memmove(buf, cut, have - (size_t)(cut - buf));
-            have -= (size_t)(cut - buf);
-            buf[have] = '\0';
-        }
-    }
+    read_stream(fd, &s, buf, last_id);
     close(fd);
     if (!s.done) {
         fprintf(stderr, "stream ended early; its tail: %.300s\n", buf);
@@ -583,6 +597,78 @@ static void test_harden_slow_reader(void **state)
     expect_healthy();
 }
 
+/* A subscriber resumes (Last-Event-ID) just before a revision whose first
+ * records the ring (RING_CAP 4096 records in server/events.c) has already
+ * dropped, its last ones still there: it must get that revision whole
+ * (from the journal) or a "reset", never its tail alone as if it were all. */
+#define CUT_RECORDS 1000 /* the revision the ring cuts */
+#define CUT_KEPT    500  /* of its records still in the ring */
+#define RING_CAP    4096
+
+static void test_harden_resume_at_cut_revision(void **state)
+{
+    char value[17] = "0123456789abcdef";
+    size_t cap = (size_t)CUT_RECORDS * 96 + 64;
+    char *body = malloc(cap);
+    char *buf = malloc(1 << 20);
+    int after = RING_CAP - CUT_KEPT; /* records published after it */
+    int batches = (after + PER_BATCH - 1) / PER_BATCH;
+    struct seen s = {0};
+    char req[256], last_id[64];
+    int fd;
+
+    (void)state;
+    assert_non_null(body);
+    assert_non_null(buf);
+    {
+        struct http_resp r;
+
+        http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
+        s.first = json_integer_value(json_object_get(r.json, "revision"));
+        http_resp_done(&r);
+    }
+    post_batch(body, cap, value, CUT_RECORDS);
+    for (int b = 0; b < batches; b++) {
+        post_batch(body,
+                   cap,
+                   value,
+                   b + 1 < batches ? PER_BATCH : after - b * PER_BATCH);
+    }
+    s.last = s.first + 1 + batches;
+    s.records = calloc((size_t)batches + 1, sizeof(int));
+    s.count = calloc((size_t)batches + 1, sizeof(int));
+    assert_non_null(s.records);
+    assert_non_null(s.count);
+    (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s.last);
+    (void)snprintf(req,
+                   sizeof(req),
+                   "GET /api/v1/events HTTP/1.0\r\n" HOST AUTH_READER
+                   "Last-Event-ID: %lld\r\n\r\n",
+                   (long long)s.first);
+    fd = raw_connect();
+    raw_send(fd, req, strlen(req));
+    read_stream(fd, &s, buf, last_id);
+    close(fd);
+    assert_true(s.done);
+    for (int i = 0; i <= batches; i++) {
+        fprintf(stderr,
+                "revision %lld: %d of %d records\n",
+                (long long)(s.first + 1 + i),
+                s.records[i],
+                s.count[i]);
+        /* whole or not at all (then after a reset) */
+        assert_true(s.records[i] == s.count[i] ||
+                    (s.reset && s.records[i] == 0));
+        assert_true(s.reset || s.records[i] > 0);
+    }
+    assert_true(s.reset || s.count[0] == CUT_RECORDS);
+    free(s.records);
+    free(s.count);
+    free(body);
+    free(buf);
+    expect_healthy();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -592,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_harden_bad_query_escape),
         cmocka_unit_test(test_harden_head_events),
         cmocka_unit_test(test_harden_slow_reader),
+        cmocka_unit_test(test_harden_resume_at_cut_revision),
     };
 
     return cmocka_run_group_tests_name("http-harden", tests, setup, teardown);

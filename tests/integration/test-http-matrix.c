@@ -504,7 +504,7 @@ static void p_batch(struct spec *s)
     tree_tag(s->tag, sizeof(s->tag));
 }
 
-/* A batch of forwarded writes (server/h-forward.h) holding one store;
+/* A batch of forwarded writes (server/fwd-batch.h) holding one store;
  * the batch needs no token, its request carries none (it is answered 401
  * inside the batch's answer when the server has tokens). */
 static void p_forward(struct spec *s)

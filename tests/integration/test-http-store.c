@@ -518,40 +518,22 @@ struct writer {
 
 enum { WRITE_BOUND = 100000 };
 
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-    (void)p;
-    (void)ctx;
-    return size * n;
-}
-
 /* Its own libcurl calls: the harness's globals change while it stops. */
 static void *write_until_gone(void *arg)
 {
     struct writer *w = arg;
 
     for (long v = 1; v <= WRITE_BOUND; v++) {
-        CURL *c = curl_easy_init();
         char body[24];
         long status = 0;
-        CURLcode rc;
+        int rc;
 
-        if (!c) {
-            break;
-        }
         (void)snprintf(body, sizeof(body), "%ld", v);
         w->attempted = v;
-        curl_easy_setopt(c, CURLOPT_URL, w->url);
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
-        rc = curl_easy_perform(c);
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(c);
+        rc = http_put_own(w->url, body, 30L, &status);
         if (rc != CURLE_OK) {
             pthread_mutex_lock(w->lock);
-            w->gone = (int)rc;
+            w->gone = rc;
             pthread_cond_broadcast(w->cond);
             pthread_mutex_unlock(w->lock);
             break; /* refused, or closed without an answer: gone */

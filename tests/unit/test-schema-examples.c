@@ -272,8 +272,8 @@ static void test_examples_usb_gadget(void **state)
                   "max_speed functions configs strings os_desc");
     echo("0x1d6b", G1 "/idVendor");
     echo("0x0104", G1 "/idProduct");
-    st_show_eq(G1 "/idVendor", "7531"); /* decimal, see schemas/README.md */
-    st_show_eq(G1 "/bcdUSB", "512");
+    st_show_eq(G1 "/idVendor", "0x1d6b"); /* as the kernel prints it */
+    st_show_eq(G1 "/bcdUSB", "0x0200");   /* the default, formatted */
     echo_fails("0x10000", G1 "/idVendor", -EINVAL, "idVendor: at most 65535");
 
     mkdir_ok(G1 "/strings/0x409");

@@ -240,6 +240,32 @@ static void test_load_path_quoting(void **state)
                   "unknown kind");
 }
 
+/* "format": one integer conversion, for int and uint only. */
+static void test_load_format(void **state)
+{
+    static const char *const bad[][2] = {
+        {"{\"kind\": \"uint\", \"format\": \"0x\"}", "one conversion"},
+        {"{\"kind\": \"uint\", \"format\": \"%s\"}", "one conversion"},
+        {"{\"kind\": \"uint\", \"format\": \"%x %x\"}", "no other"},
+        {"{\"kind\": \"uint\", \"format\": \"%999x\"}", "one conversion"},
+        {"{\"kind\": \"uint\", \"format\": \"%x\\n\"}", "no other"},
+        {"{\"kind\": \"uint\", \"format\": 4}", "a format"},
+        {"{\"kind\": \"int\", \"format\": \"%x\"}", "%d only"},
+        {"{\"kind\": \"string\", \"format\": \"%d\"}", "int and uint"},
+    };
+    char json[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        (void)snprintf(json,
+                       sizeof(json),
+                       "{\"subsystem\": \"x\", \"root\": \"r\", \"types\": "
+                       "{\"r\": {\"attributes\": {\"a\": %s}}}}",
+                       bad[i][0]);
+        st_load_fails(json, "$.types.r.attributes.a.format", bad[i][1]);
+    }
+}
+
 /* A type may name types defined after it. */
 static void test_load_forward_references(void **state)
 {
@@ -482,6 +508,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         ST_TEST(test_load_bad_corpus, NULL, NULL),
+        ST_TEST(test_load_format, NULL, NULL),
         ST_TEST(test_load_syntax_position, NULL, NULL),
         ST_TEST(test_load_error_format, NULL, NULL),
         ST_TEST(test_load_null_error, NULL, NULL),

@@ -27,6 +27,10 @@ static const char kinds_json[] =
     "  \"u\": {\"kind\": \"uint\", \"max\": 65535},"
     "  \"u64\": {\"kind\": \"uint\"},"
     "  \"umin\": {\"kind\": \"uint\", \"min\": 1, \"default\": \"0x1\"},"
+    "  \"hex\": {\"kind\": \"uint\", \"max\": 65535, \"format\": \"0x%04x\","
+    "           \"default\": \"0\"},"
+    "  \"hx8\": {\"kind\": \"uint\", \"format\": \"%X h\"},"
+    "  \"pct\": {\"kind\": \"int\", \"format\": \"%03d%%\"},"
     "  \"b\": {\"kind\": \"bool\", \"default\": \"yes\"},"
     "  \"e\": {\"kind\": \"enum\", \"values\": [\"a\", \"b\", \"c\"],"
     "         \"default\": \"b\"},"
@@ -237,6 +241,30 @@ static void test_value_uint(void **state)
                    "u64: must fit in an unsigned 64-bit integer");
     bad("umin", "0", "at least 1");
     ok("umin", "1");
+}
+
+/* "format": the value is kept and shown as the kernel's show() prints it
+ * (USB's idVendor, "0x%04x"), whatever form the store took; a shown value
+ * stored back is the same value. */
+static void test_value_format(void **state)
+{
+    (void)state;
+    st_show_eq("/kinds/x/hex", "0x0000"); /* the default, formatted */
+    ok_shows("hex", "0x1d6b\n", "0x1d6b");
+    ok_shows("hex", "7531", "0x1d6b");
+    ok_shows("hex", "0X1D6B", "0x1d6b");
+    ok_shows("hex", "0x0104", "0x0104");
+    ok_shows("hex", "65535", "0xffff");
+    bad("hex", "0x10000", "at most 65535");
+    bad("hex", "1d6b", "must be a non-negative integer");
+    ok_shows("hx8", "255", "FF h");
+    ok_shows("hx8", "FF h", "FF h"); /* the shown text round-trips */
+    ok_shows("hx8", "0x1F", "1F h");
+    ok_shows("hx8", "18446744073709551615", "FFFFFFFFFFFFFFFF h");
+    ok_shows("pct", "-5", "-05%");
+    ok_shows("pct", "7%", "007%");
+    ok_shows("pct", "-9223372036854775808", "-9223372036854775808%");
+    bad("pct", "7%%", "must be an integer");
 }
 
 static void test_value_bool(void **state)
@@ -510,6 +538,7 @@ int main(void)
         T(test_value_int),
         T(test_value_int64_limits),
         T(test_value_uint),
+        T(test_value_format),
         T(test_value_bool),
         T(test_value_enum),
         T(test_value_ipv4),

@@ -227,6 +227,96 @@ static void test_diff_identical_is_empty(void **state)
     tsys_unregister(sys);
 }
 
+/* Ops for a wide tree: @n items in /d/items (every @every-th one written
+ * with @tag) and @n/4 committed items, some linked from /d/items/linker.
+ * NULL-terminated; free with free_ops(). */
+static char **wide_ops(size_t n, size_t first, size_t every, const char *tag)
+{
+    char **ops = calloc(4 * n + 8, sizeof(*ops));
+    size_t k = 0;
+
+    assert_non_null(ops);
+    for (size_t i = first; i < first + n; i++) {
+        ops[k] = malloc(64);
+        (void)snprintf(ops[k++], 64, "mkdir /d/items/i%zu", i);
+        if (i % every == 0) {
+            ops[k] = malloc(64);
+            (void)snprintf(ops[k++], 64, "store /d/items/i%zu/a %s", i, tag);
+        }
+    }
+    for (size_t i = first; i < first + n / 4; i++) {
+        ops[k] = malloc(96);
+        (void)snprintf(ops[k++], 96, "mkdir /d/commit/pending/c%zu", i);
+        ops[k] = malloc(96);
+        (void)snprintf(ops[k++],
+                       96,
+                       "rename /d/commit/pending/c%zu /d/commit/live/c%zu",
+                       i,
+                       i);
+    }
+    ops[k] = malloc(96);
+    (void)snprintf(ops[k++], 96, "mkdir /d/items/linker");
+    ops[k] = malloc(96);
+    (void)snprintf(ops[k++],
+                   96,
+                   "symlink /d/items/linker/l /d/commit/live/c%zu",
+                   first + n / 8);
+    return ops;
+}
+
+static void free_ops(char **ops)
+{
+    for (size_t i = 0; ops[i]; i++) {
+        free(ops[i]);
+    }
+    free(ops);
+}
+
+/* Groups of hundreds of children (found by name through the plan's hash
+ * index, rebuilt as it grows): replace and merge reach the document, and
+ * the document against itself plans nothing. */
+static void test_diff_wide_groups(void **state)
+{
+    char **a = wide_ops(400, 0, 2, "old");
+    char **b = wide_ops(400, 200, 2, "new");
+    struct cfs_store_export *want = NULL, *result = NULL;
+    struct cfs_store_op *ops = NULL;
+    size_t n = 1;
+
+    (void)state;
+    roundtrip((const char *const *)a,
+              (const char *const *)b,
+              CFS_STORE_DIFF_REPLACE,
+              &want,
+              &result);
+    assert_same_state(&want->root, &result->root);
+    assert_int_equal(
+        cfs_store_diff(
+            &result->root, &want->root, CFS_STORE_DIFF_REPLACE, &ops, &n),
+        0);
+    assert_int_equal(n, 0);
+    cfs_store_ops_free(ops, n);
+    cfs_store_export_free(want);
+    cfs_store_export_free(result);
+
+    roundtrip((const char *const *)a,
+              (const char *const *)b,
+              CFS_STORE_DIFF_MERGE,
+              &want,
+              &result);
+    /* merge: A's 200 items below B's range are kept, B's are added */
+    for (size_t i = 0; i < result->root.n_children; i++) {
+        if (strcmp(result->root.children[i].name, "items") == 0) {
+            assert_int_equal(result->root.children[i].n_children, 600 + 1);
+        }
+    }
+    cfs_store_export_free(want);
+    cfs_store_export_free(result);
+    free_ops(a);
+    free_ops(b);
+    assert_int_equal(tsys_items_alive(), 0);
+}
+
 /* By hand: removing nested directories that hold links. */
 static void test_diff_removal_order(void **state)
 {
@@ -313,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_diff_replace_reaches_document),
         cmocka_unit_test(test_diff_merge_keeps_the_rest),
         cmocka_unit_test(test_diff_identical_is_empty),
+        cmocka_unit_test(test_diff_wide_groups),
         cmocka_unit_test(test_diff_removal_order),
         cmocka_unit_test(test_diff_refuses_twins),
     };

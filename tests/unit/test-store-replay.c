@@ -554,11 +554,57 @@ static void test_replay_concurrent_writers(void **state)
     store_test_threaded(false);
 }
 
+static bool touched(struct cfs_store *s, const char *path, uint64_t rev)
+{
+    bool t = false;
+
+    assert_int_equal(cfs_store_touched_since(s, path, rev, &t), 0);
+    return t;
+}
+
+/* What an import checks before it applies a plan made on a snapshot: a
+ * change after the snapshot's revision at or under the path, as source or
+ * as target, and only that. */
+static void test_touched_since(void **state)
+{
+    struct tmpdb *t = *state;
+    struct tsys *sys = NULL;
+    struct cfs_store *s;
+    uint64_t rev;
+
+    assert_int_equal(tsys_register("d", &sys), 0);
+    s = open_store(t->path);
+    RUN(s, "mkdir /d/items/a", "store /d/items/a/a 1", "mkdir /d/items/ab");
+    rev = cfs_revision();
+    assert_false(touched(s, "/d/items/a", rev));
+    assert_false(touched(s, "/", rev));
+    assert_true(touched(s, "/d/items/a", rev - 1));
+    RUN(s, "store /d/items/ab/a 2"); /* a sibling whose name extends it */
+    assert_false(touched(s, "/d/items/a", rev));
+    assert_true(touched(s, "/d/items", rev));
+    assert_true(touched(s, "/", rev));
+    rev = cfs_revision();
+    RUN(s, "symlink /d/items/ab/l /d/items/a"); /* a link into it */
+    assert_true(touched(s, "/d/items/a", rev));
+    rev = cfs_revision();
+    RUN(s,
+        "mkdir /d/commit/pending/c",
+        "rename /d/commit/pending/c /d/commit/live/c");
+    assert_true(touched(s, "/d/commit/live", rev));
+    assert_true(touched(s, "/d/commit/pending", rev));
+    assert_false(touched(s, "/d/items", rev));
+    assert_false(touched(s, "/d/items", cfs_revision()));
+    cfs_store_close(s);
+    tsys_unregister(sys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
             test_replay_roundtrip, tmpdb_setup, tmpdb_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_touched_since, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(
             test_replay_keeps_dir_revisions, tmpdb_setup, tmpdb_teardown),
         cmocka_unit_test_setup_teardown(

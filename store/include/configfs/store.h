@@ -446,6 +446,10 @@ struct cfs_store_value {
     char *data; /* len bytes and a NUL */
     size_t len;
     bool binary;
+    /* Never written: what the attribute shows now (its default), listed
+     * after the written values for every readable and writable attribute
+     * of an exported directory, so that a restore can put it back. */
+    bool is_default;
 };
 
 struct cfs_store_link {
@@ -480,8 +484,9 @@ struct cfs_store_export {
 
 /**
  * Export the durable written state at or under @path ("/" for everything)
- * as one consistent snapshot. Types are filled in from the live tree where
- * the directory exists there.
+ * as one consistent snapshot. Types, and the values of readable and
+ * writable attributes never written (is_default), are filled in from the
+ * live tree where the directory exists there.
  * @return 0, -ENOENT if nothing is stored at @path, -EINVAL, storage errors.
  * Ownership: *ret_export is new; free with cfs_store_export_free().
  */
@@ -498,6 +503,19 @@ CFS_EXPORT int cfs_store_export_tree(const char *path,
                                      struct cfs_store_export **ret_export);
 
 CFS_EXPORT void cfs_store_export_free(struct cfs_store_export *export);
+
+/**
+ * Whether a durable change after revision @revision touched @path or
+ * anything under it (a rename or symlink whose source or target is there
+ * counts): *ret_touched. Costs the journal rows after @revision, not the
+ * journal. When those rows may have been pruned (the history floor is
+ * past @revision) the answer is "touched".
+ * @return 0, -EINVAL, storage errors.
+ */
+CFS_EXPORT int cfs_store_touched_since(struct cfs_store *store,
+                                       const char *path,
+                                       uint64_t revision,
+                                       bool *ret_touched);
 
 enum cfs_store_diff_mode {
     CFS_STORE_DIFF_MERGE = 1, /* add and change; remove nothing */
@@ -521,7 +539,10 @@ struct cfs_store_op {
  * its stores; symlinks (after their targets exist); commits. Items are
  * made and written in pending/ and committed last, as replay does. An
  * attribute written in @have but absent from @want is left alone (a value
- * cannot be unwritten).
+ * cannot be unwritten). A value of @want marked is_default is stored only
+ * where @have lists the attribute (written or default) with other bytes:
+ * a directory the plan makes has its defaults already. Only the bytes of
+ * two values decide whether they differ.
  * @return 0, -EINVAL for a document that names an item both in pending/ and
  * live/, -ENOMEM. Ownership: *ret_ops is new; cfs_store_ops_free().
  */

@@ -539,17 +539,21 @@ $('btn-forget').addEventListener('click', () => {
   showOk('The token is forgotten.');
   stream.reconnect();
 });
+// The whole tree as a file the browser downloads; its revision.
+async function downloadExport() {
+  const r = await api.exportTree();
+  const blob = new Blob([`${JSON.stringify(r.data, null, 2)}\n`], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: `configfsd-export-r${r.data.revision}.json`, class: 'hidden' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  return r.data.revision;
+}
 $('btn-export').addEventListener('click', async () => {
   try {
-    const r = await api.exportTree();
-    const blob = new Blob([`${JSON.stringify(r.data, null, 2)}\n`], { type: 'application/json' });
-    const url = URL.createObjectURL(blob);
-    const a = h('a', { href: url, download: `configfsd-export-r${r.data.revision}.json`, class: 'hidden' });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-    showOk(`Exported revision ${r.data.revision}.`);
+    showOk(`Exported revision ${await downloadExport()}.`);
   } catch (e) {
     showError(e);
   }
@@ -571,32 +575,64 @@ $('import-file').addEventListener('change', async (ev) => {
   await importPreview(doc, file.name);
 });
 
-async function importPreview(doc, fileName) {
+// @initialMode: the mode chosen before ("Preview again" keeps it).
+async function importPreview(doc, fileName, initialMode = 'merge') {
   const mode = h('select', { id: 'import-mode' },
     h('option', { value: 'merge' }, 'merge: add and change, remove nothing'),
     h('option', { value: 'replace' }, 'replace: also remove what the file lacks'));
+  mode.value = initialMode;
   const summary = h('p', { class: 'plan-summary', 'aria-live': 'polite' });
+  const progress = h('progress', { id: 'import-progress', class: 'hidden', 'aria-label': 'Planning the import' });
   const planBox = h('div', { class: 'plan-box' });
+  const backupNote = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const backup = h('p', { id: 'import-backup', class: 'hidden' },
+    'Replace removes what the file lacks. ',
+    h('button', {
+      type: 'button',
+      id: 'btn-import-backup',
+      onclick: async () => {
+        backupNote.textContent = ' Exporting…';
+        try {
+          backupNote.textContent = ` Backup of revision ${await downloadExport()} downloaded.`;
+        } catch (e) {
+          backupNote.textContent = ` The backup failed: ${describeError(e).detail || describeError(e).head}`;
+        }
+      },
+    }, 'Download a backup first'),
+    backupNote);
   let plan = null;
   let okBtn = null;
+  let asked = 0; // the newest dry run: an older answer is dropped
   const dry = async () => {
+    const mine = ++asked;
+    const t0 = Date.now();
+    plan = null;
+    backup.classList.toggle('hidden', mode.value !== 'replace');
     summary.textContent = 'Asking the server for its plan…';
+    progress.classList.remove('hidden');
+    const tick = setInterval(() => {
+      summary.textContent = `Asking the server for its plan… ${Math.round((Date.now() - t0) / 1000)} s`;
+    }, 1000);
     replaceChildren(planBox);
     if (okBtn) okBtn.disabled = true;
     try {
       const r = await api.importTree(doc, mode.value, true);
+      const old = await oldValues(r.data.ops);
+      if (mine !== asked) return;
       plan = r.data;
-      const old = await oldValues(plan.ops);
       summary.textContent = `At revision ${plan.revision}: ${planSummary(plan.ops)}.`;
       replaceChildren(planBox, plan.ops.length ? planList(plan.ops, { old }) : h('p', { class: 'muted' }, 'The tree already matches the file.'));
       if (okBtn) okBtn.disabled = !plan.ops.length;
     } catch (e) {
-      plan = null;
+      if (mine !== asked) return;
       summary.textContent = `The server refused the file: ${describeError(e).detail || describeError(e).head}`;
+    } finally {
+      clearInterval(tick);
+      if (mine === asked) progress.classList.add('hidden');
     }
   };
   mode.addEventListener('change', dry);
-  const body = h('div', { class: 'import-preview' }, h('label', { for: 'import-mode' }, 'Mode'), ' ', mode, summary, planBox);
+  const body = h('div', { class: 'import-preview' }, h('label', { for: 'import-mode' }, 'Mode'), ' ', mode, backup, summary, progress, planBox);
   const go = confirmDialog(`The server's plan for ${fileName} (a dry run: nothing has changed yet). Apply runs it as one change, only if the tree is still at the revision shown.`, 'Apply import', {
     title: 'Import',
     body,
@@ -608,11 +644,12 @@ async function importPreview(doc, fileName) {
   });
   await dry();
   if (!(await go) || !plan) return;
+  const chosen = mode.value;
   try {
-    const r = await api.importTree(doc, mode.value, false, plan.revision);
+    const r = await api.importTree(doc, chosen, false, plan.revision);
     showOk(r.data.changed ? `Imported ${fileName}: revision ${r.data.revision}, ${planSummary(r.data.ops)}.` : `Imported ${fileName}: nothing changed.`);
   } catch (e) {
-    showError(e, e instanceof ApiError && e.status === 412 ? { lead: 'The tree changed since the preview; nothing was imported.', actions: [{ label: 'Preview again', run: () => importPreview(doc, fileName) }] } : {});
+    showError(e, e instanceof ApiError && e.status === 412 ? { lead: 'The tree changed since the preview; nothing was imported.', actions: [{ label: 'Preview again', run: () => importPreview(doc, fileName, chosen) }] } : {});
   }
 }
 
