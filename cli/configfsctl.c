@@ -6,6 +6,7 @@
  * the HTTP API (docs/API.md). Plain output for shells, --json for
  * programs; the exit code names the errno (configfsctl(1)).
  */
+#include "cmds.h"
 #include "ctl.h"
 
 #include <errno.h>
@@ -1746,12 +1747,11 @@ static bool sse_line(struct sse *s, char *line)
     if (strcmp(line, "id") == 0) {
         unsigned long long rev;
 
-        /* a revision, or nothing to resume from (and nothing to print) */
-        (void)snprintf(s->last_id,
-                       sizeof(s->last_id),
-                       "%s",
-                       v[0] >= '0' && v[0] <= '9' && parse_ull(v, &rev) ? v
-                                                                        : "");
+        /* only a revision: it is printed and sent back (Last-Event-ID);
+         * anything else leaves the last one */
+        if (v[0] >= '0' && v[0] <= '9' && parse_ull(v, &rev)) {
+            (void)snprintf(s->last_id, sizeof(s->last_id), "%s", v);
+        }
     } else if (strcmp(line, "event") == 0) {
         (void)snprintf(s->event, sizeof(s->event), "%s", v);
     } else if (strcmp(line, "data") == 0) {
@@ -1812,36 +1812,84 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_signal};
     char *url = ctl_xstrdup("/api/v1/events?");
     struct ctl_resp r;
+    char resume[48];
+    const char *const resume_headers[] = {resume, NULL};
+    unsigned long long since = o->since;
+    unsigned long long seen = 0;
+    unsigned attempt = 0;
     int ex;
 
+    interrupted = 0; /* the shell runs watch again after a ^C */
     if (argc) {
         url = url_add_path(url, argv[0]);
     }
-    if (o->given & O_SINCE) {
-        url = url_add_number(url, "since", o->since);
+    /* A stream that breaks resumes after the last event it delivered
+     * (Last-Event-ID), or after the revision it started from: without
+     * --since, the revision of now. */
+    if (!(o->given & O_SINCE) && (ex = global_revision(c, &since)) != 0) {
+        free(url);
+        return ex;
     }
+    url = url_add_number(url, "since", since);
     url[strlen(url) - 1] = '\0';
+    (void)snprintf(s.last_id, sizeof(s.last_id), "%llu", since);
     (void)sigemptyset(&sa.sa_mask);
     (void)sigaction(SIGINT, &sa, NULL);
     (void)sigaction(SIGTERM, &sa, NULL);
-    ex = ctl_stream(c, url, NULL, sse_feed, &s, &interrupted, &r);
-    if (s.failed) {
-        ex = CTL_EX_FAIL;
-    } else if (ex == 0 && !ctl_ok(&r)) {
-        ex = ctl_fail(c, "watch", &r);
-    } else if (!interrupted && !(s.count && s.seen >= s.count)) {
-        if (ex == 0) {
-            (void)fprintf(stderr, "%s: the server closed the stream\n", prog);
+    for (;;) {
+        ex = ctl_stream(c,
+                        url,
+                        attempt ? resume_headers : NULL,
+                        sse_feed,
+                        &s,
+                        &interrupted,
+                        &r);
+        if (s.failed) { /* a malformed event: said, not resumed */
+            ex = CTL_EX_FAIL;
+            break;
         }
-        if (s.last_id[0]) { /* nothing after it is lost: say so */
+        if (ex == 0 && !ctl_ok(&r)) {
+            ex = ctl_fail(c, "watch", &r);
+            break;
+        }
+        if (interrupted || (s.count && s.seen >= s.count)) {
+            break;
+        }
+        /* the stream broke (a restart, a failover): resume, with the
+         * server's replay or its "reset" event, until the back-off gives
+         * up; progress restarts the back-off */
+        if (s.seen != seen) {
+            seen = s.seen;
+            attempt = 0;
+        }
+        if (attempt == 0) {
             (void)fprintf(stderr,
-                          "%s: received up to revision %s; resume with "
-                          "--since %s\n",
+                          "%s: the stream ended after revision %s; "
+                          "resuming\n",
                           prog,
-                          s.last_id,
                           s.last_id);
         }
-        ex = CTL_EX_UNREACHABLE;
+        if (!ctl_endpoints_backoff(c, attempt++, &interrupted)) {
+            if (!interrupted) {
+                (void)fprintf(stderr,
+                              "%s: received up to revision %s; resume with "
+                              "--since %s\n",
+                              prog,
+                              s.last_id,
+                              s.last_id);
+                ex = CTL_EX_UNREACHABLE;
+            }
+            break;
+        }
+        ctl_resp_done(&r);
+        s.len = 0; /* a half-received event is received again */
+        free(s.data);
+        s.data = NULL;
+        s.event[0] = '\0';
+        (void)snprintf(resume, sizeof(resume), "Last-Event-ID: %s", s.last_id);
+    }
+    if (interrupted) {
+        ex = 0;
     }
     ctl_resp_done(&r);
     free(s.line);
@@ -2047,12 +2095,52 @@ static const struct cmd cmds[] = {
      "interrupted (exit 0) or N changes were printed. --since REV first\n"
      "replays the changes after REV. --json: each event's JSON, a line."},
     {"health",
-     cmd_health,
+     ctl_cmd_health,
      0,
      0,
      0,
      "health",
-     "Ask /healthz and /readyz. Exit 0 when ready, 9 when not ready."},
+     "Ask /healthz and /readyz. Exit 0 when ready, 9 when not ready.\n"
+     "With several servers, each of them: the worst exit status."},
+    {"cluster",
+     ctl_cmd_cluster,
+     0,
+     0,
+     0,
+     "cluster",
+     "One line per server of --server: its health, revision, how far it\n"
+     "applied the shared log (applied, head), whether it is the writer and\n"
+     "whether it is stale (behind the log or not following it). Exit 0\n"
+     "when all are ready, 9 when one is not, 10 when one is unreachable.\n"
+     "--json: an array of {id, endpoint, health, info, stale}."},
+    {"shell",
+     ctl_cmd_shell,
+     0,
+     0,
+     0,
+     "shell",
+     "An interactive shell, as targetcli's: cd, pwd, ls, tree and every\n"
+     "command above, with paths relative to the working directory (ln -s\n"
+     "TARGET too, as configfs resolves it), tab completion of commands and\n"
+     "paths, and history (~/.configfsctl_history). Read from a pipe, it\n"
+     "runs the lines given, one command each, and exits with the last\n"
+     "one's status."},
+    {"completion",
+     ctl_cmd_completion,
+     0,
+     1,
+     1,
+     "completion bash|zsh",
+     "Print the completion script for bash or zsh (installed with\n"
+     "configfsctl; to try it: source <(configfsctl completion bash))."},
+    {"__complete",
+     ctl_cmd_complete_path,
+     0,
+     0,
+     1,
+     "__complete [PREFIX]",
+     "The names under PREFIX's folder that start with its last segment,\n"
+     "folders with a trailing /: what the completion scripts ask."},
 };
 
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -2074,13 +2162,17 @@ static void usage(FILE *out)
                   "Commands:\n",
                   prog);
     for (size_t i = 0; i < N_CMDS; i++) {
-        (void)fprintf(out, "  %s\n", cmds[i].synopsis);
+        if (cmds[i].name[0] != '_') { /* __complete is the scripts' */
+            (void)fprintf(out, "  %s\n", cmds[i].synopsis);
+        }
     }
     (void)fprintf(
         out,
         "\nOptions (before or after the command):\n"
-        "  --server URL       the server (CONFIGFSCTL_SERVER; "
-        "default " DEFAULT_SERVER ")\n"
+        "  --server URL[,URL]...  the server, or servers to fail over "
+        "between\n"
+        "                     (CONFIGFSCTL_SERVER; default " DEFAULT_SERVER
+        ")\n"
         "  --token TOKEN      bearer token (CONFIGFSCTL_TOKEN)\n"
         "  --token-file FILE  read the token from FILE "
         "(CONFIGFSCTL_TOKEN_FILE)\n"
@@ -2158,6 +2250,38 @@ static const struct option long_opts[] = {
     {"count", required_argument, NULL, OPT_COUNT},
     {NULL, 0, NULL, 0},
 };
+
+/* ---- for cmds.h ---------------------------------------------------------- */
+
+const char *ctl_cmd_name(size_t i)
+{
+    return i < N_CMDS ? cmds[i].name : NULL;
+}
+
+unsigned ctl_cmd_allowed(size_t i)
+{
+    return cmds[i].allowed;
+}
+
+static const char *option_name(unsigned bit);
+
+const char *ctl_option_name(unsigned bit)
+{
+    return option_name(bit);
+}
+
+const struct option *ctl_long_options(void)
+{
+    return long_opts;
+}
+
+int ctl_cmd_health_one(struct ctl *c,
+                       const struct opts *o,
+                       int argc,
+                       char **argv)
+{
+    return cmd_health(c, o, argc, argv);
+}
 
 /* The token from --token-file: its first line, trailing blanks dropped.
  * @return 0 or an exit code (printed). */
@@ -2370,7 +2494,6 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     const char *token_file = g->token_file;
     unsigned long long timeout = 60;
     char *file_token = NULL;
-    size_t n;
     int ex;
 
     if (g->token && g->token_file) {
@@ -2415,10 +2538,9 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     c->timeout = (long)timeout;
     c->json = g->json;
     c->cacert = g->cacert ? g->cacert : getenv("CONFIGFSCTL_CACERT");
-    c->server = ctl_xstrdup(server && server[0] ? server : DEFAULT_SERVER);
-    n = strlen(c->server);
-    while (n && c->server[n - 1] == '/') {
-        c->server[--n] = '\0';
+    ex = ctl_endpoints_set(c, server && server[0] ? server : DEFAULT_SERVER);
+    if (ex) {
+        return ex;
     }
     c->curl = curl_easy_init();
     if (!c->curl) {
@@ -2426,6 +2548,80 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
         return CTL_EX_FAIL;
     }
     return 0;
+}
+
+/* The command @name for @o and @nargs arguments: 0 and *ret (NULL when
+ * --help printed its usage), or a usage exit code (said). */
+static int find_cmd(const char *name,
+                    const struct opts *o,
+                    int nargs,
+                    const struct cmd **ret)
+{
+    const struct cmd *cmd = NULL;
+
+    *ret = NULL;
+    for (size_t i = 0; i < N_CMDS; i++) {
+        if (strcmp(name, cmds[i].name) == 0) {
+            cmd = &cmds[i];
+        }
+    }
+    if (!cmd) {
+        return usage_error("unknown command '%s'", name);
+    }
+    if (o->help) {
+        cmd_usage(cmd);
+        return 0;
+    }
+    if (o->given & ~cmd->allowed) {
+        unsigned bad = o->given & ~cmd->allowed;
+
+        return usage_error("%s does not apply here", option_name(bad & -bad));
+    }
+    if (nargs < cmd->min_args || nargs > cmd->max_args) {
+        (void)fprintf(stderr,
+                      "Usage: %s %s\nTry '%s %s --help'.\n",
+                      prog,
+                      cmd->synopsis,
+                      prog,
+                      cmd->name);
+        return CTL_EX_USAGE;
+    }
+    *ret = cmd;
+    return 0;
+}
+
+int ctl_run_line(struct ctl *c, int argc, char **argv)
+{
+    struct globals g = {0};
+    struct opts o = {0};
+    const struct cmd *cmd = NULL;
+    bool json = c->json;
+    int ex;
+
+    optind = 0; /* getopt starts over */
+    ex = parse_args(argc, argv, &g, &o);
+    if (ex == 0 && optind >= argc) {
+        ex = usage_error("%s", "which command?");
+    }
+    if (ex == 0 && (g.server || g.token || g.token_file || g.cacert ||
+                    g.timeout || g.version)) {
+        ex = usage_error("%s", "only --json applies to one command here");
+    }
+    if (ex == 0) {
+        ex = find_cmd(argv[optind], &o, argc - optind - 1, &cmd);
+    }
+    if (ex == 0 && cmd) {
+        c->json = json || g.json;
+        ex = cmd->run(c, &o, argc - optind - 1, argv + optind + 1);
+        c->json = json;
+    }
+    free(o.attrs);
+    return ex;
+}
+
+char *ctl_resolve_path(const char *dir, const char *rel)
+{
+    return resolve_path(dir, rel);
 }
 
 int main(int argc, char **argv)
@@ -2454,34 +2650,9 @@ int main(int argc, char **argv)
         }
         goto out;
     }
-    for (size_t i = 0; i < N_CMDS; i++) {
-        if (strcmp(argv[optind], cmds[i].name) == 0) {
-            cmd = &cmds[i];
-        }
-    }
-    if (!cmd) {
-        ex = usage_error("unknown command '%s'", argv[optind]);
-        goto out;
-    }
-    if (o.help) {
-        cmd_usage(cmd);
-        goto out;
-    }
-    if (o.given & ~cmd->allowed) {
-        unsigned bad = o.given & ~cmd->allowed;
-
-        ex = usage_error("%s does not apply here", option_name(bad & -bad));
-        goto out;
-    }
     nargs = argc - optind - 1;
-    if (nargs < cmd->min_args || nargs > cmd->max_args) {
-        (void)fprintf(stderr,
-                      "Usage: %s %s\nTry '%s %s --help'.\n",
-                      prog,
-                      cmd->synopsis,
-                      prog,
-                      cmd->name);
-        ex = CTL_EX_USAGE;
+    ex = find_cmd(argv[optind], &o, nargs, &cmd);
+    if (ex || !cmd) {
         goto out;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -2502,7 +2673,7 @@ out:
         (void)fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
         ex = CTL_EX_FAIL;
     }
-    free(c.server);
+    ctl_endpoints_free(&c);
     free(c.auth);
     free(o.attrs);
     return ex;

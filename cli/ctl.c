@@ -256,14 +256,14 @@ static int transport_failed(const struct ctl *c,
     return CTL_EX_UNREACHABLE;
 }
 
-int ctl_request(struct ctl *c,
-                const char *method,
-                const char *url,
-                const char *ctype,
-                const void *body,
-                size_t len,
-                const char *const *headers,
-                struct ctl_resp *r)
+int ctl_request_once(struct ctl *c,
+                     const char *method,
+                     const char *url,
+                     const char *ctype,
+                     const void *body,
+                     size_t len,
+                     const char *const *headers,
+                     struct ctl_resp *r)
 {
     struct curl_slist *h = build_headers(c, ctype, headers);
     char eb[CURL_ERROR_SIZE] = "";
@@ -333,13 +333,13 @@ static int on_progress(void *ud,
     return 0;
 }
 
-int ctl_stream(struct ctl *c,
-               const char *url,
-               const char *const *headers,
-               bool (*cb)(const char *data, size_t len, void *ud),
-               void *ud,
-               volatile const sig_atomic_t *stop,
-               struct ctl_resp *r)
+int ctl_stream_once(struct ctl *c,
+                    const char *url,
+                    const char *const *headers,
+                    bool (*cb)(const char *data, size_t len, void *ud),
+                    void *ud,
+                    volatile const sig_atomic_t *stop,
+                    struct ctl_resp *r)
 {
     struct curl_slist *h = build_headers(c, NULL, headers);
     struct stream s = {.c = c, .r = r, .cb = cb, .ud = ud, .stop = stop};
@@ -825,6 +825,26 @@ void ctl_term_write(FILE *out, const char *str, size_t len, bool lines)
         }
         i++;
     }
+}
+
+bool ctl_term_safe(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t len = strlen(str);
+
+    for (size_t i = 0; i < len;) {
+        size_t n;
+
+        if (s[i] >= 0x20 && s[i] < 0x7F) {
+            i++;
+        } else if (s[i] >= 0x80 && (n = utf8_seq(s + i, len - i)) > 0 &&
+                   !cp_control(utf8_cp(s + i, n))) {
+            i += n;
+        } else {
+            return false;
+        }
+    }
+    return true;
 }
 
 void ctl_put_escaped(FILE *out, const char *str, size_t len)

@@ -34,7 +34,10 @@ enum {
 };
 
 struct ctl {
-    char *server;       /* base URL, no trailing '/' (owned) */
+    char *server;   /* base URL, no trailing '/' (owned) */
+    char **servers; /* --server's list, in order (endpoints.c; owned) */
+    size_t n_servers;
+    size_t at;          /* the one in use, servers[at] (a copy in server) */
     char *auth;         /* "Authorization: Bearer ..." or NULL (owned) */
     const char *cacert; /* CA file for https, or NULL */
     long timeout;       /* seconds for one request; 0: none */
@@ -62,7 +65,17 @@ struct ctl_resp {
 /* Send METHOD @url (a path and query, from '/') with an optional body of
  * @len bytes and its @ctype, plus NULL-terminated extra @headers. A
  * transport failure is printed. @return 0 (any HTTP status: look at
- * r->status) or CTL_EX_UNREACHABLE. @r is filled; ctl_resp_done() it. */
+ * r->status) or CTL_EX_UNREACHABLE. @r is filled; ctl_resp_done() it.
+ * ctl_request() is ctl_request_once() failing over to the next server of
+ * the list on what it may safely retry (endpoints.c). */
+int ctl_request_once(struct ctl *c,
+                     const char *method,
+                     const char *url,
+                     const char *ctype,
+                     const void *body,
+                     size_t len,
+                     const char *const *headers,
+                     struct ctl_resp *r);
 int ctl_request(struct ctl *c,
                 const char *method,
                 const char *url,
@@ -78,6 +91,13 @@ void ctl_resp_done(struct ctl_resp *r);
  * transfer ends. Non-2xx answers are collected in @r instead.
  * @return 0 (stream ended, stopped, or a non-2xx in r->status) or
  * CTL_EX_UNREACHABLE. */
+int ctl_stream_once(struct ctl *c,
+                    const char *url,
+                    const char *const *headers,
+                    bool (*cb)(const char *data, size_t len, void *ud),
+                    void *ud,
+                    volatile const sig_atomic_t *stop,
+                    struct ctl_resp *r);
 int ctl_stream(struct ctl *c,
                const char *url,
                const char *const *headers,
@@ -165,6 +185,10 @@ char *ctl_xstrdup(const char *s);
  */
 void ctl_term_write(FILE *out, const char *s, size_t len, bool lines);
 
+/* @s holds nothing ctl_term_write() would escape but '\\': printable
+ * text and UTF-8 only (a name fit to offer for completion). */
+bool ctl_term_safe(const char *s);
+
 /* ctl_term_write() of one field of a line (newlines escaped too). */
 void ctl_put_escaped(FILE *out, const char *s, size_t len);
 
@@ -189,6 +213,20 @@ int ctl_base64_decode(const char *in, char **ret, size_t *ret_len);
 /* Parse the body of @r as JSON (NULL and a message on stderr when it is
  * not). New reference. */
 json_t *ctl_resp_json(const struct ctl_resp *r);
+
+/* ---- endpoints.c: the list of servers -------------------------------- */
+
+/* Take @list, comma-separated base URLs ("http://a:8080,http://b:8080"),
+ * as the servers to use, the first one first. @return 0 or a usage exit
+ * code (printed). */
+int ctl_endpoints_set(struct ctl *c, const char *list);
+void ctl_endpoints_free(struct ctl *c);
+/* watch lost its stream after revision @last_id (empty: none received):
+ * wait, bounded, before the next attempt; @attempt counts from 0. @return
+ * false when it is time to give up. */
+bool ctl_endpoints_backoff(struct ctl *c,
+                           unsigned attempt,
+                           volatile const sig_atomic_t *stop);
 
 /* Read a whole file ("-": stdin). @return 0 or a negative errno. */
 int ctl_read_file(const char *path, char **ret_buf, size_t *ret_len);

@@ -19,11 +19,12 @@ esac
 
 # to build (meson, the compiler, the libraries of docs/DESIGN.md) and to
 # embed the spec and the UI (python3); libfuse3-dev and fuse3 for
-# configfsd --mount (fusermount3 for a user other than root)
+# configfsd --mount (fusermount3 for a user other than root); libedit-dev
+# for configfsctl shell's line editing
 pkgs=(
   gcc meson ninja-build pkg-config python3
   libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-  nettle-dev zlib1g-dev libfuse3-dev fuse3
+  nettle-dev zlib1g-dev libfuse3-dev fuse3 libedit-dev
 )
 if [ "$mode" = test ]; then
   # clang and libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes

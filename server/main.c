@@ -471,6 +471,30 @@ static struct cfs_http_tokens *tokens;
 static char *tls_cert, *tls_key;
 static bool samples_on;
 
+/* After a --tokens file failed to load with @err: what to do about the two
+ * failures a container's first start meets. A missing file (the image's
+ * default /run/secrets/configfsd-tokens) names the two ways to start; an
+ * unreadable one (a secret mounted 0600 root) says which user must read
+ * it, since this process never runs with the privileges to read it for
+ * itself (docs/install.md, "Containers"). */
+static void tokens_hint(int err)
+{
+    if (err == -ENOENT)
+        (void)fprintf(stderr,
+                      "configfsd: make the tokens file with `configfsd "
+                      "hash-token NAME ROLE < TOKEN_FILE > TOKENS_FILE` and "
+                      "mount it there, or serve without authentication (a "
+                      "demo only) with --insecure-listen\n");
+    else if (err == -EACCES)
+        (void)fprintf(stderr,
+                      "configfsd: this process (uid %u, gid %u) cannot read "
+                      "it: mount the secret readable by that user or group "
+                      "(mode 0440 with group 0 suits any container uid), "
+                      "not 0600 owned by root\n",
+                      (unsigned)getuid(),
+                      (unsigned)getgid());
+}
+
 /* Read a PEM file whole, at start-up; the key never touches the log.
  * @return 0 and *ret (new, NUL-terminated) or -1 after saying why. */
 static int read_pem(const char *path, const char *flag, char **ret)
@@ -1205,6 +1229,7 @@ int main(int argc, char **argv)
         r = cfs_http_tokens_load(o.tokens, &tokens, why, sizeof(why));
         if (r < 0) {
             (void)fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
+            tokens_hint(r);
             return 1;
         }
     }

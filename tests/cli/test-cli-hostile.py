@@ -193,6 +193,7 @@ rc, out, err = run("import", docf)
 check("import: op names, paths, targets, values escaped",
       rc == 0 and clean(out + err) and shown(out), (rc, out, err))
 
+put("/api/v1", {"revision": 6})  # watch starts from the revision of now
 events = ("event: store\nid: 7\ndata: " + json.dumps(
     {"revision": 7, "op": "store" + ESC, "path": "/s/a" + ESC,
      "value": "v" + ESC}) + "\n\n" + "event: reset\ndata: " +

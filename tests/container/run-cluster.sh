@@ -7,7 +7,10 @@
 # free ports of 127.0.0.1, waits (bounded) for every node's /readyz, writes
 # on node 1 and reads it on nodes 2 and 3 (?min_revision= from the write's
 # ETag), kills node 1's container and checks that writes go on on the
-# others, starts it again and checks it caught up; then `down -v`. TAP
+# others, that a configfsctl watch given the three nodes goes on through
+# another one without losing a change, and that configfsctl fails over
+# and shows node 1 unreachable in `cluster`; starts it again and checks it caught
+# up; then `down -v`. TAP
 # output. Everything it started is removed at the end (dockerd too when
 # this test started it); the images stay, as a build cache.
 # usage: run-cluster.sh SOURCE_ROOT
@@ -30,6 +33,7 @@ compose_up=
 # shellcheck source=tests/container/lib.sh
 . "$src/tests/container/lib.sh"
 cleanup() {
+  docker rm -f "$run_id-watch" >/dev/null 2>&1
   if [ -n "$compose_up" ]; then
     timeout 180 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
   fi
@@ -166,6 +170,19 @@ else
   not_ok "one writer; a write on another node is forwarded to it" "roles: '$roles'" "forwarded '$forwarded', revision '$rev'" "$(logs)"
 fi
 
+# a watch through configfsctl (the image's, on the host's network) given
+# the three nodes, node 1 first: it must go on when node 1 goes
+watcher=$run_id-watch
+docker run -d --name "$watcher" --network host -e CONFIGFSCTL_TOKEN="$token" \
+  -e CONFIGFSCTL_SERVER="$(url 1 ''),$(url 2 ''),$(url 3 '')" \
+  --entrypoint configfsctl "$tag" watch /02-simple-children >/dev/null
+rev=$(put 1 "$sub/c1/storeme" 40)
+watching=
+for _ in $(seq 1 100); do
+  grep -q "storeme = 40$" <<<"$(docker logs "$watcher" 2>/dev/null)" && watching=1 && break
+  sleep 0.2
+done
+
 c1=$(cid node1)
 docker kill "$c1" >/dev/null 2>&1
 for _ in $(seq 1 40); do
@@ -188,6 +205,44 @@ write_read() {
 }
 write_read 42 2 3
 write_read 43 3 2
+
+# the watch went on through node 2 or 3 (Last-Event-ID): 42 and 43, once
+seen=
+for _ in $(seq 1 100); do
+  seen=$(docker logs "$watcher" 2>/dev/null | grep -o "storeme = 4[0-9]$" | tr '\n' ' ')
+  [ "$seen" = "storeme = 40 storeme = 42 storeme = 43 " ] && break
+  sleep 0.2
+done
+if [ -n "$watching" ] && [ "$seen" = "storeme = 40 storeme = 42 storeme = 43 " ] &&
+   grep -q resuming <<<"$(docker logs "$watcher" 2>&1)"; then
+  ok "configfsctl watch over n1,n2,n3 resumes on another node when node 1 goes, nothing lost"
+else
+  not_ok "configfsctl watch over n1,n2,n3 resumes on another node when node 1 goes" \
+    "watching '$watching', seen '$seen'" "$(docker logs "$watcher" 2>&1 | tail -8)"
+fi
+docker rm -f "$watcher" >/dev/null 2>&1
+
+# configfsctl (the image's, on the host's network) given the three nodes,
+# node 1 first and down: it fails over, and `cluster` shows who is there
+ctl() {
+  docker run --rm --network host -e CONFIGFSCTL_TOKEN="$token" \
+    -e CONFIGFSCTL_SERVER="$(url 1 ''),$(url 2 ''),$(url 3 '')" \
+    --entrypoint configfsctl "$tag" "$@"
+}
+got=$(ctl cat /02-simple-children/c1/storeme 2>"$tmp/ctl.err")
+if [ "$got" = 43 ] && grep -q "trying $(url 2 '')" "$tmp/ctl.err"; then
+  ok "configfsctl --server n1,n2,n3 with node 1 down: fails over to node 2"
+else
+  not_ok "configfsctl --server n1,n2,n3 with node 1 down: fails over to node 2" "got '$got'" "$(cat "$tmp/ctl.err")"
+fi
+ctl cluster >"$tmp/members" 2>"$tmp/ctl.err"
+code=$?
+if [ "$code" = 10 ] && grep "$(url 1 '')" "$tmp/members" | grep -q unreachable &&
+   [ "$(grep -c ' ready ' "$tmp/members")" = 2 ]; then
+  ok "configfsctl cluster: node 1 unreachable (exit 10), nodes 2 and 3 ready"
+else
+  not_ok "configfsctl cluster: node 1 unreachable (exit 10), nodes 2 and 3 ready" "exit $code" "$(cat "$tmp/members" "$tmp/ctl.err")"
+fi
 
 # ---- node 1 back: it rebuilt from the log -------------------------------------------
 docker start "$c1" >/dev/null 2>&1

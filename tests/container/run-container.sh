@@ -7,7 +7,12 @@
 # container by a new one on the same volume and reads the data back, checks
 # that it runs as non-root and that `docker stop` stops it cleanly; then the
 # two other ways to start it: without tokens (refused) and with
-# --insecure-listen (served, and logged as such). TAP output; every wait is
+# --insecure-listen (served, and logged as such); then as platforms run it:
+# an arbitrary uid (--user 12345) on a fresh named volume, read-only with
+# every capability dropped, the secret mounted root-owned (0440 group 0
+# served, 0600 refused with a message saying what to change); the image's
+# contents (no shell, apt, headers or man pages) and size, with the debug
+# variant's beside it. TAP output; every wait is
 # bounded; then the same through docker/compose.yaml (docker-compose, installed
 # if missing). The containers and volumes it made are removed at the end, and
 # dockerd too when this test started it. The image stays, as a build cache.
@@ -38,9 +43,9 @@ cleanup() {
     timeout 120 "${compose[@]}" down -v -t 20 >/dev/null 2>&1
   fi
   for c in "${containers[@]}"; do docker rm -f -v "$c" >/dev/null 2>&1; done
-  docker volume rm -f "$vol" >/dev/null 2>&1
+  docker volume rm -f "$vol" "$run_id-platform" >/dev/null 2>&1
   docker_down
-  rm -rf "$tmp"
+  "${sudo_cmd[@]}" rm -rf "$tmp"
 }
 trap cleanup EXIT
 
@@ -55,6 +60,17 @@ ok "docker build -f docker/Dockerfile . ($(($(date +%s) - t0)) s)"
 # newest, is the next run's cache
 docker images -q -f dangling=true -f label=io.configfsd.stage=build | tail -n +2 |
   xargs -r docker rmi >/dev/null 2>&1
+
+# the build stage installs configfs.pc where a Debian host's build does
+# (lib/<triplet>), not under lib64: the newest build stage is this run's
+stage=$(docker images -q -f dangling=true -f label=io.configfsd.stage=build | head -1)
+want=/usr/lib/$(gcc -print-multiarch)/pkgconfig/configfs.pc
+if [ -n "$stage" ] &&
+   docker run --rm --entrypoint sh "$stage" -c "test -f /staging$want" >/dev/null 2>&1; then
+  ok "the build stage's configfs.pc is at $want, as on this host"
+else
+  not_ok "the build stage's configfs.pc is at $want, as on this host" "stage '$stage'"
+fi
 
 inspect_img() { docker image inspect -f "$1" "$tag"; }
 user=$(inspect_img '{{.Config.User}}')
@@ -74,17 +90,43 @@ fi
 vols=$(inspect_img '{{json .Config.Volumes}}')
 sig=$(inspect_img '{{.Config.StopSignal}}')
 hc=$(inspect_img '{{json .Config.Healthcheck.Test}}')
-if grep -q '"/var/lib/configfsd"' <<<"$vols" && [ "$sig" = SIGTERM ] &&
-   grep -q '"configfsd","probe"' <<<"$hc"; then
-  ok "VOLUME /var/lib/configfsd, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe"
+# no VOLUME: an anonymous volume would outlive `docker rm -f`
+if [ "$vols" = null ] && [ "$sig" = SIGTERM ] && grep -q '"configfsd","probe"' <<<"$hc"; then
+  ok "no anonymous VOLUME, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe"
 else
-  not_ok "VOLUME /var/lib/configfsd, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe" \
+  not_ok "no anonymous VOLUME, STOPSIGNAL SIGTERM, HEALTHCHECK configfsd probe" \
     "volumes $vols, stop signal $sig, healthcheck $hc"
 fi
-if docker run --rm --entrypoint sh "$tag" -c 'command -v curl || command -v wget' >/dev/null 2>&1; then
-  not_ok "no curl or wget in the runtime image"
+# the files of the image, as `docker export` lists them
+files_of() {
+  local c
+  c=$(docker create "$1") || return 1
+  docker export "$c" | tar -t
+  docker rm -f "$c" >/dev/null 2>&1
+}
+files=$(files_of "$tag")
+bad=$(grep -E '^(usr/)?bin/(ba)?sh$|^(usr/)?bin/(apt|apt-get|dpkg|curl|wget)$|^usr/include/|^usr/share/(man|doc)/|pkgconfig/|systemd/' <<<"$files" | head -5)
+if [ -n "$files" ] && [ -z "$bad" ] && grep -q '^usr/share/configfsd/schemas/usb-gadget.json$' <<<"$files" &&
+   grep -q '^usr/share/configfsd/static/index.html$' <<<"$files"; then
+  ok "slim: the binaries, libraries, schemas and UI; no shell, apt, curl, headers, man pages ($(wc -l <<<"$files") entries)"
 else
-  ok "no curl or wget in the runtime image"
+  not_ok "slim: no shell, apt, curl, headers, man pages; schemas and UI present" "$bad"
+fi
+size=$(inspect_img '{{.Size}}')
+mb=$(((size + 524287) / 1048576))
+if [ "$mb" -lt 80 ]; then
+  ok "image size: $mb MB ($size bytes)"
+else
+  not_ok "image size under 80 MB" "$mb MB"
+fi
+# the debug variant: the same install on debian:bookworm-slim, with a shell
+# (built with the default target by the classic builder: a cache hit)
+if out=$(timeout 600 docker build -q --target debug -f "$src/docker/Dockerfile" -t "$tag-debug" "$src" 2>&1) &&
+   docker run --rm --entrypoint sh "$tag-debug" -c 'configfsd --version' >/dev/null 2>&1; then
+  dsize=$(docker image inspect -f '{{.Size}}' "$tag-debug")
+  ok "debug variant (--target debug) has a shell: $(((dsize + 524287) / 1048576)) MB beside $mb MB"
+else
+  not_ok "debug variant (--target debug) builds and has a shell" "$out"
 fi
 if grep -q '^configfsctl ' <<<"$(docker run --rm --entrypoint configfsctl "$tag" --version 2>/dev/null)"; then
   ok "configfsctl is in the image"
@@ -167,10 +209,12 @@ curl -sf "${auth[@]}" -X PUT --data-binary '42' \
 curl -sf "${auth[@]}" -X POST -H 'Content-Type: application/json' -d '{"name":"g1"}' \
   "$api/config/usb_gadget" >/dev/null || errs="$errs mkdir-schema"
 if [ -z "$errs" ]; then ok "writes through the API from the host"; else not_ok "writes through the API from the host" "failed:$errs"; fi
-uid=$(docker exec "$c1" id -u)
-if [ -n "$uid" ] && [ "$uid" != 0 ]; then ok "the server runs as uid $uid, not root"; else not_ok "the server runs as non-root" "id -u: '$uid'"; fi
-owner=$(docker exec "$c1" stat -c %u /var/lib/configfsd/configfsd.db)
-if [ "$owner" = "$uid" ]; then ok "the database is in the volume, owned by that user"; else not_ok "the database is in the volume, owned by that user" "owner '$owner'"; fi
+# no id or stat in the image: ask docker and the host
+uid=$(docker top "$c1" -o pid,uid,comm | awk '$3 == "configfsd" { print $2; exit }')
+if [ -n "$uid" ] && [ "$uid" != 0 ]; then ok "the server runs as uid $uid, not root"; else not_ok "the server runs as non-root" "uid: '$uid'"; fi
+mnt=$(docker volume inspect -f '{{.Mountpoint}}' "$vol")
+owner=$("${sudo_cmd[@]}" stat -c %u "$mnt/configfsd.db" 2>/dev/null)
+if [ "$owner" = 10001 ]; then ok "the database is in the volume, owned by uid 10001"; else not_ok "the database is in the volume, owned by uid 10001" "owner '$owner'"; fi
 stop_clean "$c1" "(SIGTERM)"
 if grep -q 'level=notice event=stop' <<<"$(docker logs "$c1" 2>&1)"; then ok "it logged its clean stop"; else not_ok "it logged its clean stop" "$(docker logs "$c1" 2>&1 | tail -5)"; fi
 
@@ -189,10 +233,12 @@ c3=$run_id-3
 containers+=("$c3")
 timeout 60 docker run --name "$c3" "$tag" >"$tmp/c3.out" 2>&1
 code=$?
-if [ "$code" -ne 0 ] && grep -q "tokens" "$tmp/c3.out"; then
-  ok "without a tokens secret it refuses to start (exit $code) and says why"
+if [ "$code" -ne 0 ] && grep -q "tokens" "$tmp/c3.out" &&
+   grep -q "configfsd hash-token" "$tmp/c3.out" && grep -q -- "--insecure-listen" "$tmp/c3.out"; then
+  ok "without a tokens secret it refuses to start (exit $code), naming hash-token and --insecure-listen"
 else
-  not_ok "without a tokens secret it refuses to start and says why" "exit $code" "$(cat "$tmp/c3.out")"
+  not_ok "without a tokens secret it refuses to start, naming hash-token and --insecure-listen" \
+    "exit $code" "$(cat "$tmp/c3.out")"
 fi
 
 # ---- --insecure-listen: served, loudly -------------------------------------------
@@ -211,6 +257,51 @@ else
   not_ok "--insecure-listen is logged as a warning" "$(docker logs "$c4" 2>&1)"
 fi
 docker rm -f -v "$c4" >/dev/null 2>&1
+
+# ---- as platforms run it ---------------------------------------------------------
+# An arbitrary uid (OpenShift), group 0, on a fresh named volume; read-only,
+# no capability, no new privileges; the secret root's, mode 0440 group 0.
+vol2=$run_id-platform
+docker volume create "$vol2" >/dev/null || bail "docker volume create"
+cp "$tmp/tokens" "$tmp/tokens-0440"
+"${sudo_cmd[@]}" chown 0:0 "$tmp/tokens-0440" && "${sudo_cmd[@]}" chmod 0440 "$tmp/tokens-0440"
+c6=$run_id-6
+containers+=("$c6")
+docker run -d --name "$c6" --user 12345 --read-only --tmpfs /tmp --cap-drop ALL \
+  --security-opt no-new-privileges:true -v "$vol2:/var/lib/configfsd" \
+  -v "$tmp/tokens-0440:/run/secrets/configfsd-tokens:ro" \
+  -p 127.0.0.1::8080 --health-interval 1s --health-retries 30 "$tag" >/dev/null
+if s=$(wait_healthy "$c6") &&
+   curl -sf "${auth[@]}" -X POST -H 'Content-Type: application/json' -d '{"name":"child1"}' \
+     "http://127.0.0.1:$(port_of "$c6")/api/v1/config/02-simple-children" >/dev/null; then
+  ok "--user 12345 --read-only --cap-drop ALL, a named volume, a root-owned 0440 secret: healthy, writes"
+else
+  not_ok "--user 12345 --read-only --cap-drop ALL, a named volume, a root-owned 0440 secret: healthy, writes" \
+    "state $s" "$(docker logs "$c6" 2>&1)"
+fi
+owner=$("${sudo_cmd[@]}" stat -c %u "$(docker volume inspect -f '{{.Mountpoint}}' "$vol2")/configfsd.db" 2>/dev/null)
+if [ "$owner" = 12345 ]; then ok "the database was made by uid 12345"; else not_ok "the database was made by uid 12345" "owner '$owner'"; fi
+docker rm -f -v "$c6" >/dev/null 2>&1
+docker volume rm -f "$vol2" >/dev/null 2>&1
+# The secret as 0600 root: unreadable by the image's user, and it says so
+cp "$tmp/tokens" "$tmp/tokens-0600"
+"${sudo_cmd[@]}" chown 0:0 "$tmp/tokens-0600" && "${sudo_cmd[@]}" chmod 0600 "$tmp/tokens-0600"
+c7=$run_id-7
+containers+=("$c7")
+timeout 60 docker run --name "$c7" -v "$tmp/tokens-0600:/run/secrets/configfsd-tokens:ro" "$tag" >"$tmp/c7.out" 2>&1
+code=$?
+if [ "$code" -ne 0 ] && grep -q "Permission denied" "$tmp/c7.out" && grep -q "0440" "$tmp/c7.out"; then
+  ok "a root-owned 0600 secret: refused (exit $code), saying to mount it 0440 with group 0"
+else
+  not_ok "a root-owned 0600 secret: refused, saying how to mount it" "exit $code" "$(cat "$tmp/c7.out")"
+fi
+# no VOLUME in the image: a container removed leaves no volume behind
+before=$(docker volume ls -q | sort)
+c8=$run_id-8
+docker run -d --name "$c8" "$tag" --insecure-listen >/dev/null
+docker rm -f "$c8" >/dev/null 2>&1
+after=$(docker volume ls -q | sort)
+if [ "$before" = "$after" ]; then ok "docker rm -f leaves no anonymous volume"; else not_ok "docker rm -f leaves no anonymous volume" "$(comm -13 <(echo "$before") <(echo "$after"))"; fi
 
 # ---- docker/compose.yaml: named volume, tokens secret -------------------------
 if ! command -v docker-compose >/dev/null; then

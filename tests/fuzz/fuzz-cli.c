@@ -141,7 +141,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* The commands, by the input's first byte; exact ones print the answer's
  * bytes as they are (not to a terminal). */
 static const struct {
-    const char *args[4];
+    const char *args[6];
     const char *type;
     bool exact;
 } cmds[] = {
@@ -150,7 +150,7 @@ static const struct {
     {{"ls", "-R", "/s/g"}, "application/json", false},
     {{"history"}, "application/json", false},
     {{"import", import_doc}, "application/json", false},
-    {{"watch", "--count", "3"}, "text/event-stream", false},
+    {{"watch", "--count", "3", "--since", "5"}, "text/event-stream", false},
     {{"health"}, "application/json", false},
     {{"rm", "-r", "/s/g"}, "application/json", false},
     {{"cat", "/s/g/a"}, "text/plain", true},
@@ -181,7 +181,7 @@ static size_t control_at(const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *argv[12];
+    char *argv[16];
     int argc = 0, ex, out, saved1, saved2;
     size_t c;
     off_t len;
@@ -205,11 +205,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc++] = (char *)"configfsctl";
     argv[argc++] = (char *)"--server";
     argv[argc++] = server_url;
-    argv[argc++] = (char *)"--timeout";
-    argv[argc++] = (char *)"5";
+    argv[argc++] = (char *)"--timeout"; /* a watch resumes for this long */
+    argv[argc++] = (char *)"1";
     argv[argc++] = (char *)"--max-answer";
     argv[argc++] = (char *)"1M";
-    for (size_t i = 0; i < 4 && cmds[c].args[i]; i++) {
+    for (size_t i = 0; i < 6 && cmds[c].args[i]; i++) {
         argv[argc++] = (char *)cmds[c].args[i];
     }
     argv[argc] = NULL;

@@ -5,10 +5,11 @@
 # a module built against the installed configfs.pc, and the installed
 # binary serving that module on 127.0.0.1 (a port it picks). TAP output.
 # usage: run-install.sh BUILD_ROOT SOURCE_ROOT PREFIX BINDIR LIBDIR INCLUDEDIR
-#                       DATADIR MANDIR LOCALSTATEDIR UNITDIR
+#                       DATADIR MANDIR LOCALSTATEDIR UNITDIR STRIP
+# (STRIP: true when meson's strip option is on, the default)
 set -uo pipefail
 build=$1 src=$2 prefix=$3 bindir=$4 libdir=$5 includedir=$6 datadir=$7
-mandir=$8 statedir=$9 unitdir=${10}
+mandir=$8 statedir=$9 unitdir=${10} strip=${11:-true}
 abs() { case $1 in /*) echo "$1" ;; *) echo "$prefix/$1" ;; esac; }
 bindir=$(abs "$bindir") libdir=$(abs "$libdir") includedir=$(abs "$includedir")
 datadir=$(abs "$datadir") mandir=$(abs "$mandir") statedir=$(abs "$statedir")
@@ -41,6 +42,15 @@ ok "meson install --destdir"
 
 # ---- the layout -------------------------------------------------------------
 check "bin/configfsd is installed and runs" "$D$bindir/configfsd" --version
+# installed stripped (-Dstrip=true, the project's default): no symbol table
+symtab() { LC_ALL=C readelf -S "$1" 2>/dev/null | grep -c '\.symtab' || true; }
+if [ "$strip" = true ]; then
+  if [ "$(symtab "$D$bindir/configfsd")" = 0 ] && [ "$(symtab "$D$bindir/configfsctl")" = 0 ]; then
+    ok "configfsd and configfsctl are installed stripped"
+  else
+    not_ok "configfsd and configfsctl are installed stripped" "$(LC_ALL=C readelf -S "$D$bindir/configfsd" | grep symtab)"
+  fi
+fi
 check "public headers in include/configfs" test -f "$D$includedir/configfs/configfs.h" -a -f "$D$includedir/configfs/cfs.h"
 check "compat headers in include/configfsd/compat/linux, not include/linux" \
   test -f "$D$includedir/configfsd/compat/linux/configfs.h" -a ! -e "$D$includedir/linux"
@@ -48,6 +58,10 @@ check "configfs.pc in libdir/pkgconfig" test -f "$D$libdir/pkgconfig/configfs.pc
 check "the shipped schemas in share/configfsd/schemas" \
   test -f "$D$datadir/configfsd/schemas/usb-gadget.json" -a ! -e "$D$datadir/configfsd/schemas/README.md"
 check "the web UI in share/configfsd/static" test -f "$D$datadir/configfsd/static/index.html"
+check "configfsctl's bash completion where bash-completion looks" \
+  grep -q "complete -F _configfsctl configfsctl" "$D$datadir/bash-completion/completions/configfsctl"
+check "configfsctl's zsh completion where zsh looks" \
+  grep -qx "#compdef configfsctl" "$D$datadir/zsh/site-functions/_configfsctl"
 check "configfsd(8)" test -f "$D$mandir/man8/configfsd.8"
 if [ -f "$src/cli/configfsctl.1" ]; then
   check "configfsctl(1)" test -f "$D$mandir/man1/configfsctl.1"

@@ -46,3 +46,42 @@ test('no jsonSchemaDialect, and every token is optional without --tokens', () =>
       `${op.operationId} needs a token even without --tokens`);
   }
 });
+
+// What made orval, openapi-typescript-codegen and others fail to compile:
+// status ranges (4XX) as response keys, one name for two components
+// (a parameter and a schema both ConfigPath), a schema named as an
+// operation's alias (orval's BatchResult for the operation batch), and an
+// enum inline in an x- property (codegen's `enum 'x-kind'`).
+test('names every generator can turn into identifiers', () => {
+  for (const op of ops) {
+    for (const code of Object.keys(op.responses)) {
+      assert.match(code, /^([1-5]\d\d|default)$/, `${op.operationId} answers a range ${code}`);
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const [section, entries] of Object.entries(spec.components as Record<string, object>)) {
+    for (const name of Object.keys(entries)) {
+      assert.ok(!seen.has(name), `${name} is both in ${seen.get(name)} and in ${section}`);
+      seen.set(name, section);
+    }
+  }
+  const upper = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+  for (const op of ops) {
+    for (const suffix of ['Result', 'Params', 'Body', 'Headers', 'Response', 'Error', 'Data']) {
+      const alias = upper(op.operationId) + suffix;
+      assert.ok(!seen.has(alias), `${alias} is ${op.operationId}'s alias and a component`);
+    }
+  }
+  const walk = (node: unknown, at: string): void => {
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+      if (k === 'properties') {
+        for (const [prop, schema] of Object.entries(v as Record<string, { enum?: unknown }>)) {
+          assert.ok(!(prop.startsWith('x-') && schema.enum), `${at}.${prop}: an inline enum named from an x- property`);
+        }
+      }
+      walk(v, `${at}.${k}`);
+    }
+  };
+  walk(spec, '#');
+});

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmds.h - the commands of configfsctl that live outside configfsctl.c
+ * (endpoints.c: cluster, health over every server; complete.c: completion
+ * and the path completer), and what they read of configfsctl.c's command
+ * table and options. Each command has the signature of the table's run().
+ */
+#ifndef CFS_CTL_CMDS_H
+#define CFS_CTL_CMDS_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+#include "ctl.h"
+
+struct opts;
+
+/* configfsctl.c: the command table, for complete.c. The name of command
+ * @i (NULL past the end), the options it takes as a mask, and how the
+ * option of one bit of that mask is spelled ("-l", "--if-match"). */
+const char *ctl_cmd_name(size_t i);
+unsigned ctl_cmd_allowed(size_t i);
+const char *ctl_option_name(unsigned bit);
+const struct option *ctl_long_options(void);
+
+/* configfsctl.c: run one command line (@argv[0] a program name, then the
+ * command, its options and arguments) on @c, as main() would; only --json
+ * of the global options applies. @return its exit status. */
+int ctl_run_line(struct ctl *c, int argc, char **argv);
+/* configfsctl.c: @rel (absolute, or relative with . and ..) from the
+ * absolute @dir, as an absolute path. New string. */
+char *ctl_resolve_path(const char *dir, const char *rel);
+
+/* configfsctl.c: health against the one server in use. */
+int ctl_cmd_health_one(struct ctl *c,
+                       const struct opts *o,
+                       int argc,
+                       char **argv);
+
+/* endpoints.c */
+int ctl_cmd_cluster(struct ctl *c, const struct opts *o, int argc, char **argv);
+int ctl_cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv);
+
+/* complete.c */
+int ctl_cmd_completion(struct ctl *c,
+                       const struct opts *o,
+                       int argc,
+                       char **argv);
+int ctl_cmd_complete_path(struct ctl *c,
+                          const struct opts *o,
+                          int argc,
+                          char **argv);
+/* The completions of @word, a path typed relative to the absolute @cwd
+ * (or absolute): @word's folder part followed by each name there that
+ * starts with its last part, folders with a trailing '/'. NULL-terminated
+ * new array of new strings; NULL when the server did not list the folder
+ * (*ex: the exit status). */
+char **
+ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex);
+void ctl_strv_free(char **v);
+
+/* shell.c */
+int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv);
+
+#endif /* CFS_CTL_CMDS_H */

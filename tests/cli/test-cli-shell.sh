@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# configfsctl shell against a live configfsd (127.0.0.1, a port it picks, a
+# fresh database): the working directory (cd, pwd, cd into what is not a
+# folder), paths relative to it in every command, ln -s with a relative
+# target resolved from the working directory as configfs does, the exit
+# status of a piped session; and on a pseudo-terminal (pty-shell.py), tab
+# completion of commands and of paths from the server, and the history
+# file. One TAP line per check.
+#   test-cli-shell.sh CONFIGFSD CONFIGFSCTL SCHEMA_DIR PTY_SHELL
+# The checks are single-quoted on purpose: check() evaluates them later.
+# shellcheck disable=SC2016,SC2034
+set -uo pipefail
+# shellcheck source=SCRIPTDIR/../lib/configfsd.sh
+source "$(dirname "$0")/../lib/configfsd.sh"
+configfsd=$1
+CTL=$2
+schemas=$3
+pty_shell=$4
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+unset CONFIGFSCTL_SERVER CONFIGFSCTL_TOKEN CONFIGFSCTL_TOKEN_FILE \
+  CONFIGFSCTL_CACERT
+
+# shellcheck source=SCRIPTDIR/../lib/cli-checks.sh
+source "$(dirname "$0")/../lib/cli-checks.sh"
+# session LINE...: the lines piped into configfsctl shell; $rc, $out, $err
+session() {
+  rc=0
+  printf '%s\n' "$@" | "$CTL" --server "$S" shell >"$out" 2>"$err" || rc=$?
+}
+
+if ! configfsd_start "$configfsd" "$tmp/server.log" --db "$tmp/c.db" \
+  --schema-dir "$schemas" --log-level warning; then
+  echo "Bail out! configfsd did not start"
+  exit 1
+fi
+pid=$configfsd_pid
+S=http://127.0.0.1:$configfsd_port
+
+session pwd 'mkdir usb_gadget/g1' 'cd usb_gadget/g1' pwd \
+  'mkdir functions/ncm.usb0' 'mkdir configs/c.1' \
+  'ln -s functions/ncm.usb0 configs/c.1/' 'cd configs/c.1' pwd 'ls -l' \
+  'cd ../../functions/./ncm.usb0/..' pwd 'cd' pwd
+check "cd and pwd: relative, . and .., cd alone to /" \
+  '[ $rc = 0 ] && [ "$(grep -x "/[a-z_/.0-9]*" $out | tr "\n" " ")" = "/ /usb_gadget/g1 /usb_gadget/g1/configs/c.1 /usb_gadget/g1/functions / " ]'
+check "ln -s TARGET DIR/ in the shell: TARGET from the working directory, as configfs" \
+  'has "ncm.usb0 -> /usb_gadget/g1/functions/ncm.usb0"'
+"$CTL" --server "$S" cat /usb_gadget/g1/configs/c.1/ncm.usb0 >/dev/null 2>&1
+session 'cd /usb_gadget/g1' 'write idVendor 0x1d6b' 'cat idVendor' 'cd strings' 'ls ../configs'
+check "write, cat and ls take paths from the working directory; write's value is left alone" \
+  '[ $rc = 0 ] && grep -qx 7531 $out && grep -qx c.1 $out'
+session 'cd /usb_gadget/g1/idVendor' pwd
+check "cd into an attribute: not a directory, the working directory kept" \
+  'has "Not a directory" $err && grep -qx / $out'
+session 'cd /nowhere' 'cat /usb_gadget/g1/nothing'
+check "a piped session exits with its last command's status (ENOENT: 3)" \
+  '[ $rc = 3 ] && has "No such file" $err'
+session 'exit 7' pwd
+check "exit N ends the session with N" '[ $rc = 7 ] && ! grep -qx / $out'
+session "mkdir '/02-simple-children/two words'" 'ls /02-simple-children'
+check "quotes keep a name with a blank whole" '[ $rc = 0 ] && grep -qx "two words" $out'
+session 'ls --json usb_gadget'
+check "--json applies to one command" '[ $rc = 0 ] && has "\"path\":\"/usb_gadget\""'
+session 'ls --server http://127.0.0.1:1 /'
+check "other global options are refused in the shell: usage (2)" '[ $rc = 2 ]'
+
+# ---- on a terminal ---------------------------------------------------------------
+python3 "$pty_shell" "$CTL" "$S" "$tmp" 'cd usb_g\t' '\n' 'pwd\n' 'wri\t' ' g1/idV\t' ' 0x0525\n' \
+  'cd g1/conf\t' '\n' 'pwd\n' >"$out" 2>"$err"
+rc=$?
+check "Tab completes a path from the server (usb_g -> usb_gadget/)" \
+  '[ $rc = 0 ] && grep -q "^/usb_gadget$" $out'
+check "Tab completes a command and a path relative to the working directory" \
+  '[ "$("$CTL" --server "$S" cat /usb_gadget/g1/idVendor)" = 1317 ]'
+check "Tab completes under the working directory (g1/conf -> g1/configs/)" \
+  'grep -q "^/usb_gadget/g1/configs$" $out'
+check "history is kept in ~/.configfsctl_history" \
+  '[ -f $tmp/.configfsctl_history ] && grep -q "^pwd$" $tmp/.configfsctl_history'
+
+finish_checks
