@@ -21,6 +21,7 @@
 #include "h-history.h"
 #include "h-schema.h"
 #include "h-service.h"
+#include "h-whoami.h"
 #include "metrics.h"
 #include "openapi.h"
 #include "reply.h"
@@ -97,6 +98,11 @@ static const struct cfs_http_route routes[] = {
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
                              0,     cfs_http_handle_history,  NULL, NULL,
                              NULL},
+    /* who the request's token is: the client offers what it may do */
+    {"/api/v1/whoami",       false, "whoami",  READ, READER, 0,      0,
+                             0,     cfs_http_handle_whoami,   NULL, NULL,
+                             "names no config path: it says which "
+                             "subtrees the token has, never refuses one"},
     /* export carries write-only values; import replaces the whole tree */
     {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
                              0,     cfs_http_handle_export,   NULL, NULL,

@@ -177,6 +177,9 @@ static json_t *type_json(struct jb *b, const struct sch_type *t)
         }
         jset(b, o, "name_examples", ex);
     }
+    if (t->summary) {
+        jset(b, o, "summary", json_string(t->summary));
+    }
     if (t->creates) {
         jset(b,
              o,

@@ -125,6 +125,11 @@ struct sch_type {
     size_t n_name_examples;
     regex_t name_re;
 
+    /* "summary": a one-line template of an object of this type for
+     * listings ("{attr}" its values, "{@links}" its links' targets);
+     * checked at load, served as is */
+    char *summary;
+
     int visit;        /* load time: default-group cycle check */
     bool has_name_re; /* name_re is compiled */
 };

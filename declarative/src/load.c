@@ -578,6 +578,7 @@ static const char *const type_keys[] = {"attributes",
                                         "committable",
                                         "max_children",
                                         "name",
+                                        "summary",
                                         NULL};
 
 /* "name": {"pattern": ERE, "examples": [names]}: what objects of this type
@@ -652,6 +653,51 @@ static int type_name(struct loader *L, struct sch_type *t, json_t *obj)
     return 0;
 }
 
+/* "summary": a one-line template; each "{...}" names an attribute of
+ * the type, or is "{@links}" (the type must take links). Checked after
+ * the attributes and links are read (pass 2). */
+static int type_summary(struct loader *L, struct sch_type *t, json_t *v)
+{
+    const char *s;
+    int r = want(L, v, JSON_STRING, "a string");
+
+    if (r < 0) {
+        return r;
+    }
+    s = json_string_value(v);
+    if (strlen(s) > 255 || strchr(s, '\n')) {
+        return fail(L, "a summary is one line of at most 255 bytes");
+    }
+    for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
+        const char *end = strchr(p, '}');
+        size_t n = end ? (size_t)(end - p - 1) : 0;
+        bool found = false;
+
+        if (!end || n == 0) {
+            return fail(L, "an unclosed or empty {} in the summary");
+        }
+        if (n == 6 && strncmp(p + 1, "@links", 6) == 0) {
+            if (!t->allow) {
+                return fail(L,
+                            "{@links} in the summary of a type without links");
+            }
+            continue;
+        }
+        for (size_t i = 0; i < t->n_attrs && !found; i++) {
+            found = strlen(t->attrs[i].name) == n &&
+                    strncmp(t->attrs[i].name, p + 1, n) == 0;
+        }
+        if (!found) {
+            return fail(L,
+                        "{%.*s} in the summary names no attribute of this type",
+                        (int)n,
+                        p + 1);
+        }
+    }
+    t->summary = cfs_strdup(s);
+    return t->summary ? 0 : -ENOMEM;
+}
+
 static int type_attributes(struct loader *L, struct sch_type *t, json_t *attrs)
 {
     const char *name;
@@ -694,7 +740,7 @@ static int type_pass1(struct loader *L, struct sch_type *t, json_t *obj)
                        obj,
                        type_keys,
                        "attributes, creates, default_groups, links, "
-                       "committable, max_children or name");
+                       "committable, max_children, name or summary");
     }
     if (r < 0) {
         return r;
@@ -1024,6 +1070,14 @@ static int type_pass2(struct loader *L, struct sch_type *t, json_t *obj)
     if ((v = json_object_get(obj, "links"))) {
         at = cfs_schema_jpath_key(&L->path, "links");
         r = type_links(L, t, v);
+        if (r < 0) {
+            return r;
+        }
+        cfs_schema_jpath_pop(&L->path, at);
+    }
+    if ((v = json_object_get(obj, "summary"))) {
+        at = cfs_schema_jpath_key(&L->path, "summary");
+        r = type_summary(L, t, v);
         if (r < 0) {
             return r;
         }

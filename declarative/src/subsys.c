@@ -102,6 +102,7 @@ void cfs_schema_destroy(struct cfs_schema *s)
             cfs_free(t->name_examples[k]);
         }
         cfs_free(t->name_examples);
+        cfs_free(t->summary);
     }
     cfs_free(s->types);
     cfs_free(s->file);

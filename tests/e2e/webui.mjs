@@ -4,8 +4,10 @@
 // Chromium driven by playwright-core. Each scenario is one TAP line; every
 // assertion looks at the DOM the user sees and at the server's state over
 // the API. Nothing sleeps for a fixed time: every wait is for a condition.
-// Any console error, uncaught page error, CSP violation or unexpected HTTP
-// error status fails the scenario it happens in.
+// Any console error, uncaught page error or unhandled promise rejection
+// (even one the page itself reports), CSP violation or unexpected HTTP
+// error status, on any page the scenario opened, fails the scenario it
+// happens in.
 //
 // Besides the flows, the suite runs axe-core on every main view (no
 // serious or critical violation may remain), saves screenshots of the main
@@ -39,10 +41,12 @@ let browser = null;
 
 // ---- the server ---------------------------------------------------------------
 
-/** Start configfsd; resolves to its base URL once it logs its port. */
-function startServer(name, extra = []) {
-  const db = join(tmp, `${name}.db`);
-  const args = ['--listen', '127.0.0.1:0', '--db', db, '--schema-dir', join(srcRoot, 'schemas'),
+/** Start configfsd; resolves to its base URL once it logs its port.
+ * @port: the port to listen on (0: one the kernel picks); @db: the
+ * database's name (@name unless given: a restart keeps the data). */
+function startServer(name, extra = [], { port = 0, db: dbName = name } = {}) {
+  const db = join(tmp, `${dbName}.db`);
+  const args = ['--listen', `127.0.0.1:${port}`, '--db', db, '--schema-dir', join(srcRoot, 'schemas'),
     '--static-dir', join(srcRoot, 'web/static'), '--log-level', 'info', ...extra];
   const child = spawn(configfsd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const srv = { name, child, log: '', exited: new Promise((r) => child.on('exit', (code, sig) => r({ code, sig }))) };
@@ -107,21 +111,32 @@ const until = (fn, what, ms = WAIT_MS) => untilWithin(fn, what, ms);
 
 // ---- the page ---------------------------------------------------------------------
 
-/** A page with the watchers every scenario relies on. */
-async function openPage(base, { width = 1024, height = 800, colorScheme = 'light', hash = '' } = {}) {
+/** Every page a scenario opened, whose problems fail it (openPage). */
+const openPages = new Set();
+
+/** A page with the watchers every scenario relies on; @token is put in
+ * the tab's sessionStorage before the page loads (as if typed). */
+async function openPage(base, { width = 1024, height = 800, colorScheme = 'light', hash = '', token = '' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
   page.problems = [];
   page.allowed = new Set();
+  page.quiet = null; // console errors a scenario expects (a stopped server)
+  openPages.add(page);
+  context.on('close', () => openPages.delete(page));
   page.on('console', (m) => {
     if (m.type() !== 'error' && m.type() !== 'warning') return;
     // a refused request is reported by 'response' below, against the
     // statuses the scenario expects
     if (/^Failed to load resource: the server responded with a status of \d+/.test(m.text())) return;
+    if (page.quiet && page.quiet.test(m.text())) return;
     page.problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => page.problems.push(`page error: ${e.message}`));
+  // the page reports a failure nothing caught (and prevents the browser's
+  // own report): the suite still fails on it
+  await page.exposeFunction('__cfsUncaught', (v) => page.problems.push(`uncaught: ${v}`));
   page.on('response', (r) => {
     const s = r.status();
     if (s < 400) return;
@@ -131,10 +146,13 @@ async function openPage(base, { width = 1024, height = 800, colorScheme = 'light
     if (!page.allowed.has(s)) page.problems.push(`unexpected HTTP ${s} for ${r.request().method()} ${url.pathname}`);
   });
   await page.exposeFunction('__cfsViolation', (v) => page.problems.push(`CSP violation: ${v}`));
-  await page.addInitScript(() => {
+  await page.addInitScript((t) => {
     document.addEventListener('securitypolicyviolation', (e) =>
       window.__cfsViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`));
-  });
+    window.addEventListener('unhandledrejection', (e) => window.__cfsUncaught(`unhandled rejection: ${e.reason && e.reason.message ? e.reason.message : e.reason}`));
+    window.addEventListener('error', (e) => window.__cfsUncaught(`error: ${e.message}`));
+    if (t && !sessionStorage.getItem('configfsd.token')) sessionStorage.setItem('configfsd.token', t);
+  }, token);
   await page.goto(`${base}/${hash}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: WAIT_MS });
   return page;
@@ -178,6 +196,20 @@ async function stageAttr(page, name, value) {
 async function setAttr(page, name, value) {
   await stageAttr(page, name, value);
   await page.click('#staged button.apply');
+}
+
+/** The action bars (toolbars, the staged bar) a toast covers, but the one
+ * of the control it belongs to; and whether it is inside the window. */
+async function toastCovers(page, toastSel) {
+  return page.$eval(toastSel, (m) => {
+    const r = m.getBoundingClientRect();
+    const own = m._anchor ? m._anchor.closest('.toolbar, .bar') : null;
+    const covered = [...document.querySelectorAll('.toolbar, #staged')].filter((b) => b !== own && !b.contains(m) && !m.contains(b)).filter((b) => {
+      const q = b.getBoundingClientRect();
+      return q.height && q.bottom > r.top && q.top < r.bottom && q.right > r.left && q.left < r.right;
+    }).map((b) => b.getAttribute('aria-label') || b.id || b.textContent.trim().slice(0, 30));
+    return { covered, inside: r.left >= 0 && r.right <= window.innerWidth && r.top >= 0 && r.bottom <= window.innerHeight };
+  });
 }
 
 /** The text of the error toasts on the page (anchored or in the corner). */
@@ -361,6 +393,7 @@ scenario('staged edits: two values shown as a diff, applied as one batch (one re
   ok(!(await page.$('.msg.error')), 'a message can be dismissed');
   await setAttr(page, 'storeme', '42');
   await until(async () => (await api.value('/02-simple-children/kid/storeme')) === '42', 'storeme 42');
+  await page.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
 });
 
 scenario('leaving with staged edits asks first: Cancel keeps them, Discard leaves', async () => {
@@ -492,6 +525,12 @@ scenario('link picker: a typeahead over the functions of the gadget; a bare name
   await axeCheck(page, 'link picker open');
   await target.fill('ncm');
   await page.waitForSelector('#panel [role="option"][data-path="/usb_gadget/g1/functions/ncm.usb0"]');
+  // one match left: Enter takes it, no arrow needed
+  await target.press('Enter');
+  ok(await target.inputValue() === '/usb_gadget/g1/functions/ncm.usb0', 'Enter takes the single match');
+  ok(await page.$eval('#panel [role="listbox"]', (l) => l.hidden), 'and closes the list');
+  await target.fill('ncm');
+  await page.waitForSelector('#panel [role="option"][data-path="/usb_gadget/g1/functions/ncm.usb0"]');
   await target.press('ArrowDown');
   await target.press('Enter');
   ok(await target.inputValue() === '/usb_gadget/g1/functions/ncm.usb0', 'Enter picks the option');
@@ -561,6 +600,115 @@ scenario('lio target: the picker offers the storage objects; a wrong target show
   ok((await api.get(`${T}/lun/lun_0/disk1`)).json.target === '/target/core/fileio_0/disk1', 'the server has the link');
 });
 
+scenario('checked as you type: an IPv4 value, a uint range and a name rule are shown at the field on input and on blur, before Apply; lun_N is suggested', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  const before = await api.revision();
+  await openPath(page, '/fakenbd/pending/disk1');
+  const tErr = '#panel form[data-attr="target"] .field-error';
+  await page.fill(attrInput('target'), '10.0.0.300');
+  await page.waitForSelector(`${tErr}:not([hidden])`);
+  ok((await page.textContent(tErr)) === 'target: must be an IPv4 address', `the server's words at the field (${await page.textContent(tErr)})`);
+  await page.fill(attrInput('target'), '10.0.0.30');
+  await page.waitForSelector(tErr, { state: 'hidden' });
+  await page.click('#staged button.discard');
+  // on blur too: a value typed in and left
+  await page.fill(attrInput('target'), '10.0.0');
+  await page.focus(attrInput('device'));
+  await page.waitForSelector(`${tErr}:not([hidden])`);
+  await page.click('#staged button.discard');
+  ok(await api.revision() === before, 'nothing was sent');
+  // a uint with min/max (LIO's ACL cmdsn_depth 1..4096) in a create form
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  await openPath(page, `${T}/acls`);
+  ok((await page.getAttribute('#panel .mkdir-form input[required]', 'placeholder')).startsWith('e.g. iqn.'), 'the ACL name shows an IQN example');
+  await page.locator('#panel .mkdir-form details.initial').evaluate((d) => { d.open = true; });
+  await page.getByLabel('cmdsn_depth').fill('5000');
+  await page.waitForFunction(() => /cmdsn_depth: at most 4096/.test(document.querySelector('#panel .mkdir-form').textContent));
+  // a name rule: a function is TYPE.INSTANCE
+  await openPath(page, '/usb_gadget/g1/functions');
+  await page.fill('#panel .mkdir-form input[required]', 'ncm');
+  await page.waitForFunction(() => /the name must match/.test(document.querySelector('#panel .mkdir-form .field-error:not([hidden])')?.textContent || ''));
+  await page.fill('#panel .mkdir-form input[required]', 'ncm.usb1');
+  await page.waitForSelector('#panel .mkdir-form input[required]:not([aria-invalid])');
+  // the next free LUN is suggested (lun_0 exists)
+  await openPath(page, `${T}/lun`);
+  ok(await page.inputValue('#panel .mkdir-form input[required]') === 'lun_1', 'lun_1 is suggested');
+  ok(await api.revision() === before, 'still nothing was sent');
+});
+
+scenario('reading: each child row carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions)', async () => {
+  page.allowed = new Set();
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  await openPath(page, `${T}/lun`);
+  await page.waitForSelector('#panel li[data-child="lun_0"] .summary');
+  const lun = await page.textContent('#panel li[data-child="lun_0"] .summary');
+  ok(lun === '-> /target/core/fileio_0/disk1', `a LUN names its backstore (${lun})`);
+  await openPath(page, '/usb_gadget/g1/configs');
+  await page.waitForSelector('#panel li[data-child="c.1"] .summary');
+  const cfg = await page.textContent('#panel li[data-child="c.1"] .summary');
+  ok(cfg === '/usb_gadget/g1/functions/acm.GS0, MaxPower 500 mA', `a config names its functions and power (${cfg})`);
+  ok(await page.getAttribute('#panel li[data-child="c.1"] .summary', 'title') === cfg, 'in full on hover');
+  await openPath(page, '/target/core/fileio_0');
+  await page.waitForSelector('#panel li[data-child="disk1"] .summary');
+  ok(/enable/.test(await page.textContent('#panel li[data-child="disk1"] .summary')), 'a storage object says whether it is enabled');
+});
+
+scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  await openPath(page, '/fakenbd/pending/disk1');
+  // hold the history's answer until the progress indicator shows
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/v1/history?**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.click('#panel button[aria-controls="history"]');
+    await page.waitForSelector('#busy:not([hidden])');
+    ok(await page.evaluate(() => document.body.dataset.busy) === 'true', 'the page says it is working');
+    release();
+    await page.waitForSelector('#history tbody tr');
+    await page.waitForSelector('#busy', { state: 'hidden' });
+  } finally {
+    release();
+    await page.unroute('**/api/v1/history?**');
+  }
+  ok(await page.evaluate(() => document.activeElement.id) === 'history-h', 'focus is on the History heading');
+  const inView = await page.$eval('#history-h', (e) => {
+    const r = e.getBoundingClientRect();
+    const v = document.querySelector('#panel-scroll').getBoundingClientRect();
+    return r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
+  });
+  ok(inView, 'the History heading is in view');
+  await page.click('#panel button[aria-controls="history"]');
+});
+
+scenario('toasts stay inside the window and cover no action bar: a header button\'s, a created item\'s', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  for (const p of [page, await openPage(base, { width: 375, height: 740 })]) {
+    try {
+      await p.click('#btn-export');
+      await p.waitForSelector('.msg.ok:has-text("Exported")');
+      const cov = await toastCovers(p, '.msg.ok');
+      ok(cov.inside, `the Export toast is inside the window at ${p.viewportSize().width} px (${JSON.stringify(cov)})`);
+    } finally {
+      if (p !== page) await p.context().close();
+    }
+  }
+  await clearMessages(page);
+  await openPath(page, '/02-simple-children');
+  await page.fill('#panel .mkdir-form input[required]', 'toasted');
+  await page.click('#panel .mkdir-form button[type=submit]');
+  await panelAt(page, '/02-simple-children/toasted');
+  await page.waitForSelector('#panel .msg.ok');
+  const cov = await toastCovers(page, '#panel .msg.ok');
+  ok(cov.inside && !cov.covered.length, `"Created" covers no action bar (${JSON.stringify(cov)})`);
+});
+
 scenario('live: changes made outside the page appear through the event stream', async () => {
   page.allowed = new Set();
   await page.waitForFunction(() => document.querySelector('#conn').dataset.state === 'live');
@@ -591,6 +739,8 @@ scenario('two browsers edit the same item: the second Apply is a conflict at the
     await page.waitForSelector('#staged .msg.error[data-status="412"]');
     const alert = await alertText(page);
     ok(alert.includes('Conflict') && alert.includes('ESTALE'), `the alert says conflict (${alert})`);
+    const cov = await toastCovers(page, '#staged .msg.error');
+    ok(cov.inside && !cov.covered.length && !(await page.$eval('#staged .msg.error', (m) => m.classList.contains('above'))), `the conflict toast covers no action bar and not the staged bar (${JSON.stringify(cov)})`);
     const ferr = await page.textContent('#panel form[data-attr="device"] .field-error');
     ok(ferr.includes('changed by someone else'), `the field says so (${ferr})`);
     ok(await page.$eval(attrInput('device'), (e) => e.value) === '/dev/mine', 'what you typed is kept');
@@ -599,6 +749,7 @@ scenario('two browsers edit the same item: the second Apply is a conflict at the
     await page.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/theirs');
     await setAttr(page, 'device', '/dev/mine');
     await until(async () => (await api.value('/fakenbd/pending/disk1/device')) === '/dev/mine', 'the retried store');
+    await page.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
     await other.waitForFunction(() => document.querySelector('#panel form[data-attr="device"] input').value === '/dev/mine');
     ok(other.problems.length === 0, other.problems.join('; '));
   } finally {
@@ -618,6 +769,8 @@ scenario('history: relative times with the exact one on hover, a diff per change
   ok(diff[0] === '/dev/theirs' && diff[1] === '/dev/mine', `the newest change shows old and new (${diff})`);
   await shot(page, 'history');
   await axeCheck(page, 'history');
+  // the button names the value it brings back, not "this value"
+  ok(await page.textContent('#history tbody tr:first-child button.restore') === 'Restore /dev/theirs', 'Restore names the old value');
   await page.click('#history tbody tr:first-child button.restore');
   await page.waitForSelector('#dlg-confirm[open]');
   ok((await page.textContent('#confirm-text')).includes('/dev/theirs'), 'the confirmation names the value');
@@ -686,6 +839,9 @@ scenario('used by and blockers: a linked function lists its link; deleting it is
   ok(await page.$eval(row(L), (e) => e.getAttribute('aria-selected')) === 'true', 'the link\'s row is selected');
   await openPath(page, F);
   await page.click('#panel button:text-is("Delete…")');
+  // the dialog says what holds it before asking
+  const warn = await page.textContent('#dlg-confirm .used-by-warning');
+  ok(warn.includes(L) && warn.includes('EBUSY'), `the dialog warns about the link first (${warn})`);
   await page.click('#confirm-ok');
   await page.waitForSelector('#panel .msg.error[data-errno="EBUSY"] .blockers button');
   const delAt = await toastPlacement(page, '#panel .msg.error', '#panel button:text-is("Delete…")');
@@ -911,6 +1067,45 @@ scenario('dark theme (prefers-color-scheme): the page follows it, axe finds no c
   }
 });
 
+scenario('axe on every main view in both themes and at phone width: no serious or critical finding; underscores have room', async () => {
+  const G = '/usb_gadget/g1';
+  for (const colorScheme of ['light', 'dark']) {
+    for (const [width, height] of [[1024, 800], [375, 740]]) {
+      const p = await openPage(base, { colorScheme, width, height, hash: '#/fakenbd' });
+      const tag = `${colorScheme} ${width} px`;
+      try {
+        await panelAt(p, '/fakenbd');
+        if (width < 760) await p.click('#btn-drawer');
+        await axeCheck(p, `${tag}, a subsystem selected`);
+        if (width < 760) await p.keyboard.press('Escape');
+        await p.evaluate(() => { location.hash = '#/fakenbd/pending/disk1'; });
+        await panelAt(p, '/fakenbd/pending/disk1');
+        await p.fill(attrInput('device'), '/dev/nbd7');
+        await p.waitForSelector('#staged:not([hidden])');
+        await axeCheck(p, `${tag}, an item with a staged value`);
+        const room = await p.$eval(attrInput('device'), (i) => parseFloat(getComputedStyle(i).lineHeight) / parseFloat(getComputedStyle(i).fontSize));
+        ok(room >= 1.3, `an input's line box leaves room under the baseline (${room.toFixed(2)} em)`);
+        await p.click('#staged button.discard');
+        await p.click('#panel button[aria-controls="history"]');
+        await p.waitForSelector('#history tbody tr');
+        await axeCheck(p, `${tag}, history`);
+        await p.evaluate((g) => { location.hash = `#${g}/configs/c.1`; }, G);
+        await panelAt(p, `${G}/configs/c.1`);
+        await p.getByRole('combobox', { name: 'Target' }).focus();
+        await p.waitForSelector('#panel [role="listbox"]:not([hidden])');
+        await axeCheck(p, `${tag}, link picker`);
+        await p.keyboard.press('Escape');
+        await p.click('#panel button:text-is("Delete…")');
+        await p.waitForSelector('#dlg-confirm[open]');
+        await axeCheck(p, `${tag}, delete plan`);
+        await p.click('#confirm-cancel');
+      } finally {
+        await p.context().close();
+      }
+    }
+  }
+});
+
 scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view', async () => {
   const bbase = await startServer('big');
   const bapi = client(bbase);
@@ -1075,6 +1270,294 @@ scenario('scoped token: the tree shows only its subtree and the path that leads 
   }
 });
 
+// ---- who am I: what the token may do is what the page offers ------------------------
+
+let rbase = null; // a server with a reader, a scoped writer and an admin
+const roleTokens = {};
+
+async function roleServer() {
+  if (rbase) return rbase;
+  const hash = (t) => createHash('sha256').update(t).digest('hex');
+  for (const n of ['alice', 'team', 'root']) roleTokens[n] = randomBytes(24).toString('hex');
+  const file = join(tmp, 'tokens-roles');
+  writeFileSync(file, `alice reader sha256:${hash(roleTokens.alice)}\n`
+    + `team writer sha256:${hash(roleTokens.team)} /02-simple-children/mine\n`
+    + `root admin sha256:${hash(roleTokens.root)}\n`);
+  chmodSync(file, 0o600);
+  rbase = await startServer('roles', ['--tokens', file]);
+  const root = client(rbase, roleTokens.root);
+  ok((await root.mkdir('/02-simple-children', 'mine', { storeme: '5' })).status === 201, 'mine made');
+  ok((await root.mkdir('/02-simple-children', 'other', { storeme: '1' })).status === 201, 'other made');
+  ok((await root.store('/02-simple-children/mine/storeme', '6')).status === 200, 'a change in the history');
+  return rbase;
+}
+
+const whoamiText = (p) => p.$eval('#whoami', (e) => e.textContent);
+const visible = (p, sel) => p.$eval(sel, (e) => !e.hidden && e.getClientRects().length > 0);
+
+scenario('who am I, a reader: the header says so; browse, watch and history work; every change is disabled with the reason; no Export or Import', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.alice });
+  try {
+    await until(async () => /alice/.test(await whoamiText(p)) && /reader/.test(await whoamiText(p)), 'the header names the token and its role');
+    ok(!(await visible(p, '#btn-export')) && !(await visible(p, '#btn-import')), 'Export and Import are not offered to a reader');
+    await openPath(p, '/02-simple-children/mine');
+    const reason = await p.$eval('#access-reason', (e) => e.textContent);
+    ok(/reader/.test(reason) && /not change/.test(reason), `the reason is shown: ${reason}`);
+    ok(await p.$eval('#panel .toolbar button.danger', (b) => b.disabled && b.getAttribute('aria-describedby') === 'access-reason'), 'Delete… is disabled and says why');
+    ok(await p.$eval('#panel form[data-attr="storeme"] input', (i) => i.readOnly), 'the value is read-only');
+    ok(/read-only for your token/.test(await p.$eval('#panel form[data-attr="storeme"] .hint', (e) => e.textContent)), 'its hint says why');
+    ok(await p.locator('#panel .mkdir-form, #panel .symlink-form').count() === 0, 'no create or link form');
+    await openNode(p, '/02-simple-children');
+    ok(await p.locator('#panel .mkdir-form').count() === 0, 'no create form in the group either');
+    await openNode(p, '/02-simple-children/mine');
+    await p.click('#panel button[aria-controls="history"]');
+    await p.waitForSelector('#history tbody tr[data-op="store"]');
+    ok(await p.locator('#history button.restore').count() === 0, 'no Restore for a reader');
+    // watching: a change made elsewhere reaches the reader's page
+    await client(sbase, roleTokens.root).store('/02-simple-children/mine/storeme', '7');
+    await p.waitForFunction(() => document.querySelector('#panel form[data-attr="storeme"] input').value === '7');
+    await axeCheck(p, 'reader, an item');
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('who am I, a scoped writer: changes only inside its subtree; outside it the page says "outside your token\'s scope", never 404', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.team });
+  p.allowed.add(403);
+  try {
+    await until(async () => /team/.test(await whoamiText(p)) && /\/02-simple-children\/mine/.test(await whoamiText(p)), 'the header names the token and its subtree');
+    ok(!(await visible(p, '#btn-export')), 'no Export for a writer');
+    await openPath(p, '/02-simple-children/mine');
+    ok(await p.locator('#access-reason').count() === 0, 'inside the subtree nothing is held back');
+    ok(await p.$eval('#panel .toolbar button.danger', (b) => !b.disabled), 'Delete… is enabled inside');
+    await setAttr(p, 'storeme', '8');
+    await until(async () => (await client(sbase, roleTokens.root).value('/02-simple-children/mine/storeme'))?.trim() === '8', 'the value is applied');
+    await p.waitForFunction(() => document.body.dataset.staged === '0'); // the page has the answer too
+    // the group above the subtree: seen as a path, not changed
+    await openNode(p, '/02-simple-children');
+    ok(/scope/.test(await p.$eval('#access-reason', (e) => e.textContent)), 'above the subtree: the reason names the scope');
+    ok(await p.locator('#panel .mkdir-form').count() === 0, 'no create form above the subtree');
+    // a path outside: the page says so, not "not in the tree"
+    await clearMessages(p);
+    await p.evaluate(() => { location.hash = '#/fakenbd'; });
+    await p.waitForSelector('.msg.error');
+    const text = await alertText(p);
+    ok(/outside your token\u2019s scope/i.test(text) && !/not in the tree|Not Found|404/.test(text), `the message: ${text}`);
+    // a 403 from the server is worded the same way
+    const head = await p.evaluate(async () => {
+      const m = await import('/js/api.js');
+      try {
+        await m.api.node('/fakenbd/pending');
+        return 'answered';
+      } catch (e) {
+        return m.describeError(e).head;
+      }
+    });
+    ok(/^Outside your token\u2019s scope \(403 EACCES\)$/.test(head), `a server 403: ${head}`);
+    await axeCheck(p, 'scoped writer, refused path');
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('who am I, an admin and a token-less loopback session: Export and Import offered, the header says who', async () => {
+  const sbase = await roleServer();
+  const p = await openPage(sbase, { token: roleTokens.root });
+  try {
+    await until(async () => /root/.test(await whoamiText(p)) && /admin/.test(await whoamiText(p)) && /whole tree/.test(await whoamiText(p)), 'the header names the admin');
+    ok(await visible(p, '#btn-export') && await visible(p, '#btn-import'), 'Export and Import are offered to an admin');
+    ok(/No token needed \(loopback\)/.test(await whoamiText(page)), `the token-less session says so: ${await whoamiText(page)}`);
+    ok(await visible(page, '#btn-export'), 'and is offered Export');
+  } finally {
+    await p.context().close();
+  }
+});
+
+// ---- guided setups: start to finish through the page alone, counting steps ----------
+
+/** What a user does on @p, counted: each click, each field filled, each
+ * key pressed is one step. */
+function steps(p) {
+  const c = { n: 0, log: [] };
+  c.click = async (sel, what = sel) => {
+    c.n += 1;
+    c.log.push(`click ${what}`);
+    await p.click(sel);
+  };
+  c.fill = async (sel, value) => {
+    c.n += 1;
+    c.log.push(`type ${value}`);
+    await p.fill(sel, value);
+  };
+  c.select = async (sel, value) => {
+    c.n += 1;
+    c.log.push(`choose ${value}`);
+    await p.selectOption(sel, value);
+  };
+  c.press = async (sel, key) => {
+    c.n += 1;
+    c.log.push(`press ${key}`);
+    await p.press(sel, key);
+  };
+  // the panel's own moves: a child, a breadcrumb, a tree row
+  c.child = async (name, path) => {
+    await c.click(`#panel .child-list li[data-child="${name}"] > button`, name);
+    await panelAt(p, path);
+  };
+  c.crumb = async (name, path) => {
+    await c.click(`#panel .crumbs a[title="${path}"]`, name);
+    await panelAt(p, path);
+  };
+  c.create = async (dir, name, { typed = true } = {}) => {
+    if (typed) await c.fill('#panel .mkdir-form input[required]', name);
+    else ok(await p.inputValue('#panel .mkdir-form input[required]') === name, `${name} is suggested`);
+    await c.click('#panel .mkdir-form button[type=submit]', 'Create');
+    await panelAt(p, `${dir}/${name}`);
+  };
+  c.link = async (typed, name) => {
+    await c.fill('#panel .symlink-form [role="combobox"]', typed);
+    await c.click('#panel .symlink-form button[type=submit]', 'Create link');
+    await p.waitForSelector(`#panel .child-list li.link-row[data-link="${name}"]`);
+  };
+  return c;
+}
+
+const setupCounts = {};
+
+scenario('guided setup: an iSCSI target with a LUN on a file backstore, a portal and an ACL, through the page alone (steps counted)', async () => {
+  const sbase = await startServer('setup-iscsi');
+  const sapi = client(sbase);
+  const p = await openPage(sbase);
+  const c = steps(p);
+  try {
+    const IQN = 'iqn.2003-01.org.example:storage';
+    const T = `/target/iscsi/${IQN}/tpgt_1`;
+    await c.click(rowName('/target'), 'target');
+    await panelAt(p, '/target');
+    await c.child('core', '/target/core');
+    await c.create('/target/core', 'fileio_0');
+    await c.create('/target/core/fileio_0', 'disk1');
+    await c.fill(attrInput('udev_path'), '/srv/disk1.img');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    await c.crumb('target', '/target');
+    await c.create('/target', 'iscsi');
+    await c.create('/target/iscsi', IQN);
+    await c.create(`/target/iscsi/${IQN}`, 'tpgt_1', { typed: false });
+    await c.child('lun', `${T}/lun`);
+    await c.create(`${T}/lun`, 'lun_0', { typed: false });
+    await c.link('disk1', 'disk1');
+    await c.crumb('tpgt_1', T);
+    await c.child('np', `${T}/np`);
+    await c.create(`${T}/np`, '0.0.0.0:3260');
+    await c.crumb('tpgt_1', T);
+    await c.child('acls', `${T}/acls`);
+    const INI = 'iqn.1994-05.com.example:client1';
+    await c.create(`${T}/acls`, INI);
+    await c.create(`${T}/acls/${INI}`, 'lun_0', { typed: false });
+    await c.link('lun_0', 'lun_0');
+    await c.crumb('tpgt_1', T);
+    await c.select(attrInput('enable'), '1');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    // the server has the whole target
+    ok((await sapi.get(`${T}/lun/lun_0/disk1`)).json?.target === '/target/core/fileio_0/disk1', 'the LUN links the backstore');
+    ok((await sapi.get(`${T}/acls/${INI}/lun_0/lun_0`)).json?.target === `${T}/lun/lun_0`, 'the mapped LUN links the LUN');
+    ok(await sapi.status(`${T}/np/0.0.0.0:3260`) === 200, 'the portal exists');
+    ok((await sapi.value(`${T}/enable`))?.trim() === '1', 'the portal group is enabled');
+    ok((await sapi.value('/target/core/fileio_0/disk1/udev_path'))?.trim() === '/srv/disk1.img', 'the backstore has its file');
+    setupCounts.iscsi = c.n;
+    console.log(`# steps: iSCSI target with a LUN, a portal and an ACL: ${c.n} (${c.log.join('; ')})`);
+  } finally {
+    await p.context().close();
+  }
+});
+
+scenario('guided setup: a USB gadget with a function linked into a config, bound to a UDC, through the page alone (steps counted)', async () => {
+  const sbase = await startServer('setup-usb');
+  const sapi = client(sbase);
+  const p = await openPage(sbase);
+  const c = steps(p);
+  try {
+    const G = '/usb_gadget/g1';
+    await c.click(rowName('/usb_gadget'), 'usb_gadget');
+    await panelAt(p, '/usb_gadget');
+    await c.fill('#panel .mkdir-form input[required]', 'g1');
+    const vid = await p.$eval('#panel .mkdir-form label:text-is("idVendor")', (l) => l.htmlFor);
+    await c.fill(`#${vid}`, '0x1d6b');
+    await c.click('#panel .mkdir-form button[type=submit]', 'Create');
+    await panelAt(p, G);
+    await c.child('configs', `${G}/configs`);
+    await c.create(`${G}/configs`, 'c.1');
+    // create and link: the function is made in this gadget's functions/
+    await c.click('#panel details.create-link > summary', 'Or create a new function and link it here');
+    await p.waitForFunction((g) => document.querySelector('#panel details.create-link select')?.value === `${g}/functions`, G);
+    ok(await p.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. ncm.usb0', 'the function name shows an example');
+    await c.fill('#panel details.create-link input', 'ncm.usb0');
+    await c.click('#panel details.create-link button[type=submit]', 'Create and link');
+    await p.waitForSelector('#panel .child-list li.link-row[data-link="ncm.usb0"]');
+    ok(await sapi.status(`${G}/functions/ncm.usb0`) === 200, 'the function was made');
+    await c.crumb('g1', G);
+    await c.fill(attrInput('UDC'), 'dummy_udc.0');
+    await c.click('#staged button.apply', 'Apply');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+    ok((await sapi.get(`${G}/configs/c.1/ncm.usb0`)).json?.target === `${G}/functions/ncm.usb0`, 'the config links the function');
+    ok((await sapi.value(`${G}/UDC`))?.trim() === 'dummy_udc.0', 'the gadget is bound');
+    ok(/^(0x1d6b|7531)$/.test((await sapi.value(`${G}/idVendor`))?.trim()), 'the vendor id is set');
+    // the path bar jumps straight to a typed path
+    await p.fill('#goto-path', `${G}/functions/ncm.usb0`);
+    await p.press('#goto-path', 'Enter');
+    await panelAt(p, `${G}/functions/ncm.usb0`);
+    setupCounts.usb = c.n;
+    console.log(`# steps: USB gadget with a function linked into a config, bound: ${c.n} (${c.log.join('; ')})`);
+  } finally {
+    await p.context().close();
+  }
+});
+
+// ---- never silent ---------------------------------------------------------------------
+
+scenario('never silent: the server stops before Apply: the error at Apply, the staged value kept, "reconnecting", Apply waits; once back, Apply works', async () => {
+  const sbase = await startServer('stopped');
+  const port = new URL(sbase).port;
+  const sapi = client(sbase);
+  ok((await sapi.mkdir('/02-simple-children', 's1', { storeme: '40' })).status === 201, 's1 made');
+  const p = await openPage(sbase);
+  // the browser's own lines about refused connections (the fetches, the stream)
+  p.quiet = /net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|INCOMPLETE_CHUNKED_ENCODING)/;
+  const srv = servers[servers.length - 1];
+  try {
+    await openPath(p, '/02-simple-children/s1');
+    await stageAttr(p, 'storeme', '41');
+    srv.child.kill('SIGTERM');
+    await srv.exited;
+    await p.click('#staged button.apply');
+    await p.waitForSelector('.msg.error');
+    const text = await alertText(p);
+    ok(/cannot be reached/.test(text) && /staged changes are kept/.test(text), `the error says what happened: ${text}`);
+    ok(await p.$eval('.msg.error', (m) => m.dataset.anchor.startsWith('Apply')), 'the error is at Apply');
+    ok(await p.evaluate(() => document.body.dataset.staged) === '1', 'the staged change is kept');
+    ok(await p.$eval(attrInput('storeme'), (i) => i.value) === '41', 'the typed value is kept');
+    await p.waitForSelector('#net:not([hidden])');
+    ok(/reconnecting/.test(await p.$eval('#net', (e) => e.textContent)), 'the header says it is reconnecting');
+    ok(await p.$eval('#staged button.apply', (b) => b.disabled), 'Apply waits for the server');
+    ok(/Waiting for the server/.test(await p.$eval('#apply-wait', (e) => e.textContent)), 'and says why');
+    const back = await startServer('stopped-again', [], { port: Number(port), db: 'stopped' });
+    ok(back === sbase, 'the server is back at the same address');
+    await until(async () => p.$eval('#net', (e) => e.hidden), 'the reconnecting state to go once the server answers', 3 * WAIT_MS);
+    ok(await p.$eval('#staged button.apply', (b) => !b.disabled), 'Apply is enabled again');
+    await clearMessages(p);
+    await p.click('#staged button.apply');
+    await until(async () => (await client(back).value('/02-simple-children/s1/storeme'))?.trim() === '41', 'the value to be applied');
+    await p.waitForFunction(() => document.body.dataset.staged === '0');
+  } finally {
+    await p.context().close();
+  }
+});
+
 scenario('no console error, page error or CSP violation in the whole session', async () => {
   ok(page.problems.length === 0, page.problems.join('; '));
   console.log(`# axe: ${axeResults.length} views, ${axeResults.reduce((n, v) => n + v.violations.length, 0)} minor or moderate findings, no serious or critical one`);
@@ -1116,9 +1599,10 @@ async function main() {
   for (const [i, s] of scenarios.entries()) {
     const started = Date.now();
     try {
-      if (page) page.problems.length = 0;
+      for (const p of openPages) p.problems.length = 0;
       await s.fn();
-      if (page && page.problems.length) throw new Failure(page.problems.join('; '));
+      const problems = [...openPages].flatMap((p) => p.problems);
+      if (problems.length) throw new Failure(problems.join('; '));
       console.log(`ok ${i + 1} - ${s.name} (${Date.now() - started} ms)`);
     } catch (e) {
       failed += 1;

@@ -89,6 +89,17 @@ static void test_api_service_routes(void **state)
     http(&r, "GET", "/api/v1/", NULL, 0, NULL);
     assert_int_equal(r.status, 200);
     http_resp_done(&r);
+    /* who am I, without tokens: loopback only, everyone is trusted */
+    http(&r, "GET", "/api/v1/whoami", NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    assert_true(json_is_null(json_object_get(r.json, "name")));
+    assert_string_equal(jstr(r.json, "role"), "admin");
+    assert_true(json_is_false(json_object_get(r.json, "tokens")));
+    assert_true(json_is_true(json_object_get(r.json, "whole_tree")));
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(r.json, "subtrees"), 0)),
+                        "/");
+    http_resp_done(&r);
     http(&r, "DELETE", "/api/v1", NULL, 0, NULL);
     expect_problem(&r, 405, "EOPNOTSUPP");
     http_resp_done(&r);

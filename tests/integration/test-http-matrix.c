@@ -596,6 +596,7 @@ static void p_batch_rename(struct spec *s)
 P_URL(p_api, "/api/v1")
 P_URL(p_api_slash, "/api/v1/")
 P_URL(p_history, "/api/v1/history")
+P_URL(p_whoami, "/api/v1/whoami")
 P_URL(p_history_path, "/api/v1/history?path=/02-simple-children/mx")
 P_URL(p_export, "/api/v1/export")
 P_URL(p_export_path, "/api/v1/export?path=/02-simple-children/mx")
@@ -709,6 +710,7 @@ static const struct mcase cases[] = {
     OK("/api/v1/forward", M_(POST), "a forwarded store", p_forward, 200, BY_TABLE),
     OK("/api/v1/history", M_(GET), "the journal", p_history, 200, NO_SCOPE(UNFILTERED)),
     OK("/api/v1/history", M_(GET), "a path's journal", p_history_path, 200, IN(S_KIDS)),
+    OK("/api/v1/whoami", M_(GET), "who the token is", p_whoami, 200, BY_TABLE),
     OK("/api/v1/export", M_(GET), "the tree", p_export, 200, NO_SCOPE(UNFILTERED)),
     OK("/api/v1/export", M_(GET), "a subtree", p_export_path, 200, IN(S_KIDS)),
     /* above the document's root, the token sees it: its plan is refused */

@@ -7,7 +7,8 @@
  * they name is outside (403 EACCES, whether it exists or not), events and
  * history filtered, export filtered and import refused when its plan
  * reaches outside, /api/v1 and schemas of the visible subsystems only,
- * and a reload that changes a token's subtrees.
+ * /api/v1/whoami naming each token's role and subtrees, and a reload that
+ * changes a token's subtrees.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1024,6 +1025,52 @@ static void test_scope_through_links(void **state)
 
 /* A reload that moves a token to another subtree applies to the next
  * request, and ends a stream opened with the old subtrees. */
+/* GET /api/v1/whoami: each token's name, role and subtrees (normalized as
+ * loaded), whatever its scope; without a valid token, 401 as every API
+ * route. A client offers only what it may do from this answer. */
+static void expect_whoami(const char *token,
+                          const char *name,
+                          const char *role,
+                          const char *subtree)
+{
+    struct http_resp r;
+    json_t *sub;
+
+    as(&r, token, "GET", "/api/v1/whoami", NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "name"), name);
+    assert_string_equal(jstr(r.json, "role"), role);
+    assert_true(json_is_true(json_object_get(r.json, "tokens")));
+    assert_int_equal(json_is_true(json_object_get(r.json, "whole_tree")),
+                     strcmp(subtree, "/") == 0);
+    sub = json_object_get(r.json, "subtrees");
+    assert_int_equal(json_array_size(sub), 1);
+    assert_string_equal(json_string_value(json_array_get(sub, 0)), subtree);
+    http_resp_done(&r);
+}
+
+static void test_scope_whoami(void **state)
+{
+    struct http_resp r;
+
+    (void)state;
+    expect_whoami(ROOT_TOKEN, "root", "admin", "/");
+    expect_whoami(RD_TOKEN, "rd", "reader", "/02-simple-children/a");
+    expect_whoami(G1_TOKEN, "g1", "writer", "/usb_gadget/g1");
+    expect_whoami(SA_TOKEN, "sa", "admin", "/02-simple-children/a");
+    expect_whoami(CM_TOKEN, "cm", "writer", "/04-committable-children/pending");
+    http(&r, "GET", "/api/v1/whoami", NULL, 0, NULL);
+    expect_problem(&r, 401, "EACCES");
+    http_resp_done(&r);
+    as(&r, "not-a-token-0123456789", "GET", "/api/v1/whoami", NULL);
+    expect_problem(&r, 401, "EACCES");
+    http_resp_done(&r);
+    /* it only reads: a write there is 405 for every role */
+    as(&r, ROOT_TOKEN, "POST", "/api/v1/whoami", "{}");
+    expect_problem(&r, 405, "EOPNOTSUPP");
+    http_resp_done(&r);
+}
+
 static void test_scope_reload(void **state)
 {
     static const char head[] = "GET /api/v1/events HTTP/1.1\r\n"
@@ -1049,6 +1096,8 @@ static void test_scope_reload(void **state)
     close(fd);
     as_ok(RD_TOKEN, "GET", "/api/v1/config/02-simple-children/a_b", NULL, 200);
     as_denied(RD_TOKEN, "GET", "/api/v1/config/02-simple-children/a", NULL);
+    /* who it is follows the reload too */
+    expect_whoami(RD_TOKEN, "rd", "reader", "/02-simple-children/a_b");
     cfs_http_tokens_unref(tokens);
     tokens = now;
 }
@@ -1065,6 +1114,7 @@ int main(void)
         cmocka_unit_test(test_scope_history),
         cmocka_unit_test(test_scope_export_import),
         cmocka_unit_test(test_scope_through_links),
+        cmocka_unit_test(test_scope_whoami),
         cmocka_unit_test(test_scope_reload),
     };
 

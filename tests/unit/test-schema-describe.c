@@ -3,7 +3,7 @@
  * test-schema-describe.c - the machine-readable description of a
  * subsystem's types (what GET /api/v1/schema/{subsystem} will serve): each
  * type's attributes as JSON Schema, what mkdir creates, default groups,
- * link targets, committable, max_children.
+ * link targets, committable, max_children, the summary template.
  */
 #include "schema-test.h"
 
@@ -15,7 +15,8 @@ static const char desc_json[] =
     " \"queue\": {\"committable\": {\"type\": \"job\", \"commit\": "
     "{\"required\": [\"name\"]}}},"
     " \"job\": {\"attributes\": {\"name\": {\"kind\": \"string\"}}},"
-    " \"dev\": {\"links\": {\"allow\": [\"dev\", \"job\"]}, \"attributes\": {"
+    " \"dev\": {\"links\": {\"allow\": [\"dev\", \"job\"]},"
+    "  \"summary\": \"{path} ({size} bytes) -> {@links}\", \"attributes\": {"
     "  \"path\": {\"kind\": \"string\", \"pattern\": \"^/dev/\", "
     "\"max_length\": 64, \"default\": \"/dev/null\"},"
     "  \"size\": {\"kind\": \"uint\", \"max\": 65535, \"default\": \"0x10\"},"
@@ -118,6 +119,10 @@ static void test_describe_types(void **state)
     json_eq(json_object_get(type("dev"), "links"),
             "{\"allow\": [\"dev\", \"job\"]}");
     json_eq(json_object_get(type("dev"), "creates"), "null");
+    /* the summary template, as written; absent where a type has none */
+    json_eq(json_object_get(type("dev"), "summary"),
+            "\"{path} ({size} bytes) -> {@links}\"");
+    assert_null(json_object_get(root, "summary"));
     json_eq(json_object_get(type("job"), "attributes"),
             "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\","
             " \"type\": \"object\", \"additionalProperties\": false,"

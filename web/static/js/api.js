@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // api.js - the HTTP API of configfsd as the editor uses it (docs/API.md):
 // config paths to URLs (each name percent-encoded on its own), the bearer
-// token (sessionStorage, asked for again on a 401), and errors as
-// ApiError carrying the problem+json body (title, status, detail, errno).
+// token (sessionStorage, asked for again on a 401), errors as ApiError
+// carrying the problem+json body (title, status, detail, errno), and
+// whether the server answers at all (onReachable: a request that got no
+// answer, then the first that got one).
 
 const TOKEN_KEY = 'configfsd.token';
 const API = '/api/v1';
@@ -51,6 +53,39 @@ export function setToken(token) {
 }
 
 let memoryToken = getToken();
+
+const reachListeners = new Set();
+let reachable = true;
+
+/** @fn(up) is called when the server stops answering (false) and when it
+ * answers again (true). */
+export function onReachable(fn) {
+  reachListeners.add(fn);
+}
+
+export function isReachable() {
+  return reachable;
+}
+
+const busyListeners = new Set();
+let inFlight = 0;
+
+/** @fn(n) hears the number of requests under way, at each change. */
+export function onBusy(fn) {
+  busyListeners.add(fn);
+}
+
+function busy(delta) {
+  inFlight += delta;
+  for (const fn of busyListeners) fn(inFlight);
+}
+
+/** Say whether the server answered; listeners hear only the changes. */
+export function noteReachable(up) {
+  if (up === reachable) return;
+  reachable = up;
+  for (const fn of reachListeners) fn(up);
+}
 
 export function onTokenChange(fn) {
   tokenListeners.add(fn);
@@ -107,6 +142,15 @@ async function problemOf(res) {
  * for a token and trying again on 401.
  */
 export async function request(method, url, opts = {}) {
+  busy(1);
+  try {
+    return await requestOnce(method, url, opts);
+  } finally {
+    busy(-1);
+  }
+}
+
+async function requestOnce(method, url, opts) {
   for (;;) {
     const headers = { ...authHeaders() };
     let body;
@@ -126,12 +170,14 @@ export async function request(method, url, opts = {}) {
       res = await fetch(url, { method, headers, body, signal: opts.signal, cache: 'no-store' });
     } catch (e) {
       if (e.name === 'AbortError') throw e;
+      noteReachable(false);
       throw new ApiError(0, {
         title: 'Network error',
         status: 0,
         detail: `${method} ${url}: the server cannot be reached (${e.message})`,
       });
     }
+    noteReachable(true);
     if (res.status === 401 && !opts.noPrompt) {
       const problem = await problemOf(res);
       const token = await askToken();
@@ -152,6 +198,10 @@ export async function request(method, url, opts = {}) {
 
 export const api = {
   info: () => request('GET', apiUrl('')),
+  /** The token's name, role and subtrees (GET /api/v1/whoami). */
+  whoami: () => request('GET', apiUrl('/whoami')),
+  /** Whether the server answers: GET /healthz, which needs no token. */
+  health: () => request('GET', '/healthz', { noPrompt: true }),
   node: (path, query, signal) => request('GET', configUrl(path, query), { signal }),
   /** A page of @path's children by name (limit, after, contains): the
    * node with children_total and next_after. */
@@ -196,7 +246,9 @@ export const api = {
 export function describeError(e) {
   if (e instanceof ApiError) {
     const p = e.problem;
-    const head = `${p.title || 'Error'} (${e.status || 'no answer'}${p.errno ? ` ${p.errno}` : ''})`;
+    // a 403 is the token's role or its subtrees, never "not found"
+    const title = e.status === 403 ? (/ role\b/.test(p.detail || '') ? 'Your token\u2019s role does not allow this' : 'Outside your token\u2019s scope') : p.title;
+    const head = `${title || 'Error'} (${e.status || 'no answer'}${p.errno ? ` ${p.errno}` : ''})`;
     return { head, detail: p.detail || '', errno: p.errno || '', status: e.status };
   }
   return { head: 'Error', detail: String(e && e.message ? e.message : e), errno: '', status: 0 };

@@ -2,9 +2,11 @@
 // main.js - the editor's entry point: the tree, the node panel, the
 // messages (toasts), the dialogs, the URL (one history entry per node,
 // Back/Forward, an editable fragment), the drawer and the splitter, import,
-// and live updates from /api/v1/events routed to the rows and the panel.
+// live updates from /api/v1/events routed to the rows and the panel, who
+// the token is (GET /api/v1/whoami: what the page offers), and the
+// "reconnecting" state while the server does not answer.
 
-import { api, ApiError, describeError, getToken, onTokenChange, setToken, setTokenPrompt } from './api.js';
+import { api, ApiError, describeError, getToken, isReachable, onBusy, onReachable, onTokenChange, setToken, setTokenPrompt } from './api.js';
 import { h, parentPath, baseName, isUnder, replaceChildren } from './dom.js';
 import { EventStream } from './events.js';
 import { Panel } from './panel.js';
@@ -45,6 +47,7 @@ function noteActor(t) {
 }
 
 function anchorFor(opts) {
+  if (opts.corner) return null;
   const given = opts.anchor;
   if (given instanceof Element && given.isConnected && given.getClientRects().length) return given;
   for (let a of [document.activeElement, lastActor]) {
@@ -97,15 +100,42 @@ function place(msg, anchor) {
   msg.dataset.anchor = anchor.textContent.trim().slice(0, 40) || anchor.getAttribute('aria-label') || anchor.tagName.toLowerCase();
   anchor.after(msg);
   const room = host.clientWidth - msg.offsetWidth;
-  msg.style.left = `${Math.max(0, Math.min(anchor.offsetLeft, room))}px`;
-  msg.style.top = `${anchor.offsetTop + anchor.offsetHeight + 4}px`;
-  // under the control, or over it when that is out of sight (the staged
-  // bar sits at the bottom of the panel's scroll area)
+  const left = Math.max(0, Math.min(anchor.offsetLeft, room));
+  msg.style.left = `${left}px`;
+  // inside the window: a toast under a header button at the right edge is
+  // moved left until it fits (never cut at the edge)
+  const edge = 8;
+  let r = msg.getBoundingClientRect();
+  let shift = 0;
+  if (r.right > window.innerWidth - edge) shift = window.innerWidth - edge - r.right;
+  if (r.left + shift < edge) shift = edge - r.left;
+  msg.style.left = `${left + shift}px`;
+  let top = anchor.offsetTop + anchor.offsetHeight + 4;
+  msg.style.top = `${top}px`;
+  // under the control; never over an action bar other than the control's
+  // own (it goes below that bar); when there is no room below, the panel
+  // scrolls to make some, and only then does it go over the control
   const scroller = host.closest('.panel-scroll, .tree-scroll');
-  const view = scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight };
-  const r = msg.getBoundingClientRect();
+  const view = () => (scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: window.innerHeight });
+  const own = anchor.closest('.toolbar, .bar');
+  const bars = scroller ? [...scroller.querySelectorAll('.toolbar')].filter((b) => b !== own && !msg.contains(b)) : [];
+  for (let i = 0; i < 4; i++) {
+    r = msg.getBoundingClientRect();
+    const hit = bars.map((b) => b.getBoundingClientRect()).find((b) => b.height && b.bottom > r.top && b.top < r.bottom && b.right > r.left && b.left < r.right);
+    if (!hit) break;
+    top += hit.bottom - r.top + 4;
+    msg.style.top = `${top}px`;
+  }
+  r = msg.getBoundingClientRect();
+  let v = view();
+  const bottom = Math.min(v.bottom, window.innerHeight);
+  if (r.bottom > bottom && scroller && scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop >= r.bottom - bottom) {
+    scroller.scrollTop += r.bottom - bottom + 4;
+    r = msg.getBoundingClientRect();
+    v = view();
+  }
   const a = anchor.getBoundingClientRect();
-  if (r.bottom > Math.min(view.bottom, window.innerHeight) && a.top - r.height - 4 >= Math.max(view.top, 0)) {
+  if (r.bottom > Math.min(v.bottom, window.innerHeight) && a.top - r.height - 4 >= Math.max(v.top, 0)) {
     msg.style.top = `${anchor.offsetTop - msg.offsetHeight - 4}px`;
     msg.classList.add('above');
   }
@@ -359,7 +389,11 @@ async function navigate(path, { focusPanel = true, push = true, ask = true } = {
     return false;
   });
   if (!ok) {
-    showError(new ApiError(404, { title: 'Not Found', status: 404, detail: `${path} is not in the tree`, errno: 'ENOENT' }));
+    if (!sees(path)) {
+      showError(new ApiError(403, { title: 'Forbidden', status: 403, errno: 'EACCES', detail: `${path} is outside your token\u2019s scope (${me.subtrees.join(', ')})` }));
+    } else {
+      showError(new ApiError(404, { title: 'Not Found', status: 404, detail: `${path} is not in the tree`, errno: 'ENOENT' }));
+    }
     return false;
   }
   await showNode(path, { push });
@@ -367,7 +401,7 @@ async function navigate(path, { focusPanel = true, push = true, ask = true } = {
   return true;
 }
 
-panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate, subsystems: () => subsystemsInfo });
+panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate, subsystems: () => subsystemsInfo, denyWrite, online: isReachable });
 
 // Back, Forward and an edited fragment
 async function followUrl() {
@@ -416,6 +450,128 @@ window.addEventListener('beforeunload', (e) => {
       e.preventDefault();
       const first = treeEl.querySelector('[role=treeitem]');
       if (first) tree.moveTo(tree.entryOf(first));
+    }
+  });
+}
+
+// the path bar: type a path (or paste one) and jump there
+$('goto').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = $('goto-path');
+  let want = input.value.trim().replace(/\/+$/, '');
+  if (want === '') return;
+  if (!want.startsWith('/')) want = `/${want}`;
+  if (await navigate(want)) input.value = '';
+});
+
+// ---- who am I: what the token may do ------------------------------------------
+//
+// GET /api/v1/whoami names the token, its role and its subtrees. The page
+// offers only what the token may do: a reader browses, watches and reads
+// history; a writer changes the tree inside its subtrees; only an admin
+// exports and imports. The server stays the judge (a 403 is still shown,
+// as "outside your token's scope" or the role it needs).
+
+let me = null; // the answer of /api/v1/whoami, or null: not known (all offered)
+
+/** @path is one of @subtree or below it, segment by segment. */
+const within = (path, subtree) => subtree === '/' || path === subtree || path.startsWith(`${subtree}/`);
+/** The token may use @path (it is inside one of its subtrees). */
+const covers = (path) => !me || me.subtrees.some((s) => within(path, s));
+/** The token sees @path: inside, or on the way to one of its subtrees. */
+const sees = (path) => covers(path) || me.subtrees.some((s) => within(s, path));
+
+/** Why the token may not change @path (a sentence), or null when it may. */
+function denyWrite(path) {
+  if (!me) return null;
+  const who = me.name ? `Your token (${me.name})` : 'This session';
+  if (me.role === 'reader') return `${who} is a reader: it can browse, watch and view history, not change the tree.`;
+  if (!covers(path)) return `Outside your token\u2019s scope: ${who.replace('Your token', 'it')} may change only ${me.subtrees.join(', ')}.`;
+  return null;
+}
+
+function showWhoami() {
+  const el = $('whoami');
+  const admin = !me || me.role === 'admin';
+  // export carries write-only values and import replaces the tree: admin only
+  for (const id of ['btn-export', 'btn-import']) $(id).hidden = !admin;
+  if (!me) {
+    el.textContent = '';
+    el.dataset.role = '';
+    return;
+  }
+  el.dataset.role = me.role;
+  const where = me.whole_tree ? 'the whole tree' : me.subtrees.join(', ');
+  if (!me.tokens) {
+    replaceChildren(el, 'No token needed (loopback): ', h('strong', {}, 'admin'), ', the whole tree');
+    el.title = 'The server runs without --tokens: it listens on loopback only and trusts every request.';
+    return;
+  }
+  replaceChildren(el, h('strong', {}, me.name), ` \u00b7 ${me.role} \u00b7 ${where}`);
+  el.title = `Signed in with the token ${me.name}: role ${me.role}, ${where}.${admin ? '' : ' Export and Import need the admin role.'}`;
+}
+
+async function loadWhoami() {
+  try {
+    me = (await api.whoami()).data;
+  } catch (e) {
+    me = null;
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+  }
+  showWhoami();
+}
+
+// ---- reconnecting: the server does not answer -----------------------------------
+//
+// A request that gets no answer (the server stopped, the network is down)
+// puts the page in this state: the header says so, Apply is disabled (the
+// staged values stay), and /healthz is asked, less and less often, until
+// the server answers; then the state goes and Apply comes back.
+
+const net = $('net');
+let probeTimer = null;
+
+function probe(delay) {
+  clearTimeout(probeTimer);
+  probeTimer = setTimeout(async () => {
+    try {
+      await api.health();
+    } catch {
+      if (!isReachable()) probe(Math.min(delay * 2, 5000));
+    }
+  }, delay);
+}
+
+onReachable((up) => {
+  document.body.dataset.offline = String(!up);
+  net.hidden = up;
+  net.textContent = up ? '' : 'The server does not answer: reconnecting\u2026 (Apply waits; staged changes are kept)';
+  if (up) {
+    clearTimeout(probeTimer);
+    showOk('The server answers again.', { corner: true });
+  } else {
+    probe(250);
+  }
+  panel.reachabilityChanged();
+});
+
+// ---- progress: anything that takes over 300 ms says so ---------------------------
+
+{
+  const busyEl = $('busy');
+  let timer = null;
+  onBusy((n) => {
+    if (n > 0 && !timer && busyEl.hidden) {
+      timer = setTimeout(() => {
+        timer = null;
+        busyEl.hidden = false;
+        document.body.dataset.busy = 'true';
+      }, 300);
+    } else if (n === 0) {
+      clearTimeout(timer);
+      timer = null;
+      busyEl.hidden = true;
+      document.body.dataset.busy = 'false';
     }
   });
 }
@@ -511,6 +667,7 @@ async function reloadAll() {
   clearSchemaCache();
   try {
     const info = await api.info();
+    await loadWhoami();
     subsystemsInfo = info.data;
     setDescribed(info.data.described);
     setRevision(info.data.revision);
@@ -652,6 +809,13 @@ async function importPreview(doc, fileName, initialMode = 'merge') {
     showError(e, e instanceof ApiError && e.status === 412 ? { lead: 'The tree changed since the preview; nothing was imported.', actions: [{ label: 'Preview again', run: () => importPreview(doc, fileName, chosen) }] } : {});
   }
 }
+
+// A failure nothing else caught is still shown, under the control that
+// caused it: the page never fails silently.
+window.addEventListener('unhandledrejection', (e) => {
+  e.preventDefault();
+  showError(e.reason instanceof Error ? e.reason : new Error(String(e.reason)));
+});
 
 updateTokenButton();
 reloadAll().then(() => {

@@ -54,7 +54,9 @@ export class Panel {
    * @param {HTMLElement} el  the panel section
    * @param {object} ctx  tree, notify {error(e, opts), ok(text, opts), clear()},
    *   confirm(text, okLabel, opts) -> Promise<boolean>, navigate(path),
-   *   subsystems() -> GET /api/v1's answer
+   *   subsystems() -> GET /api/v1's answer, denyWrite(path) -> why the
+   *   token may not change @path (null: it may), online() -> the server
+   *   answers
    */
   constructor(el, ctx) {
     this.el = el;
@@ -62,6 +64,16 @@ export class Panel {
     this.path = null;
     this.seq = 0;
     this.rows = new Map();
+  }
+
+  /** Why the token may not change @path, or null. */
+  deny(path) {
+    return this.ctx.denyWrite ? this.ctx.denyWrite(path) : null;
+  }
+
+  /** The server stopped or started answering: Apply waits for it. */
+  reachabilityChanged() {
+    this.renderStaged();
   }
 
   // ---- the landing page ---------------------------------------------------
@@ -188,7 +200,8 @@ export class Panel {
     this.rows = new Map();
     this.etag = link.revision;
     const go = h('button', { type: 'button', onclick: () => this.ctx.navigate(link.target) }, 'Go to target');
-    const del = h('button', { type: 'button', class: 'danger', onclick: () => this.unlink(link.path) }, 'Remove link…');
+    const denied = this.deny(link.path);
+    const del = h('button', { type: 'button', class: 'danger', disabled: Boolean(denied), 'aria-describedby': denied ? 'access-reason' : null, onclick: () => this.unlink(link.path) }, 'Remove link…');
     replaceChildren(
       this.el,
       this.crumbs(link.path),
@@ -196,6 +209,7 @@ export class Panel {
       h('p', { class: 'node-path' }, h('code', {}, link.path), ' ', h('span', { class: 'badge kind-link' }, 'link')),
       h('dl', { class: 'facts' }, h('dt', {}, 'Target'), h('dd', {}, h('code', { class: 'link-target-value' }, link.target))),
       h('div', { class: 'toolbar' }, go, del),
+      denied ? h('p', { class: 'hint access-note', id: 'access-reason' }, denied) : null,
     );
   }
 
@@ -211,6 +225,7 @@ export class Panel {
     const commitInfo = this.commitInfo(node, parentNode, grandNode);
     this.commit = commitInfo;
     this.required = [];
+    this.denied = this.deny(node.path);
     if (commitInfo && commitInfo.verb === 'commit' && desc && grandNode) {
       const gt = desc.types[grandNode.type];
       if (gt && gt.committable && gt.committable.commit) this.required = gt.committable.commit.required || [];
@@ -229,13 +244,13 @@ export class Panel {
     if (commitInfo) {
       const isCommit = commitInfo.verb === 'commit';
       this.commitReason = h('span', { class: 'reason', id: 'commit-reason', 'aria-live': 'polite' });
-      this.commitBtn = h('button', { type: 'button', class: isCommit ? 'primary' : '', 'aria-describedby': 'commit-reason', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, isCommit ? 'Commit…' : 'Uncommit…');
+      this.commitBtn = h('button', { type: 'button', class: isCommit ? 'primary' : '', 'aria-describedby': this.denied ? 'commit-reason access-reason' : 'commit-reason', onclick: () => this.rename(node.path, commitInfo.to, commitInfo.verb) }, isCommit ? 'Commit…' : 'Uncommit…');
       tools.append(this.commitBtn);
     }
     // a live item cannot be removed (EPERM, configfs C6): uncommit it first
     const live = commitInfo && commitInfo.verb === 'uncommit';
     const deletable = (node.kind === 'item' || node.kind === 'group') && !node.default_group && !live;
-    if (deletable) tools.append(h('button', { type: 'button', class: 'danger', onclick: () => this.rmdir() }, 'Delete…'));
+    if (deletable) tools.append(h('button', { type: 'button', class: 'danger', disabled: Boolean(this.denied), 'aria-describedby': this.denied ? 'access-reason' : null, onclick: () => this.rmdir() }, 'Delete…'));
     if (this.commitReason) tools.append(this.commitReason);
     if (live) tools.append(h('span', { class: 'hint' }, 'Uncommit to delete.'));
 
@@ -247,10 +262,11 @@ export class Panel {
     this.childrenEl = h('section', { 'aria-labelledby': 'children-h', class: 'card' });
     sections.push(this.childrenEl);
     this.renderChildren(node);
-    if (node.creates) sections.push(this.mkdirSection(node, desc, parentNode));
+    // a token that may not write here is not offered the forms
+    if (node.creates && !this.denied) sections.push(this.mkdirSection(node, desc, parentNode));
     // without a schema only the subsystem knows (allow_link): offer the form
     const linksAllowed = desc ? Boolean(schemaType && schemaType.links) : true;
-    if (linksAllowed && node.kind !== 'root') sections.push(this.symlinkSection(node, schemaType, desc));
+    if (linksAllowed && node.kind !== 'root' && !this.denied) sections.push(this.symlinkSection(node, schemaType, desc));
     this.historyEl = h('section', { id: 'history', class: 'card', 'aria-labelledby': 'history-h', hidden: true });
     sections.push(this.historyEl);
 
@@ -267,6 +283,7 @@ export class Panel {
         ? h('p', { class: 'muted' }, node.name === 'pending' ? 'Items are made and configured here, then committed into live/.' : 'Committed items: the subsystem has brought them up. Uncommit one to change or delete it.')
         : null,
       tools,
+      this.denied ? h('p', { class: 'hint access-note', id: 'access-reason' }, this.denied) : null,
       sections,
     );
     this.updateCommit();
@@ -287,7 +304,8 @@ export class Panel {
   updateCommit() {
     if (!this.commitBtn) return;
     let reason = '';
-    if (this.staged()) reason = 'Apply or discard the staged changes first.';
+    if (this.denied) reason = this.commit.verb === 'commit' ? 'Your token cannot commit here.' : 'Your token cannot uncommit here.';
+    else if (this.staged()) reason = 'Apply or discard the staged changes first.';
     else if (this.commit.verb === 'commit') {
       const missing = this.required.filter((n) => {
         const r = this.rows.get(n);
@@ -332,7 +350,9 @@ export class Panel {
     const required = this.required.includes(a.name);
 
     let ctl;
-    if (a.writable && !a.binary) {
+    const canWrite = a.writable && !a.binary && !this.denied;
+    if (a.writable && this.denied) hint.push('read-only for your token');
+    if (canWrite) {
       ctl = makeControl(a.name, prop, value, {
         id,
         describedBy: `${hintId} ${errId}`,
@@ -347,7 +367,7 @@ export class Panel {
     row.control = ctl.control;
     row.errEl = h('p', { id: errId, class: 'field-error', hidden: true });
     row.noteEl = h('p', { class: 'field-note', hidden: true, 'aria-live': 'polite' });
-    const editable = a.writable && !a.binary;
+    const editable = canWrite;
     const revert = editable ? h('button', { type: 'button', class: 'quiet small revert', hidden: true, 'aria-label': `Revert ${a.name}`, onclick: () => this.revert(row) }, 'Revert') : null;
     row.revertBtn = revert;
     row.form = h(
@@ -370,8 +390,21 @@ export class Panel {
       this.renderStaged();
     };
     row.mark = mark;
+    // checked as you type and when leaving the field, with the server's words
+    // (leaving the field only adds a message: the server's refusal of the
+    // value still there stays until the value changes)
+    const check = (e) => {
+      if (!row.dirty) return;
+      const bad = validate(a.name, prop, row.read());
+      if (bad) this.fieldError(row, bad);
+      else if (e.type === 'input') this.clearFieldError(row);
+    };
     ctl.control.addEventListener('input', mark);
     ctl.control.addEventListener('change', mark);
+    if (editable) {
+      ctl.control.addEventListener('input', check);
+      ctl.control.addEventListener('blur', check);
+    }
     this.rows.set(a.name, row);
     return row.form;
   }
@@ -424,16 +457,21 @@ export class Panel {
       const p = {
         title: h('h3', { id: 'staged-h' }),
         diff: h('ul', { class: 'diff', 'aria-label': 'Staged changes' }),
-        apply: h('button', { type: 'button', class: 'primary apply', onclick: () => this.applyStaged() }),
+        apply: h('button', { type: 'button', class: 'primary apply', 'aria-describedby': 'apply-wait', onclick: () => this.applyStaged() }),
         discard: h('button', { type: 'button', class: 'discard', onclick: () => this.discard() }, 'Discard'),
+        wait: h('span', { class: 'reason', id: 'apply-wait', 'aria-live': 'polite' }),
       };
       replaceChildren(this.stagedEl, p.title, p.diff,
         h('p', { class: 'hint' }, 'Applied as one change (one revision), only if nobody else changed these values since you loaded them.'),
-        h('div', { class: 'toolbar' }, p.apply, p.discard));
+        h('div', { class: 'toolbar' }, p.apply, p.discard, p.wait));
       this.stagedParts = p;
     }
     const p = this.stagedParts;
     this.stagedEl.hidden = !dirty.length;
+    // while the server does not answer, Apply waits (nothing is lost)
+    const offline = this.ctx.online && !this.ctx.online();
+    if (!this.applying) p.apply.disabled = offline;
+    p.wait.textContent = offline ? 'Waiting for the server to answer again; the staged changes are kept.' : '';
     p.title.textContent = plural(dirty.length, 'staged change');
     p.apply.textContent = `Apply ${plural(dirty.length, 'change')}`;
     replaceChildren(p.diff, dirty.map((r) => h('li', { dataset: { attr: r.name } }, h('span', { class: 'attr-name' }, r.name), ': ',
@@ -449,6 +487,15 @@ export class Panel {
    * changed in between, and the check runs again (at most 3 times).
    */
   async applyStaged() {
+    try {
+      await this.applyStagedNow();
+    } catch (e) {
+      // no answer, or one nobody expected: say so at Apply, keep the values
+      this.ctx.notify.error(e, { lead: 'Nothing was applied; the staged changes are kept.', anchor: this.stagedParts && this.stagedParts.apply });
+    }
+  }
+
+  async applyStagedNow() {
     const rows = [...this.rows.values()].filter((r) => r.dirty);
     if (!rows.length) return;
     let firstBad = null;
@@ -469,6 +516,7 @@ export class Panel {
     const ops = rows.map((r) => ({ op: 'store', path: joinPath(path, r.name), value: r.read() }));
     const btn = this.stagedEl.querySelector('.apply');
     if (btn) btn.disabled = true;
+    this.applying = true;
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         const info = await api.info();
@@ -504,6 +552,7 @@ export class Panel {
           return;
         } catch (e) {
           if (e instanceof ApiError && e.status === 412) continue;
+          if (e instanceof ApiError && e.status === 0) throw e;
           const i = e instanceof ApiError ? e.problem.op_index : undefined;
           const bad = i !== undefined && rows[i] ? rows[i] : rows.length === 1 ? rows[0] : null;
           if (bad && e instanceof ApiError && e.problem.detail) {
@@ -516,8 +565,9 @@ export class Panel {
       }
       this.ctx.notify.error(new ApiError(412, { title: 'Precondition Failed', status: 412, errno: 'ESTALE', detail: 'the tree kept changing while applying; nothing was applied' }), { actions: [{ label: 'Try again', run: () => this.applyStaged() }] });
     } finally {
+      this.applying = false;
       const b = this.stagedEl.querySelector('.apply');
-      if (b) b.disabled = false;
+      if (b) b.disabled = Boolean(this.ctx.online && !this.ctx.online());
     }
   }
 
@@ -612,6 +662,7 @@ export class Panel {
       }
     });
     label();
+    this.fillSummaries(node, list).catch(() => {}); // a summary is a help, not the listing
     const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
@@ -630,7 +681,7 @@ export class Panel {
 
   childItem(node, { c, l }) {
     if (c) {
-      return h('li', {}, h('button', { type: 'button', class: 'linkish', title: c.path, onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c)));
+      return h('li', { dataset: { child: c.name } }, h('button', { type: 'button', class: 'linkish', title: c.path, onclick: () => this.ctx.navigate(c.path) }, c.name), ' ', h('span', { class: 'badge' }, kindLabel(c)));
     }
     const lp = joinPath(node.path, l.name);
     return h(
@@ -642,8 +693,26 @@ export class Panel {
       ' → ',
       h('button', { type: 'button', class: 'linkish', title: l.target, 'aria-label': `Go to ${l.target}`, onclick: () => this.ctx.navigate(l.target) }, l.target),
       ' ',
-      h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
+      this.deny(lp) ? null : h('button', { type: 'button', class: 'danger small', 'aria-label': `Remove link ${l.name}`, onclick: () => this.unlink(lp) }, 'Remove'),
     );
+  }
+
+  /** The one-line summary the schema gives each child's type (its
+   * "summary" template), after the child's name: one read of the children
+   * with their values and links (depth 1). */
+  async fillSummaries(node, list) {
+    const types = this.desc ? this.desc.types : null;
+    // a listing names no child's type: ask when the schema has a summary
+    if (!types || !node.children.length || !Object.values(types).some((t) => t.summary)) return;
+    const r = await api.node(node.path, { depth: '1', limit: String(CHILD_PAGE) });
+    if (this.node !== node) return;
+    for (const c of r.data.children) {
+      const t = c.type && types[c.type];
+      const li = [...list.children].find((x) => x.dataset.child === c.name);
+      if (!t || !t.summary || !li || li.querySelector('.summary')) continue;
+      const text = summaryOf(t.summary, c, propsOf(this.desc, c.type));
+      li.append(' ', h('span', { class: 'summary', title: text }, text));
+    }
   }
 
   /** The children or links of the shown node changed: list them again. */
@@ -690,6 +759,36 @@ export class Panel {
     }
     const what = node.creates === 'group' ? 'group' : 'item';
     const submit = h('button', { type: 'submit', class: 'primary' }, `Create ${what}`);
+    // a numbered name (lun_N, tpgt_N): the next free one is suggested
+    const free = nextFreeName(hints.pattern, node.children.map((c) => c.name), hints.examples);
+    if (free) nameInput.value = free;
+    /** Check the name (an empty one only when @empty), show the verdict
+     * at it; the problem, or null. */
+    const showName = (empty) => {
+      const name = nameInput.value;
+      let bad = name === '' && !empty ? null : nameProblem(name);
+      if (!bad && hints.pattern) {
+        try {
+          if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
+        } catch {
+          /* a dialect difference: the server decides */
+        }
+      }
+      return showAt(nameInput, nameErr, bad);
+    };
+    /** Check field @f (a value left as it was is not sent), show it. */
+    const showField = (f) => {
+      const v = f.ctl.read();
+      return showAt(f.ctl.control, f.err, v === f.initial ? null : validate(f.name, f.prop, v));
+    };
+    // as you type, and when leaving (which keeps the server's words)
+    const live = (input, show) => (e) => {
+      if (e.type !== 'blur' || input.getAttribute('aria-invalid') !== 'true') show();
+    };
+    for (const ev of ['input', 'blur']) {
+      nameInput.addEventListener(ev, live(nameInput, () => showName(false)));
+      for (const f of fields) f.ctl.control.addEventListener(ev, live(f.ctl.control, () => showField(f)));
+    }
     const form = h(
       'form',
       {
@@ -698,31 +797,15 @@ export class Panel {
         onsubmit: async (e) => {
           e.preventDefault();
           const name = nameInput.value;
-          let bad = nameProblem(name);
-          if (!bad && hints.pattern) {
-            try {
-              if (!new RegExp(hints.pattern).test(name)) bad = `the name must match ${hints.pattern}`;
-            } catch {
-              /* a dialect difference: the server decides */
-            }
-          }
-          nameErr.hidden = !bad;
-          nameErr.textContent = bad || '';
-          if (bad) nameInput.setAttribute('aria-invalid', 'true');
-          else nameInput.removeAttribute('aria-invalid');
+          let bad = showName(true);
           const attrs = {};
           let firstBad = bad ? nameInput : null;
           for (const f of fields) {
             const v = f.ctl.read();
-            const msg = v === f.initial ? null : validate(f.name, f.prop, v);
-            f.err.hidden = !msg;
-            f.err.textContent = msg || '';
+            const msg = showField(f);
             if (msg) {
-              f.ctl.control.setAttribute('aria-invalid', 'true');
               firstBad = firstBad || f.ctl.control;
               bad = bad || msg;
-            } else {
-              f.ctl.control.removeAttribute('aria-invalid');
             }
             if (v !== f.initial) attrs[f.name] = v;
           }
@@ -758,7 +841,7 @@ export class Panel {
       },
       h('div', { class: 'attr-row' }, h('label', { for: nameId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, nameInput), nameHint, nameErr),
       fields.length
-        ? h('details', { class: 'initial', open: fields.length <= 6 }, h('summary', {}, `Initial attributes of the new ${childType} (optional; stored with the ${what} as one change)`), fieldset)
+        ? h('details', { class: 'initial', open: true }, h('summary', {}, `Initial attributes of the new ${childType} (optional; stored with the ${what} as one change)`), fieldset)
         : null,
       h('div', { class: 'toolbar' }, submit),
     );
@@ -820,7 +903,86 @@ export class Panel {
       h('div', { class: 'attr-row' }, h('label', { for: nId, class: 'attr-name' }, 'Link name'), h('div', { class: 'attr-input' }, lname), h('p', { class: 'hint', id: `${nId}-hint` }, 'optional: the target\u2019s own name')),
       h('div', { class: 'toolbar' }, h('button', { type: 'submit' }, 'Create link')),
     );
-    return h('section', { class: 'card', 'aria-labelledby': 'symlink-h' }, h('h3', { id: 'symlink-h' }, 'New link'), form);
+    return h('section', { class: 'card', 'aria-labelledby': 'symlink-h' }, h('h3', { id: 'symlink-h' }, 'New link'), form,
+      allowTypes && desc ? this.createAndLinkForm(node, desc, subsystem, allowTypes, () => picker.reset()) : null);
+  }
+
+  /** "Create and link": where links.allow names types made by a group
+   * (a config's functions, a LUN's storage objects), make one there and
+   * link it here, as one batch. The groups are read when it is opened;
+   * the one nearest this node is chosen first. */
+  createAndLinkForm(node, desc, subsystem, allowTypes, changed) {
+    const makers = Object.entries(desc.types).filter(([, t]) => t.creates && allowTypes.includes(t.creates.type));
+    if (!makers.length) return null;
+    const what = [...new Set(makers.map(([, t]) => t.creates.type))].join(' or ');
+    const pId = uid('cl-parent');
+    const nId = uid('cl-name');
+    const parent = h('select', { id: pId });
+    const name = h('input', { id: nId, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${nId}-hint ${nId}-err` });
+    const hint = h('p', { class: 'hint', id: `${nId}-hint` });
+    const err = h('p', { class: 'field-error', id: `${nId}-err`, hidden: true });
+    const submit = h('button', { type: 'submit' }, 'Create and link');
+    let loaded = false;
+    const common = (p) => {
+      let n = 0;
+      const a = p.split('/');
+      const b = node.path.split('/');
+      while (n < a.length && a[n] === b[n]) n++;
+      return n;
+    };
+    const hintFor = () => {
+      const t = makers.find(([tn]) => tn === parent.selectedOptions[0]?.dataset.type);
+      const made = t ? desc.types[t[1].creates.type] : null;
+      const hints = nameHints(desc, t ? t[1].creates.type : null);
+      name.placeholder = hints.examples.length ? `e.g. ${hints.examples[0]}` : '';
+      hint.textContent = hints.text;
+      return made;
+    };
+    const details = h('details', { class: 'create-link' },
+      h('summary', {}, `Or create a new ${what} and link it here`),
+      h('form', { novalidate: true, onsubmit: async (e) => {
+        e.preventDefault();
+        const dir = parent.value;
+        const bad = !dir ? `no group here makes a ${what}` : nameProblem(name.value);
+        showAt(name, err, bad);
+        if (bad) return;
+        const target = joinPath(dir, name.value);
+        const link = joinPath(node.path, name.value);
+        submit.disabled = true;
+        try {
+          await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+          name.value = '';
+          changed();
+          await this.ctx.tree.changed(dir);
+          await this.ctx.tree.changed(node.path);
+          await this.structureChanged();
+          this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
+        } catch (x) {
+          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
+          this.ctx.notify.error(x, { lead: 'Nothing was created.' });
+        } finally {
+          submit.disabled = false;
+        }
+      } },
+      h('div', { class: 'attr-row' }, h('label', { for: pId, class: 'attr-name' }, 'In'), h('div', { class: 'attr-input' }, parent)),
+      h('div', { class: 'attr-row' }, h('label', { for: nId, class: 'attr-name' }, 'Name'), h('div', { class: 'attr-input' }, name), hint, err),
+      h('div', { class: 'toolbar' }, submit)));
+    details.addEventListener('toggle', async () => {
+      if (!details.open || loaded) return;
+      loaded = true;
+      try {
+        const found = [];
+        for (const [tn] of makers) for (const p of await candidatesOf(subsystem, desc, [tn])) found.push({ p, tn });
+        found.sort((a, b) => common(b.p) - common(a.p) || a.p.localeCompare(b.p));
+        replaceChildren(parent, found.map((f) => h('option', { value: f.p, dataset: { type: f.tn } }, f.p)));
+        parent.addEventListener('change', hintFor);
+        hintFor();
+      } catch (x) {
+        loaded = false;
+        this.ctx.notify.error(x);
+      }
+    });
+    return details;
   }
 
   // ---- operations on the node ---------------------------------------------
@@ -843,10 +1005,17 @@ export class Panel {
       return;
     }
     const simple = ops.length === 1;
+    // links from outside the subtree hold it (EBUSY): say so before asking
+    const holders = (node.used_by || []).filter((p) => !isUnder(p, node.path));
+    const held = holders.length
+      ? h('div', { class: 'used-by-warning', role: 'note' },
+        h('p', { class: 'field-error' }, `${plural(holders.length, 'link')} elsewhere ${holders.length === 1 ? 'points' : 'point'} at ${node.path}: configfs refuses the delete (EBUSY) until ${holders.length === 1 ? 'it is' : 'they are'} removed.`),
+        h('ul', { class: 'child-list' }, holders.map((p) => h('li', {}, h('code', {}, p)))))
+      : null;
     const text = simple
       ? `Delete ${node.path}? This removes the ${node.kind} (rmdir); its values are gone.`
       : `Delete ${node.path} and everything under it? ${planSummary(ops)}: ${ops.length} steps, run bottom-up as one change (all or nothing).`;
-    const body = simple ? null : h('div', {}, planList(ops), ops.length > BATCH_MAX || partial ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations${partial ? ' and this subtree holds more than 10,000 folders' : ''}: delete parts of the subtree first.`) : null);
+    const body = h('div', {}, held, simple ? null : planList(ops), !simple && (ops.length > BATCH_MAX || partial) ? h('p', { class: 'field-error' }, `A batch takes at most ${BATCH_MAX} operations${partial ? ' and this subtree holds more than 10,000 folders' : ''}: delete parts of the subtree first.`) : null);
     const ok = await this.ctx.confirm(text, simple ? 'Delete' : `Delete ${plural(ops.length, 'step')}`, {
       title: simple ? 'Delete?' : 'Delete this subtree?',
       body,
@@ -923,7 +1092,11 @@ export class Panel {
     const body = h('tbody');
     table.append(body);
     const more = h('button', { type: 'button', hidden: true }, 'Older changes');
-    replaceChildren(this.historyEl, h('h3', { id: 'history-h' }, 'History'), h('div', { class: 'table-wrap' }, table), more);
+    const heading = h('h3', { id: 'history-h', tabindex: '-1' }, 'History');
+    replaceChildren(this.historyEl, heading, h('div', { class: 'table-wrap' }, table), more);
+    // it opens below the fold on a long panel: bring it there, focus it
+    this.historyEl.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
     let before = null;
     const load = async () => {
       try {
@@ -949,8 +1122,11 @@ export class Panel {
       if (e.write_only || e.value === undefined) val = h('span', { class: 'muted' }, '(write-only)');
       else val = [e.old !== undefined ? [h('del', {}, trim(e.old) === '' ? '(empty)' : trim(e.old)), ' → '] : null, h('ins', {}, trim(e.value) === '' ? '(empty)' : trim(e.value))];
       const row = parentPath(e.path) === node.path ? this.rows.get(baseName(e.path)) : null;
-      if (row && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
-        action = h('button', { type: 'button', class: 'small restore', title: `Store ${trim(e.old)} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, 'Restore this value');
+      if (row && !this.denied && e.old !== undefined && !e.write_only && row.attr.writable && row.attr.readable && e.old_encoding !== 'base64') {
+        // named by the value it brings back: "Restore this value" on a
+        // row "A -> B" read as either
+        const old = trim(e.old) === '' ? '(empty)' : trim(e.old);
+        action = h('button', { type: 'button', class: 'small restore', title: `Store ${old} into ${baseName(e.path)} again`, onclick: () => this.restore(row, trim(e.old)) }, `Restore ${old.length > 24 ? `${old.slice(0, 23)}…` : old}`);
       }
     } else if (e.op === 'symlink') val = `→ ${e.target}`;
     else if (e.op === 'rename') val = `${e.from} → ${e.to}`;
@@ -1004,6 +1180,41 @@ export class Panel {
   showsUnder(path) {
     return this.path !== null && isUnder(this.path, path);
   }
+}
+
+/** Show @msg (or nothing) at @input's message @errEl and mark the input;
+ * returns @msg. */
+function showAt(input, errEl, msg) {
+  errEl.hidden = !msg;
+  errEl.textContent = msg || '';
+  if (msg) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+  return msg;
+}
+
+/** @template ("{attr}", "{@links}") filled from the node @n (with its
+ * attributes and links), values shown as the forms show them; '–' for
+ * an empty one. */
+export function summaryOf(template, n, props) {
+  return template.replace(/\{([^{}]+)\}/g, (_, key) => {
+    if (key === '@links') return (n.links || []).map((l) => l.target).join(', ') || '–';
+    const a = (n.attributes || []).find((x) => x.name === key);
+    if (!a || a.value === undefined) return '–';
+    const v = displayValue(props ? props[key] : null, a.value).split('\n')[0].trim();
+    return v === '' ? '–' : v;
+  });
+}
+
+/** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the
+ * first PREFIXN not among @taken, counting from the number of the first
+ * of @examples (tpgt_1: from 1) or 0; else null. */
+export function nextFreeName(pattern, taken, examples = []) {
+  const m = pattern ? /^\^([A-Za-z_.-]+)\[0-9\]\+\$$/.exec(pattern) : null;
+  if (!m) return null;
+  const first = examples.length && examples[0].startsWith(m[1]) ? Number(examples[0].slice(m[1].length)) : 0;
+  const used = new Set(taken);
+  for (let n = Number.isInteger(first) ? first : 0; n < 100000; n++) if (!used.has(`${m[1]}${n}`)) return `${m[1]}${n}`;
+  return null;
 }
 
 /** What the schema says about the names of objects of @childType (the

@@ -137,11 +137,15 @@ export function linkPicker({ id, describedBy, load, what }) {
     } else if (e.key === 'ArrowUp') {
       e.preventDefault();
       setActive(active - 1);
-    } else if (e.key === 'Enter' && !list.hidden && active >= 0) {
-      const o = list.children[active];
+    } else if (e.key === 'Enter' && !list.hidden) {
+      // the active option; or, with none active, the only one left
+      const paths = [...list.children].filter((o) => o.dataset.path);
+      const o = active >= 0 ? list.children[active] : paths.length === 1 && input.value.trim() && input.value !== paths[0].dataset.path ? paths[0] : null;
       if (o && o.dataset.path) {
         e.preventDefault();
         pick(o.dataset.path);
+      } else {
+        close(); // the form submits: its error must not hide under the list
       }
     } else if (e.key === 'Escape' && !list.hidden) {
       e.preventDefault();

@@ -100,15 +100,15 @@ export function planList(ops, { old = new Map(), navigate = null } = {}) {
 export function planSummary(ops) {
   const n = (op) => ops.filter((o) => o.op === op).length;
   const parts = [];
-  const add = (k, word) => {
-    if (k) parts.push(`${k} ${word}`);
+  const add = (k, one, many) => {
+    if (k) parts.push(`${k} ${k === 1 ? one : many}`);
   };
-  add(n('mkdir'), 'to create');
-  add(n('symlink'), 'links to make');
-  add(n('store'), 'values to set');
-  add(n('rename'), 'commits or uncommits');
-  add(n('unlink'), 'links to remove');
-  add(n('rmdir'), 'folders to delete');
+  add(n('mkdir'), 'to create', 'to create');
+  add(n('symlink'), 'link to make', 'links to make');
+  add(n('store'), 'value to set', 'values to set');
+  add(n('rename'), 'commit or uncommit', 'commits or uncommits');
+  add(n('unlink'), 'link to remove', 'links to remove');
+  add(n('rmdir'), 'folder to delete', 'folders to delete');
   return parts.length ? parts.join(', ') : 'nothing to do';
 }
 
