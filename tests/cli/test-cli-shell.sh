@@ -54,7 +54,7 @@ check "ln -s TARGET DIR/ in the shell: TARGET from the working directory, as con
 "$CTL" --server "$S" cat /usb_gadget/g1/configs/c.1/ncm.usb0 >/dev/null 2>&1
 session 'cd /usb_gadget/g1' 'write idVendor 0x1d6b' 'cat idVendor' 'cd strings' 'ls ../configs'
 check "write, cat and ls take paths from the working directory; write's value is left alone" \
-  '[ $rc = 0 ] && grep -qx 7531 $out && grep -qx c.1 $out'
+  '[ $rc = 0 ] && grep -qx 0x1d6b $out && grep -qx c.1 $out'
 session 'cd /usb_gadget/g1/idVendor' pwd
 check "cd into an attribute: not a directory, the working directory kept" \
   'has "Not a directory" $err && grep -qx / $out'
@@ -77,7 +77,7 @@ rc=$?
 check "Tab completes a path from the server (usb_g -> usb_gadget/)" \
   '[ $rc = 0 ] && grep -q "^/usb_gadget$" $out'
 check "Tab completes a command and a path relative to the working directory" \
-  '[ "$("$CTL" --server "$S" cat /usb_gadget/g1/idVendor)" = 1317 ]'
+  '[ "$("$CTL" --server "$S" cat /usb_gadget/g1/idVendor)" = 0x0525 ]'
 check "Tab completes under the working directory (g1/conf -> g1/configs/)" \
   'grep -q "^/usb_gadget/g1/configs$" $out'
 check "history is kept in ~/.configfsctl_history" \
