@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nettle/base64.h>
+
 /* ---- memory ------------------------------------------------------------ */
 
 static void oom(void)
@@ -489,7 +491,7 @@ int ctl_upload(struct ctl *c,
     rc = curl_easy_perform(c->curl);
     ctl_progress_end(&u.progress);
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb, r);
@@ -910,32 +912,20 @@ int ctl_malformed(const struct ctl *c, const char *fmt, ...)
 
 int ctl_base64_decode(const char *in, char **ret, size_t *ret_len)
 {
+    struct base64_decode_ctx ctx;
     size_t n = strlen(in);
-    char *out = ctl_xmalloc(n / 4 * 3 + 3);
-    size_t o = 0;
-    unsigned int acc = 0;
-    int bits = 0;
+    size_t len = BASE64_DECODE_LENGTH(n);
+    char *out = ctl_xmalloc(len + 1);
 
-    for (size_t i = 0; i < n && in[i] != '='; i++) {
-        const char *p = strchr(
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-            in[i]);
-
-        if (!p || !in[i]) {
-            free(out);
-            return -EINVAL;
-        }
-        acc = (acc << 6) | (unsigned int)(p - "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "abcdefghijklmnopqrstuvwxyz"
-                                              "0123456789+/");
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xFF);
-        }
+    base64_decode_init(&ctx);
+    if (!base64_decode_update(&ctx, &len, (uint8_t *)out, n, in) ||
+        !base64_decode_final(&ctx)) {
+        free(out);
+        return -EINVAL;
     }
+    out[len] = '\0';
     *ret = out;
-    *ret_len = o;
+    *ret_len = len;
     return 0;
 }
 

@@ -189,6 +189,32 @@ MUTANTS = [
            "pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
            "false && pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
            "a stop stuck on its log (or anything else) hangs until SIGKILL"),
+    # ---- the etcd backend (tests/unit/test-store-etcd.c, on a fake etcd):
+    # failures the cluster suite cannot bring about on purpose
+    Mutant("etcd-snapshot-sha-skipped", "store/src/etcd/*.c",
+           "if (all.n != ptr.length || strcmp(hex, ptr.sha256) != 0)",
+           "|| strcmp(hex, ptr.sha256) != 0", "",
+           "a snapshot part altered but kept its length is loaded by a starting node"),
+    Mutant("etcd-chunks-deleted-on-timeout", "store/src/etcd/*.c",
+           "if (r == -ESTALE && chunk_prefix[0])",
+           "r == -ESTALE", "r < 0",
+           "a chunked append that timed out deletes its chunks although its entry landed"),
+    Mutant("etcd-trim-below-live-node", "store/src/etcd/*.c",
+           "trim_log(e, low); *trimmed = low;",
+           "trim_log(e, low)", "trim_log(e, snap)",
+           "the log is trimmed below a node that is live but behind"),
+    Mutant("etcd-watch-cut-not-stale", "store/src/etcd/*.c",
+           "stale = e->error[0] || !e->watching || e->fell_behind;",
+           "|| !e->watching", "",
+           "reads are not marked stale while the watch is cut and reads answer"),
+    Mutant("etcd-own-append-taken-for-conflict", "store/src/etcd/*.c",
+           "!json_is_true(json_object_get(ans, \"succeeded\")) && !etcd_own_entry(etcd_range_kv(ans, 1), nonce)",
+           "&& !etcd_own_entry(etcd_range_kv(ans, 1), nonce)", "",
+           "an append whose answer was lost and that was sent again is taken for a lost race"),
+    Mutant("forward-answer-trailing-taken", "server/*.c",
+           "if (r == 0 && p != end) { r = -EINVAL;",
+           "p != end", "0",
+           "a writer's batch answer with trailing bytes or more answers than requests is taken"),
 ]
 
 

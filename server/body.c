@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base64.h"
+#include <configfs/base64.h>
 #include "body.h"
 #include "reply.h"
 #include "request.h"

@@ -4,7 +4,7 @@
  *
  * Nodes that append at once race for the head of the shared log, and each
  * loss costs an undo, a catch-up and another round trip (docs/cluster.md).
- * So the node that holds the writer's role (store/src/etcd.c, under its
+ * So the node that holds the writer's role (store/src/etcd/role.c, under its
  * etcd lease) appends for all: another node sends it each write request
  * as it came (method, raw URL and query, headers, body), answers with its
  * answer, and first waits until it has applied the change itself, so that
@@ -453,58 +453,46 @@ static size_t on_batch_body(char *data, size_t size, size_t nmemb, void *ud)
     return w->oom ? 0 : n;
 }
 
+/* Answer @i of a batch into its job (@ctx: the jobs). */
+static int take_answer(void *ctx, size_t i, const struct cfs_http_fwd_answer *a)
+{
+    struct cfs_http_fwd_job *j = ((struct cfs_http_fwd_job **)ctx)[i];
+
+    j->status = (long)a->status;
+    j->revision = a->revision;
+    for (size_t h = 0; h < a->nh; h++) {
+        char *line;
+
+        if (hop_header(a->name[h])) {
+            continue;
+        }
+        if (cfs_grow(&j->rh, &j->cap_rh, j->n_rh, sizeof(*j->rh), 8) < 0 ||
+            !(line = malloc(a->name_len[h] + a->value_len[h] + 2))) {
+            return -EINVAL;
+        }
+        /* "Name", NUL, "value", as on_header() keeps them */
+        memcpy(line, a->name[h], a->name_len[h] + 1);
+        memcpy(line + a->name_len[h] + 1, a->value[h], a->value_len[h] + 1);
+        j->rh[j->n_rh++] = line;
+    }
+    jw_raw(&j->body, a->body, a->body_len);
+    return j->body.oom ? -EINVAL : 0;
+}
+
 /* The answers of the batch @text, in the order of @jobs. @return 0, or
  * -EINVAL when the writer's answer is not one (then none is used). */
 static int
 take_answers(char *text, size_t len, struct cfs_http_fwd_job **jobs, size_t n)
 {
     size_t magic = strlen(CFS_FWD_ANSWER_MAGIC);
-    char *p = text + magic, *end = text + len;
 
     if (len < magic || memcmp(text, CFS_FWD_ANSWER_MAGIC, magic) != 0) {
         return -EINVAL;
     }
-    for (size_t i = 0; i < n; i++) {
-        struct cfs_http_fwd_job *j = jobs[i];
-        uint64_t status, nh;
-        char *body;
-        size_t body_len;
-
-        if (cfs_http_frame_get_u64(&p, end, 599, &status) < 0 || status < 100 ||
-            cfs_http_frame_get_u64(&p, end, UINT64_MAX, &j->revision) < 0 ||
-            cfs_http_frame_get_u64(&p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
-            return -EINVAL;
-        }
-        j->status = (long)status;
-        for (uint64_t h = 0; h < nh; h++) {
-            char *name, *value, *line;
-            size_t nlen, vlen;
-
-            if (cfs_http_frame_get(&p, end, &name, &nlen) < 0 ||
-                cfs_http_frame_get(&p, end, &value, &vlen) < 0) {
-                return -EINVAL;
-            }
-            if (hop_header(name)) {
-                continue;
-            }
-            if (cfs_grow(&j->rh, &j->cap_rh, j->n_rh, sizeof(*j->rh), 8) < 0 ||
-                !(line = malloc(nlen + vlen + 2))) {
-                return -EINVAL;
-            }
-            /* "Name", NUL, "value", as on_header() keeps them */
-            memcpy(line, name, nlen + 1);
-            memcpy(line + nlen + 1, value, vlen + 1);
-            j->rh[j->n_rh++] = line;
-        }
-        if (cfs_http_frame_get(&p, end, &body, &body_len) < 0) {
-            return -EINVAL;
-        }
-        jw_raw(&j->body, body, body_len);
-        if (j->body.oom) {
-            return -EINVAL;
-        }
-    }
-    return p == end ? 0 : -EINVAL;
+    return cfs_http_frame_answers(
+               text + magic, text + len, n, take_answer, jobs) < 0
+               ? -EINVAL
+               : 0;
 }
 
 /* Send @n jobs (n > 1, one writer) in one exchange. @return false when

@@ -80,3 +80,49 @@ int cfs_http_frame_get_u64(char **p,
     *ret = v;
     return 0;
 }
+
+int cfs_http_frame_answers(char *p,
+                           const char *end,
+                           size_t n,
+                           int (*each)(void *ctx,
+                                       size_t i,
+                                       const struct cfs_http_fwd_answer *a),
+                           void *ctx)
+{
+    struct cfs_http_fwd_answer *a = malloc(sizeof(*a));
+    int r = 0;
+
+    if (!a) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n && r == 0; i++) {
+        uint64_t nh = 0;
+
+        if (cfs_http_frame_get_u64(&p, end, 599, &a->status) < 0 ||
+            a->status < 100 ||
+            cfs_http_frame_get_u64(&p, end, UINT64_MAX, &a->revision) < 0 ||
+            cfs_http_frame_get_u64(&p, end, CFS_FWD_HEADERS_MAX, &nh) < 0) {
+            r = -EINVAL;
+            break;
+        }
+        a->nh = (size_t)nh;
+        for (size_t h = 0; h < a->nh && r == 0; h++) {
+            if (cfs_http_frame_get(&p, end, &a->name[h], &a->name_len[h]) < 0 ||
+                cfs_http_frame_get(&p, end, &a->value[h], &a->value_len[h]) <
+                    0) {
+                r = -EINVAL;
+            }
+        }
+        if (r == 0 && cfs_http_frame_get(&p, end, &a->body, &a->body_len) < 0) {
+            r = -EINVAL;
+        }
+        if (r == 0) {
+            r = each(ctx, i, a);
+        }
+    }
+    free(a);
+    if (r == 0 && p != end) {
+        r = -EINVAL; /* more answers than requests, or bytes after them */
+    }
+    return r;
+}

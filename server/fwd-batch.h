@@ -32,8 +32,6 @@
 #define CFS_FWD_ANSWER_MAGIC "CFSA1\n"
 /* At most this many requests in one batch. */
 #define CFS_FWD_BATCH_MAX 256
-/* At most this many headers in one request or answer of a batch. */
-#define CFS_FWD_HEADERS_MAX 256
 
 /* Runs one request until it is answered (true) or waits (false). */
 typedef bool cfs_http_run_fn(struct cfs_http_req *req);

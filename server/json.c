@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
+#include <configfs/base64.h>
 #include "json.h"
 #include "jsonw.h"
 #include "scope.h"

@@ -12,7 +12,7 @@
 
 #include <configfs/cfs.h>
 
-#include "base64.h"
+#include <configfs/base64.h>
 #include "jsonw.h"
 
 static void jw_grow(struct jw *w, size_t more)

@@ -479,13 +479,13 @@ static bool samples_on;
  * itself (docs/install.md, "Containers"). */
 static void tokens_hint(int err)
 {
-    if (err == -ENOENT)
+    if (err == -ENOENT) {
         (void)fprintf(stderr,
                       "configfsd: make the tokens file with `configfsd "
                       "hash-token NAME ROLE < TOKEN_FILE > TOKENS_FILE` and "
                       "mount it there, or serve without authentication (a "
                       "demo only) with --insecure-listen\n");
-    else if (err == -EACCES)
+    } else if (err == -EACCES) {
         (void)fprintf(stderr,
                       "configfsd: this process (uid %u, gid %u) cannot read "
                       "it: mount the secret readable by that user or group "
@@ -493,6 +493,7 @@ static void tokens_hint(int err)
                       "not 0600 owned by root\n",
                       (unsigned)getuid(),
                       (unsigned)getgid());
+    }
 }
 
 /* Read a PEM file whole, at start-up; the key never touches the log.

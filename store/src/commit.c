@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backend.h"
 #include "store-internal.h"
 
 /* Batches a leader writes for others after its own transaction is durable
@@ -111,9 +112,9 @@ static int write_sets(struct cfs_store *s,
     int r;
 
     pthread_mutex_lock(&s->w_lock);
-    /* cluster mode: appended to etcd's log, then kept in the local copy */
-    r = s->etcd && n > 0 ? store_etcd_commit(s, sets, n)
-                         : store_write_sets(s, sets, n, 0);
+    /* the backend makes them durable (cluster mode: appended to etcd's
+     * log) and writes them to the database */
+    r = s->ops->commit(s, sets, n);
     *ret_revision = s->revision;
     *ret_floor = s->floor;
     pthread_mutex_unlock(&s->w_lock);

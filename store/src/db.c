@@ -329,3 +329,32 @@ int store_step_done(sqlite3_stmt *st)
     sqlite3_reset(st);
     return store_errno(rc == SQLITE_ROW ? SQLITE_MISUSE : rc);
 }
+
+int store_read_state(struct cfs_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        s->wdb,
+        "SELECT revision, seq, history_floor FROM state WHERE id = 1",
+        -1,
+        &st,
+        NULL);
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    if (rc == SQLITE_ROW) {
+        s->revision = (uint64_t)sqlite3_column_int64(st, 0);
+        s->seq = (uint64_t)sqlite3_column_int64(st, 1);
+        s->floor = (uint64_t)sqlite3_column_int64(st, 2);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_CORRUPT; /* the state row is made with the schema */
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) {
+        return store_errno(rc);
+    }
+    s->j_revision = s->revision;
+    return store_errno(rc);
+}

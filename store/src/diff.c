@@ -129,7 +129,7 @@ static int dnode_add(struct dnode *d, const char *name, struct dnode **ret)
     if (cfs_grow(&d->children,
                  &d->cap_children,
                  d->n_children,
-                 sizeof(*d->children),
+                 sizeof(struct dnode *),
                  4)) {
         return -ENOMEM;
     }

@@ -348,8 +348,13 @@ read_links(sqlite3 *db, const char *path, size_t plen, struct drows *d)
 /* Move row @i into @out, with its included children. */
 static int build(struct drows *d, size_t i, struct cfs_store_node *out)
 {
-    struct drow *row = &d->v[i];
+    struct drow *row;
     size_t k = 0;
+
+    if (!d->v || i >= d->n) {
+        return -EINVAL; /* a child index out of the rows: never */
+    }
+    row = &d->v[i];
 
     out->name = row->name;
     out->path = row->path;

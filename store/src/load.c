@@ -28,7 +28,7 @@
 
 #include "store-internal.h"
 
-#define BLOCK_SIZE (256u * 1024u)
+#define BLOCK_SIZE ((size_t)256 * 1024)
 #define READ_AHEAD 4
 
 /* ---- rows, as the reader packs them ------------------------------------ */
@@ -85,40 +85,12 @@ static void block_free(struct block *b)
 
 /* ---- the caller's side: rows to steps ---------------------------------- */
 
-/* A growable byte buffer (caller's thread: cfs_malloc). */
-struct buf {
-    char *p;
-    size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const void *data, size_t len)
-{
-    if (b->len + len + 1 > b->cap) {
-        size_t cap;
-        char *p;
-
-        if (cfs_grow_cap(b->cap, b->len + len + 1, 256, 1, &cap)) {
-            return -ENOMEM;
-        }
-        p = cfs_realloc(b->p, cap);
-        if (!p) {
-            return -ENOMEM;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, len);
-    b->len += len;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
 struct consumer {
     cfs_store_step_fn fn;
     void *data;
     /* Committed items (their stored, live paths) and those re-committed. */
     struct store_strset committed, done;
-    struct buf path, target;
+    struct store_buf path, target;
     int error; /* first allocation failure */
 };
 
@@ -139,14 +111,15 @@ static const char *rec_c(const struct rec *r)
 
 /* Where @path is at replay time: "live" becomes "pending" for every
  * committed item on the path that is not re-committed yet. */
-static int replay_path(struct consumer *c, struct buf *out, const char *path)
+static int
+replay_path(struct consumer *c, struct store_buf *out, const char *path)
 {
     size_t len = strlen(path);
     size_t i = 0;
 
-    out->len = 0;
+    out->n = 0;
     if (c->committed.n == 0) {
-        return buf_add(out, path, len);
+        return store_buf_add(out, path, len);
     }
     while (i < len) {
         size_t seg = i + 1, end = seg, next_end;
@@ -162,9 +135,9 @@ static int replay_path(struct consumer *c, struct buf *out, const char *path)
         if (end - seg == 4 && memcmp(path + seg, "live", 4) == 0 && end < len &&
             store_strset_has(&c->committed, path, next_end) &&
             !store_strset_has(&c->done, path, next_end)) {
-            r = buf_add(out, "/pending", 8);
+            r = store_buf_add(out, "/pending", 8);
         } else {
-            r = buf_add(out, path + i, end - i);
+            r = store_buf_add(out, path + i, end - i);
         }
         if (r < 0) {
             return r;
@@ -209,10 +182,10 @@ static int on_attr(struct consumer *c, const struct rec *a)
     int r = replay_path(c, &c->path, rec_a(a));
 
     if (r == 0) {
-        r = buf_add(&c->path, "/", 1);
+        r = store_buf_add(&c->path, "/", 1);
     }
     if (r == 0) {
-        r = buf_add(&c->path, rec_c(a), a->c_len);
+        r = store_buf_add(&c->path, rec_c(a), a->c_len);
     }
     if (r < 0) {
         return r;
@@ -232,7 +205,7 @@ emit_path_target(struct consumer *c, struct cfs_store_step *step, int r)
     }
     step->path = c->path.p;
     step->arg = c->target.p;
-    step->arg_len = c->target.len;
+    step->arg_len = c->target.n;
     c->fn(c->data, step);
     return 0;
 }
@@ -246,10 +219,10 @@ static int on_link(struct consumer *c, const struct rec *l)
     int r = replay_path(c, &c->path, rec_a(l));
 
     if (r == 0 && strcmp(rec_a(l), "/") != 0) {
-        r = buf_add(&c->path, "/", 1);
+        r = store_buf_add(&c->path, "/", 1);
     }
     if (r == 0) {
-        r = buf_add(&c->path, rec_b(l), l->b_len);
+        r = store_buf_add(&c->path, rec_b(l), l->b_len);
     }
     if (r == 0) {
         r = replay_path(c, &c->target, rec_c(l));

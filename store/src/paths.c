@@ -60,7 +60,7 @@ char *store_asprintf(const char *fmt, ...)
         return NULL;
     }
     va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    (void)vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
 }
@@ -234,4 +234,28 @@ void store_idcache_put(struct store_idcache *c,
     copy[len] = '\0';
     c->slots[i] = (struct store_idslot){.path = copy, .len = len, .id = id};
     c->n++;
+}
+
+int store_buf_add(struct store_buf *b, const void *data, size_t len)
+{
+    if (b->n + len + 1 > b->cap) {
+        size_t cap;
+        char *p;
+
+        if (cfs_grow_cap(b->cap, b->n + len + 1, 256, 1, &cap)) {
+            return -ENOMEM;
+        }
+        p = cfs_realloc(b->p, cap);
+        if (!p) {
+            return -ENOMEM;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    if (len > 0) {
+        memcpy(b->p + b->n, data, len);
+    }
+    b->n += len;
+    b->p[b->n] = '\0';
+    return 0;
 }

@@ -27,153 +27,6 @@ struct replayer {
     int error; /* first allocation failure */
 };
 
-/* ---- problems ---------------------------------------------------------- */
-
-static int plist_add(struct store_problem_list *l,
-                     const char *path,
-                     enum cfs_store_step_op op,
-                     int error)
-{
-    struct cfs_store_problem *p;
-
-    if (cfs_grow(&l->v, &l->cap, l->n, sizeof(*l->v), 8)) {
-        return -ENOMEM;
-    }
-    p = &l->v[l->n];
-    *p = (struct cfs_store_problem){.op = op, .error = error};
-    p->path = cfs_strdup(path);
-    if (!p->path) {
-        return -ENOMEM;
-    }
-    l->n++;
-    return 0;
-}
-
-static void plist_free(struct store_problem_list *l)
-{
-    cfs_store_problems_free(l->v, l->n);
-    *l = (struct store_problem_list){0};
-}
-
-/* Remove the problems at or under @path. @pre p_lock */
-static void plist_remove_under(struct store_problem_list *l, const char *path)
-{
-    size_t plen = strlen(path), j = 0;
-
-    for (size_t i = 0; i < l->n; i++) {
-        if (store_path_under(l->v[i].path, path, plen)) {
-            cfs_free(l->v[i].path);
-        } else {
-            l->v[j++] = l->v[i];
-        }
-    }
-    l->n = j;
-}
-
-void store_problem_add(struct cfs_store *s,
-                       const char *path,
-                       enum cfs_store_step_op op,
-                       int error)
-{
-    pthread_mutex_lock(&s->p_lock);
-    plist_add(&s->problems, path, op, error);
-    pthread_mutex_unlock(&s->p_lock);
-}
-
-void store_problems_clear(struct cfs_store *s)
-{
-    pthread_mutex_lock(&s->p_lock);
-    plist_free(&s->problems);
-    pthread_mutex_unlock(&s->p_lock);
-}
-
-void store_problems_forget(struct cfs_store *s,
-                           const struct cfs_store_changeset *sets,
-                           size_t n)
-{
-    pthread_mutex_lock(&s->p_lock);
-    for (size_t i = 0; i < n && s->problems.n > 0; i++) {
-        for (size_t j = 0; j < sets[i].n; j++) {
-            const struct cfs_change *c = &sets[i].changes[j];
-
-            if (c->op == CFS_OP_MKDIR || c->op == CFS_OP_SYMLINK) {
-                plist_remove_under(&s->problems, c->path);
-            }
-        }
-    }
-    pthread_mutex_unlock(&s->p_lock);
-}
-
-int cfs_store_problems(struct cfs_store *s,
-                       struct cfs_store_problem **ret_problems,
-                       size_t *ret_n)
-{
-    struct cfs_store_problem *v = NULL;
-    size_t n;
-    int r = 0;
-
-    if (!s || !ret_problems || !ret_n) {
-        return -EINVAL;
-    }
-    pthread_mutex_lock(&s->p_lock);
-    n = s->problems.n;
-    if (n > 0) {
-        v = cfs_zalloc(n * sizeof(*v));
-        if (!v) {
-            r = -ENOMEM;
-        }
-        for (size_t i = 0; i < n && r == 0; i++) {
-            v[i] = s->problems.v[i];
-            v[i].path = cfs_strdup(s->problems.v[i].path);
-            if (!v[i].path) {
-                r = -ENOMEM;
-            }
-        }
-    }
-    pthread_mutex_unlock(&s->p_lock);
-    if (r < 0) {
-        cfs_store_problems_free(v, n);
-        return r;
-    }
-    *ret_problems = v;
-    *ret_n = n;
-    return 0;
-}
-
-void cfs_store_problems_free(struct cfs_store_problem *problems, size_t n)
-{
-    if (!problems) {
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        cfs_free(problems[i].path);
-    }
-    cfs_free(problems);
-}
-
-const char *cfs_store_step_name(enum cfs_store_step_op op)
-{
-    switch (op) {
-    case CFS_STORE_STEP_MKDIR:
-        return "mkdir";
-    case CFS_STORE_STEP_DIR:
-        return "dir";
-    case CFS_STORE_STEP_STORE:
-        return "store";
-    case CFS_STORE_STEP_SYMLINK:
-        return "symlink";
-    case CFS_STORE_STEP_COMMIT:
-        return "commit";
-    case CFS_STORE_STEP_SUBSYSTEM:
-        return "subsystem";
-    case CFS_STORE_STEP_UNDO:
-        return "undo";
-    case CFS_STORE_STEP_LOG:
-        return "log";
-    }
-    return "?";
-}
-
 /* ---- the step runner --------------------------------------------------- */
 
 /* The failed directory that @path (a directory, @len bytes) is in, if any:
@@ -305,7 +158,7 @@ static int replay_step(void *data, const struct cfs_store_step *st)
         break;
     }
     if (r < 0) {
-        int e = plist_add(&rp->problems, st->path, st->op, r);
+        int e = store_plist_add(&rp->problems, st->path, st->op, r);
 
         if (e == 0 &&
             (st->op == CFS_STORE_STEP_MKDIR || st->op == CFS_STORE_STEP_DIR)) {
@@ -317,7 +170,7 @@ static int replay_step(void *data, const struct cfs_store_step *st)
     } else if (st->op == CFS_STORE_STEP_SYMLINK && rp->only) {
         /* It may have failed before, replayed with its own subsystem. */
         pthread_mutex_lock(&rp->store->p_lock);
-        plist_remove_under(&rp->store->problems, st->path);
+        store_plist_remove_under(&rp->store->problems, st->path);
         pthread_mutex_unlock(&rp->store->p_lock);
     }
     return r;
@@ -374,7 +227,7 @@ static void replayer_finish(struct replayer *rp)
         rp->problems.v[i].path = NULL;
     }
     pthread_mutex_unlock(&s->p_lock);
-    plist_free(&rp->problems);
+    store_plist_free(&rp->problems);
     store_strset_free(&rp->failed);
 }
 
@@ -423,7 +276,7 @@ static void problems_of_subsystem_clear(struct cfs_store *s, const char *name)
     char *path = store_asprintf("/%s", name);
 
     if (path) {
-        plist_remove_under(&s->problems, path);
+        store_plist_remove_under(&s->problems, path);
         cfs_free(path);
     }
 }
@@ -451,8 +304,8 @@ static int report_absent_subsystems(struct cfs_store *s)
             found = strcmp(s->replayed[i], name) == 0;
         }
         if (!found && path) {
-            plist_remove_under(&s->problems, path);
-            r = plist_add(
+            store_plist_remove_under(&s->problems, path);
+            r = store_plist_add(
                 &s->problems, path, CFS_STORE_STEP_SUBSYSTEM, -ENOENT);
         }
         pthread_mutex_unlock(&s->p_lock);
@@ -492,7 +345,7 @@ static void on_registered(void *data, struct cfs_txn *txn, const char *name)
         r = replay_touches(&rp, names, 1);
     }
     if (r < 0) {
-        plist_add(&rp.problems, names[0], CFS_STORE_STEP_SUBSYSTEM, r);
+        store_plist_add(&rp.problems, names[0], CFS_STORE_STEP_SUBSYSTEM, r);
     }
     replayer_finish(&rp);
 }
@@ -595,6 +448,6 @@ void store_replay_close(struct cfs_store *s)
     cfs_free(s->replayed);
     s->replayed = NULL;
     s->n_replayed = s->cap_replayed = 0;
-    plist_free(&s->problems);
+    store_plist_free(&s->problems);
     pthread_mutex_unlock(&s->p_lock);
 }

@@ -39,7 +39,7 @@
 #endif
 
 /* Microseconds of the wall clock: the time a journal row says, on every
- * backend (SQLite: apply.c; etcd: the log entry's, etcd.c). */
+ * backend (SQLite: apply.c; etcd: the log entry's, etcd/append.c). */
 static inline int64_t cfs_store_wall_us(void)
 {
     struct timespec ts;
@@ -99,6 +99,7 @@ struct store_idcache {
 
 /* One caller of cfs_store_commit_txn() waiting for durability (commit.c). */
 struct store_req;
+struct store_backend_ops;
 
 struct cfs_store {
     char *path;
@@ -148,8 +149,10 @@ struct cfs_store {
     size_t n_replayed, cap_replayed;
     bool observing;
 
-    /* The cluster backend (etcd.c); NULL for SQLite alone. */
-    struct store_etcd *etcd;
+    /* What makes a batch durable (backend.h): store_sqlite_ops, or
+     * store_etcd_ops with its state in @backend. */
+    const struct store_backend_ops *ops;
+    void *backend;
     bool remote_waiting; /* under q_lock: another node's batch waits to be
                             applied; local submissions fail (-ESTALE) */
     char *cache_dir;     /* the node-local cache of a cluster node */
@@ -225,25 +228,6 @@ void store_drain(struct cfs_store *store);
  * them was called back. @pre no lock. */
 void store_stop_async(struct cfs_store *store);
 
-/* ---- etcd.c ------------------------------------------------------------ */
-
-/** Connect to the cluster named by @url and load its log into the (empty)
- *  cache. @return 0, -EINVAL for a bad URL, etcd errnos. */
-int store_etcd_open(struct cfs_store *store,
-                    const struct cfs_store_options *opts);
-/** Start following the log (after replay). */
-int store_etcd_start(struct cfs_store *store);
-/** Stop following (no thread of the backend runs after it). */
-void store_etcd_stop(struct cfs_store *store);
-void store_etcd_close(struct cfs_store *store);
-/** The commit of a batch: append to the shared log (CAS on its head), then
- *  write the cache. @pre w_lock. @return 0, -ESTALE (another node appended
- *  first), -ETIMEDOUT / -ECONNREFUSED / -EIO (etcd unreachable or without
- *  quorum), -ENOMEM. */
-int store_etcd_commit(struct cfs_store *store,
-                      const struct cfs_store_changeset *sets,
-                      size_t n) CFS_STORE_NO_TSA;
-
 /* ---- load.c ------------------------------------------------------------ */
 
 /**
@@ -263,6 +247,18 @@ int store_load(struct cfs_store *store,
 /** Replay every registered subsystem, install the observer. */
 int store_replay_open(struct cfs_store *store);
 void store_replay_close(struct cfs_store *store);
+
+/* ---- problems.c -------------------------------------------------------- */
+
+/** Add a problem to a list (@path copied). @return 0 or -ENOMEM. */
+int store_plist_add(struct store_problem_list *l,
+                    const char *path,
+                    enum cfs_store_step_op op,
+                    int error);
+void store_plist_free(struct store_problem_list *l);
+/** Remove the problems at or under @path. @pre p_lock */
+void store_plist_remove_under(struct store_problem_list *l, const char *path);
+
 void store_problems_clear(struct cfs_store *store);
 /** Drop the problems that the directories made by @sets replaced. */
 void store_problems_forget(struct cfs_store *store,
@@ -313,6 +309,15 @@ size_t store_path_norm(const char *path);
 
 /** True if @path is @prefix or below it ("/" is above everything). */
 bool store_path_under(const char *path, const char *prefix, size_t plen);
+
+/** A growable byte buffer, NUL-terminated past @n once written to
+ *  (cfs_realloc(): free @p with cfs_free()). */
+struct store_buf {
+    char *p;
+    size_t n, cap;
+};
+/** Append @len bytes. @return 0 or -ENOMEM (@b unchanged). */
+int store_buf_add(struct store_buf *b, const void *data, size_t len);
 
 /** printf into a fresh cfs_malloc()ed string. */
 char *store_asprintf(const char *fmt, ...)

@@ -11,39 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "store-internal.h"
 
 #define DEFAULT_BUSY_TIMEOUT_MS 5000
 #define DEFAULT_MAX_BATCH       1024
-
-int store_read_state(struct cfs_store *s)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        s->wdb,
-        "SELECT revision, seq, history_floor FROM state WHERE id = 1",
-        -1,
-        &st,
-        NULL);
-
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-    }
-    if (rc == SQLITE_ROW) {
-        s->revision = (uint64_t)sqlite3_column_int64(st, 0);
-        s->seq = (uint64_t)sqlite3_column_int64(st, 1);
-        s->floor = (uint64_t)sqlite3_column_int64(st, 2);
-        rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-        rc = SQLITE_CORRUPT; /* the state row is made with the schema */
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_OK) {
-        return store_errno(rc);
-    }
-    s->j_revision = s->revision;
-    return store_errno(rc);
-}
 
 static int check_integrity(sqlite3 *db)
 {
@@ -133,6 +105,7 @@ int cfs_store_open(const struct cfs_store_options *opts,
     s->busy_timeout_ms =
         opts->busy_timeout_ms ? opts->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
     s->max_batch = opts->max_batch ? opts->max_batch : DEFAULT_MAX_BATCH;
+    s->ops = opts->etcd ? &store_etcd_ops : &store_sqlite_ops;
     s->path = cfs_strdup(opts->path ? opts->path : "");
     if (!s->path) {
         r = -ENOMEM;
@@ -174,8 +147,8 @@ int cfs_store_open(const struct cfs_store_options *opts,
     if (r == 0) {
         r = store_db_open(s, &s->rdb);
     }
-    if (r == 0 && opts->etcd) {
-        r = store_etcd_open(s, opts);
+    if (r == 0) {
+        r = s->ops->open(s, opts);
     }
     if (r < 0) {
         goto fail;
@@ -190,8 +163,8 @@ int cfs_store_open(const struct cfs_store_options *opts,
             goto fail;
         }
     }
-    if (s->etcd) {
-        r = store_etcd_start(s);
+    if (s->ops->start) {
+        r = s->ops->start(s);
         if (r < 0) {
             goto fail;
         }
@@ -208,7 +181,9 @@ void cfs_store_close(struct cfs_store *s)
     if (!s) {
         return;
     }
-    store_etcd_stop(s); /* nothing applied from other nodes after this */
+    if (s->ops->stop) {
+        s->ops->stop(s); /* nothing applied from other nodes after this */
+    }
     store_stop_async(s);
     store_replay_close(s);
     store_finalize_write(s);
@@ -224,7 +199,7 @@ void cfs_store_close(struct cfs_store *s)
     pthread_mutex_destroy(&s->q_lock);
     pthread_mutex_destroy(&s->r_lock);
     pthread_mutex_destroy(&s->w_lock);
-    store_etcd_close(s);
+    s->ops->close(s);
     if (s->cache_dir) {
         (void)nftw(s->cache_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
         free(s->cache_dir);
@@ -232,4 +207,63 @@ void cfs_store_close(struct cfs_store *s)
     cfs_free(s->vfs);
     cfs_free(s->path);
     cfs_free(s);
+}
+
+/* ---- the cluster verbs: the backend's, or a lone node's answers -------- */
+
+int cfs_store_catch_up_async(struct cfs_store *s,
+                             uint64_t revision,
+                             unsigned delay_us,
+                             unsigned timeout_ms,
+                             cfs_store_caught_up_fn done,
+                             void *ctx)
+{
+    if (!s || !s->ops->catch_up_async) {
+        return revision <= cfs_revision() ? 1 : -ETIMEDOUT;
+    }
+    return s->ops->catch_up_async(s, revision, delay_us, timeout_ms, done, ctx);
+}
+
+int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
+{
+    if (!ret) {
+        return -EINVAL;
+    }
+    if (!s || !s->ops->cluster) {
+        memset(ret, 0, sizeof(*ret));
+        return -ENOTSUP;
+    }
+    return s->ops->cluster(s, ret);
+}
+
+bool cfs_store_stale(struct cfs_store *s)
+{
+    return s && s->ops->stale && s->ops->stale(s);
+}
+
+int cfs_store_cluster_subsystems(struct cfs_store *s,
+                                 const char *set,
+                                 char **ret_cluster_set)
+{
+    *ret_cluster_set = NULL;
+    if (!s || !s->ops->cluster_subsystems) {
+        return -ENOTSUP;
+    }
+    return s->ops->cluster_subsystems(s, set, ret_cluster_set);
+}
+
+int cfs_store_writer(struct cfs_store *s, char *url, size_t size)
+{
+    if (!s || !s->ops->writer) {
+        return 0;
+    }
+    return s->ops->writer(s, url, size);
+}
+
+int cfs_store_advertise(struct cfs_store *s, const char *url)
+{
+    if (!s || !s->ops->advertise) {
+        return -ENOTSUP;
+    }
+    return s->ops->advertise(s, url);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * base64.c - base64 through nettle (already linked for the tokens'
- * SHA-256), strict on the way in.
+ * base64.c - base64 through nettle (already linked for SHA-256), strict on
+ * the way in: the project's one codec (configfs/base64.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -10,7 +10,7 @@
 
 #include <nettle/base64.h>
 
-#include "base64.h"
+#include <configfs/base64.h>
 
 char *cfs_base64_encode(const void *in, size_t len)
 {
