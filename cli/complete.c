@@ -298,7 +298,9 @@ static void add_names(char ***v,
     json_array_foreach(json_object_get(node, key), i, e) {
         const char *name = json_string_value(json_object_get(e, "name"));
 
-        if (name && strncmp(name, base, blen) == 0 && !strchr(name, '\n')) {
+        /* a name no configfs holds (control bytes ...) is not offered:
+         * it would be written to the terminal and the command line */
+        if (name && strncmp(name, base, blen) == 0 && ctl_term_safe(name)) {
             *v = ctl_xrealloc(*v, (*n + 2) * sizeof(**v));
             (*v)[(*n)++] =
                 ctl_strdup_printf("%s%s%s", dir_prefix, name, slash ? "/" : "");

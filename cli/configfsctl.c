@@ -108,14 +108,10 @@ static char *if_match_header(const char *v)
 
 /* ---- small helpers ----------------------------------------------------- */
 
+/* An answer as the server sent it (--json): through ctl_put_text(). */
 static void print_body(const struct ctl_resp *r)
 {
-    if (r->len) {
-        (void)fwrite(r->body, 1, r->len, stdout);
-        if (r->body[r->len - 1] != '\n') {
-            (void)putchar('\n');
-        }
-    }
+    ctl_put_text(stdout, r->body, r->len);
 }
 
 static const char *jstr(const json_t *o, const char *key)
@@ -130,7 +126,9 @@ static bool jbool(const json_t *o, const char *key)
 
 static void put_name(const char *s)
 {
-    ctl_put_escaped(stdout, s, strlen(s));
+    if (s) { /* checked before (node_ok() ...): never NULL but in a bug */
+        ctl_put_escaped(stdout, s, strlen(s));
+    }
 }
 
 /* A value of the API (text, or base64 with "encoding"), for a line:
@@ -148,7 +146,7 @@ static void put_value(const json_t *o, const char *key, const char *enc_key)
         ctl_put_escaped(stdout, bytes, len);
         free(bytes);
     } else if (enc) {
-        (void)printf("%s:%s", enc, json_string_value(v));
+        (void)printf("%s:%s", ctl_esc(enc), ctl_esc(json_string_value(v)));
     } else {
         ctl_put_escaped(stdout, json_string_value(v), json_string_length(v));
     }
@@ -161,6 +159,206 @@ static void put_assign(const json_t *o, const char *key, const char *enc_key)
 
     (void)fputs(v && v[0] ? " = " : " =", stdout);
     put_value(o, key, enc_key);
+}
+
+/* ---- answers: what a command reads of one, checked before it is used --- */
+
+/*
+ * A server's answer is data from outside: each member a command reads is
+ * checked for its presence and type before it is used, so a missing or
+ * mistyped one is "malformed answer from SERVER: WHERE: ..." and exit 1
+ * (ctl_malformed()), never a NULL followed. @why_bad says why the last check
+ * failed.
+ */
+static char why_bad[256];
+
+/* @o's member @key: present (when @needed) and of @type (JSON_TRUE: a
+ * boolean). */
+static bool member(const json_t *o,
+                   const char *where,
+                   const char *key,
+                   json_type type,
+                   bool needed)
+{
+    static const char *const names[] = {
+        [JSON_OBJECT] = "an object",
+        [JSON_ARRAY] = "an array",
+        [JSON_STRING] = "a string",
+        [JSON_INTEGER] = "an integer",
+        [JSON_REAL] = "a number",
+        [JSON_TRUE] = "a boolean",
+        [JSON_FALSE] = "a boolean",
+        [JSON_NULL] = "null",
+    };
+    const json_t *v = json_object_get(o, key);
+
+    if ((!v && !needed) || (v && json_typeof(v) == type) ||
+        (v && type == JSON_TRUE && json_is_boolean(v))) {
+        return true;
+    }
+    (void)snprintf(why_bad,
+                   sizeof(why_bad),
+                   "%s: \"%s\" is %s%s",
+                   where,
+                   key,
+                   v ? "not " : "missing",
+                   v ? names[type] : "");
+    return false;
+}
+
+/* Each element of @o's array @key (if any) an object that @ok accepts. */
+static bool each(const json_t *o,
+                 const char *where,
+                 const char *key,
+                 bool (*ok)(const json_t *e, const char *where))
+{
+    const json_t *e;
+    size_t i;
+    char at[128];
+
+    if (!member(o, where, key, JSON_ARRAY, false)) {
+        return false;
+    }
+    json_array_foreach(json_object_get(o, key), i, e) {
+        (void)snprintf(at, sizeof(at), "%s[%zu]", key, i);
+        if (!json_is_object(e)) {
+            (void)snprintf(why_bad, sizeof(why_bad), "%s: not an object", at);
+            return false;
+        }
+        if (!ok(e, at)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool attr_ok(const json_t *e, const char *where)
+{
+    return member(e, where, "name", JSON_STRING, true) &&
+           member(e, where, "mode", JSON_STRING, false) &&
+           member(e, where, "value", JSON_STRING, false) &&
+           member(e, where, "encoding", JSON_STRING, false) &&
+           member(e, where, "error", JSON_STRING, false);
+}
+
+static bool link_ok(const json_t *e, const char *where)
+{
+    return member(e, where, "name", JSON_STRING, true) &&
+           member(e, where, "target", JSON_STRING, true);
+}
+
+static bool node_ok(const json_t *n, const char *where);
+
+/* Each child's path is its parent's and its name: a server cannot send
+ * the client round in circles (a child that is its parent again) or out
+ * of the tree it asked for; and no path is longer than a config path can
+ * be (CFS_PATH_MAX, 4096). */
+static bool children_below(const json_t *n, const char *where)
+{
+    const char *path = json_string_value(json_object_get(n, "path"));
+    const json_t *e;
+    size_t i;
+
+    if (strlen(path) >= 4096) {
+        (void)snprintf(why_bad,
+                       sizeof(why_bad),
+                       "%s: a path longer than a config path can be",
+                       where);
+        return false;
+    }
+    json_array_foreach(json_object_get(n, "children"), i, e) {
+        const char *cp = json_string_value(json_object_get(e, "path"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        size_t pl = strcmp(path, "/") == 0 ? 0 : strlen(path);
+
+        if (strncmp(cp, path, pl) != 0 || cp[pl] != '/' ||
+            strcmp(cp + pl + 1, name) != 0) {
+            (void)snprintf(why_bad,
+                           sizeof(why_bad),
+                           "%s: children[%zu]: its path is not the node's "
+                           "path and its name",
+                           where,
+                           i);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool child_ok(const json_t *e, const char *where)
+{
+    return member(e, where, "name", JSON_STRING, true) &&
+           member(e, where, "kind", JSON_STRING, true) &&
+           member(e, where, "path", JSON_STRING, true) &&
+           (!json_object_get(e, "attributes") || node_ok(e, where));
+}
+
+/* A node of GET /api/v1/config/PATH (docs/API.md), its children too. */
+static bool node_ok(const json_t *n, const char *where)
+{
+    const char *kind = json_string_value(json_object_get(n, "kind"));
+
+    if (!json_is_object(n)) {
+        (void)snprintf(why_bad, sizeof(why_bad), "%s: not an object", where);
+        return false;
+    }
+    if (!member(n, where, "kind", JSON_STRING, false) ||
+        !member(n, where, "path", JSON_STRING, true) ||
+        (!json_is_null(json_object_get(n, "next_after")) &&
+         !member(n, where, "next_after", JSON_STRING, false)) ||
+        !each(n, where, "attributes", attr_ok) ||
+        !each(n, where, "children", child_ok) ||
+        !each(n, where, "links", link_ok)) {
+        return false;
+    }
+    if (kind && strcmp(kind, "attribute") == 0) {
+        return attr_ok(n, where);
+    }
+    if (kind && strcmp(kind, "link") == 0) {
+        return link_ok(n, where);
+    }
+    return children_below(n, where);
+}
+
+/* One operation of an import's plan. */
+static bool op_ok(const json_t *e, const char *where)
+{
+    const char *op = json_string_value(json_object_get(e, "op"));
+    bool rename = op && strcmp(op, "rename") == 0;
+
+    return member(e, where, "op", JSON_STRING, true) &&
+           member(e, where, "from", JSON_STRING, rename) &&
+           member(e, where, "to", JSON_STRING, rename) &&
+           member(e, where, "path", JSON_STRING, !rename) &&
+           member(e, where, "target", JSON_STRING, false) &&
+           member(e, where, "value", JSON_STRING, false) &&
+           member(e, where, "encoding", JSON_STRING, false);
+}
+
+/* A change record: a history entry or an event. */
+static bool change_ok(const json_t *e, const char *where)
+{
+    const char *op = json_string_value(json_object_get(e, "op"));
+    bool rename = op && strcmp(op, "rename") == 0;
+    const json_t *who = json_object_get(e, "principal");
+
+    if (who && !json_is_null(who) &&
+        !member(e, where, "principal", JSON_STRING, false)) {
+        return false;
+    }
+    return member(e, where, "op", JSON_STRING, true) &&
+           member(e, where, "revision", JSON_INTEGER, true) &&
+           member(e, where, "time", JSON_STRING, false) &&
+           member(e, where, "to", JSON_STRING, false) &&
+           member(e, where, "from", JSON_STRING, false) &&
+           member(e, where, "path", JSON_STRING, !rename) &&
+           (!rename || json_object_get(e, "path") ||
+            member(e, where, "from", JSON_STRING, true)) &&
+           member(e, where, "target", JSON_STRING, false) &&
+           member(e, where, "value", JSON_STRING, false) &&
+           member(e, where, "encoding", JSON_STRING, false) &&
+           member(e, where, "old", JSON_STRING, false) &&
+           member(e, where, "old_encoding", JSON_STRING, false);
 }
 
 /* The server answers at most 10000 children at once: a node beyond that
@@ -193,7 +391,9 @@ static int read_on(struct ctl *c,
             ex = ctl_fail(c, path, &pr);
         } else if (ex == 0) {
             page = ctl_resp_json(&pr);
-            ex = page ? 0 : CTL_EX_FAIL;
+            ex = !page                      ? CTL_EX_FAIL
+                 : !node_ok(page, "a page") ? ctl_malformed(c, "%s", why_bad)
+                                            : 0;
         }
         ctl_resp_done(&pr);
         if (ex) {
@@ -251,6 +451,16 @@ static int get_node(struct ctl *c,
     *ret = ctl_resp_json(r);
     ex = *ret ? read_on(c, path, base, depth, values, *ret, r) : CTL_EX_FAIL;
     free(base);
+    if (ex == 0 && !node_ok(*ret, "the node")) {
+        ex = ctl_malformed(c, "%s", why_bad);
+    } else if (ex == 0 && strcmp(jstr(*ret, "path"), path) != 0) {
+        ex = ctl_malformed(
+            c, "asked for %s, answered with %s", path, jstr(*ret, "path"));
+    }
+    if (ex) { /* nothing for the caller to free */
+        json_decref(*ret);
+        *ret = NULL;
+    }
     return ex;
 }
 
@@ -314,7 +524,7 @@ static void ls_line(const json_t *e, const char *kind, bool long_fmt)
         (void)snprintf(
             revs, sizeof(revs), "%lld", (long long)json_integer_value(rev));
     }
-    (void)printf("%s  %-9s %6s  ", mode, kind, revs);
+    (void)printf("%s  %-9s %6s  ", mode, ctl_esc(kind), revs);
     put_name(jstr(e, "name"));
     if (strcmp(kind, "link") == 0) {
         (void)fputs(" -> ", stdout);
@@ -427,7 +637,7 @@ static int tree_node(struct ctl *c, const json_t *node, const char *prefix)
             if (json_object_get(e, "value")) {
                 put_assign(e, "value", "encoding");
             } else if (jstr(e, "error")) {
-                (void)printf(" (error: %s)", jstr(e, "error"));
+                (void)printf(" (error: %s)", ctl_esc(jstr(e, "error")));
             }
             (void)putchar('\n');
         } else if (k < na + nc) {
@@ -509,6 +719,9 @@ static int cmd_cat(struct ctl *c, const struct opts *o, int argc, char **argv)
         /* a group, item or link: as cat(1) says of a directory */
         (void)fprintf(stderr, "%s: cat %s: Is a directory\n", prog, path);
         ex = CTL_EX_FAIL;
+    } else if (r.len && isatty(STDOUT_FILENO)) {
+        /* the bytes, but none a terminal would act on */
+        ctl_term_write(stdout, r.body, r.len, true);
     } else if (r.len && fwrite(r.body, 1, r.len, stdout) != r.len) {
         ex = CTL_EX_FAIL;
     }
@@ -1176,7 +1389,10 @@ static bool export_chunk(const char *data, size_t len, void *ud)
     if (len == 0) {
         return true;
     }
-    if (fwrite(data, 1, len, stdout) != len) {
+    if (isatty(STDOUT_FILENO)) {
+        /* the document, but no byte a terminal would act on */
+        ctl_term_write(stdout, data, len, true);
+    } else if (fwrite(data, 1, len, stdout) != len) {
         return false; /* stdout closed: stop */
     }
     out->bytes += (long long)len;
@@ -1230,7 +1446,7 @@ static void put_op(const json_t *op)
 {
     const char *name = jstr(op, "op");
 
-    (void)printf("%s ", name);
+    (void)printf("%s ", ctl_esc(name));
     if (strcmp(name, "rename") == 0) {
         put_name(jstr(op, "from"));
         (void)fputs(" -> ", stdout);
@@ -1295,7 +1511,11 @@ cmd_import(struct ctl *c, const struct opts *o, int argc, char **argv)
             ex = ctl_fail(c, "import", &r);
         } else if (c->json) {
             print_body(&r);
-        } else if ((res = ctl_resp_json(&r))) {
+        } else if (!(res = ctl_resp_json(&r))) {
+            ex = CTL_EX_FAIL;
+        } else if (!each(res, "the import", "ops", op_ok)) {
+            ex = ctl_malformed(c, "%s", why_bad);
+        } else {
             size_t i;
             json_t *op;
             json_t *ops = json_object_get(res, "ops");
@@ -1334,7 +1554,7 @@ static void put_change(const json_t *ch)
 {
     const char *op = jstr(ch, "op");
 
-    (void)printf("%s ", op ? op : "?");
+    (void)printf("%s ", op ? ctl_esc(op) : "?");
     if (op && strcmp(op, "rename") == 0 && jstr(ch, "to")) {
         put_name(jstr(ch, "from") ? jstr(ch, "from") : jstr(ch, "path"));
         (void)fputs(" -> ", stdout);
@@ -1413,7 +1633,10 @@ cmd_history(struct ctl *c, const struct opts *o, int argc, char **argv)
             ex = ctl_fail(c, "history", &r);
         } else if (c->json) {
             print_body(&r);
-        } else if ((page = ctl_resp_json(&r))) {
+        } else if ((page = ctl_resp_json(&r)) &&
+                   !each(page, "the history", "entries", change_ok)) {
+            ex = ctl_malformed(c, "%s", why_bad);
+        } else if (page) {
             size_t i;
             json_t *e;
 
@@ -1423,8 +1646,8 @@ cmd_history(struct ctl *c, const struct opts *o, int argc, char **argv)
                 (void)printf("%lld %s %s ",
                              (long long)json_integer_value(
                                  json_object_get(e, "revision")),
-                             jstr(e, "time") ? jstr(e, "time") : "-",
-                             who ? who : "-");
+                             jstr(e, "time") ? ctl_esc(jstr(e, "time")) : "-",
+                             who ? ctl_esc(who) : "-");
                 put_change(e);
             }
         } else {
@@ -1456,6 +1679,7 @@ struct sse {
     unsigned long long seen;
     unsigned long long count; /* 0: no end */
     char last_id[24];         /* the last revision received whole */
+    bool failed;              /* a malformed event: said, the stream ends */
 };
 
 static bool sse_dispatch(struct sse *s)
@@ -1465,15 +1689,26 @@ static bool sse_dispatch(struct sse *s)
     if (!s->data) {
         return true;
     }
+    d = s->c->json ? NULL : json_loads(s->data, 0, NULL);
+    if (!s->c->json &&
+        (!d || (strcmp(s->event, "reset") == 0
+                    ? !member(d, "a reset", "revision", JSON_INTEGER, true) ||
+                          !member(d, "a reset", "reason", JSON_STRING, false)
+                    : !change_ok(d, "an event")))) {
+        (void)ctl_malformed(s->c, "%s", d ? why_bad : "an event is not JSON");
+        json_decref(d);
+        s->failed = true;
+        return false;
+    }
     if (s->c->json) {
-        (void)printf("%s\n", s->data);
-    } else if ((d = json_loads(s->data, 0, NULL))) {
+        ctl_put_text(stdout, s->data, strlen(s->data));
+    } else {
         if (strcmp(s->event, "reset") == 0) {
             (void)printf(
                 "reset: revision %lld (%s): reload the tree and "
                 "watch --since %lld\n",
                 (long long)json_integer_value(json_object_get(d, "revision")),
-                jstr(d, "reason") ? jstr(d, "reason") : "?",
+                jstr(d, "reason") ? ctl_esc(jstr(d, "reason")) : "?",
                 (long long)json_integer_value(json_object_get(d, "revision")));
         } else {
             (void)printf(
@@ -1510,7 +1745,13 @@ static bool sse_line(struct sse *s, char *line)
         v++;
     }
     if (strcmp(line, "id") == 0) {
-        (void)snprintf(s->last_id, sizeof(s->last_id), "%s", v);
+        unsigned long long rev;
+
+        /* only a revision: it is printed and sent back (Last-Event-ID);
+         * anything else leaves the last one */
+        if (v[0] >= '0' && v[0] <= '9' && parse_ull(v, &rev)) {
+            (void)snprintf(s->last_id, sizeof(s->last_id), "%s", v);
+        }
     } else if (strcmp(line, "event") == 0) {
         (void)snprintf(s->event, sizeof(s->event), "%s", v);
     } else if (strcmp(line, "data") == 0) {
@@ -1545,6 +1786,14 @@ static bool sse_feed(const char *data, size_t len, void *ud)
             }
             continue;
         }
+        if (s->c->max_answer && s->len + 2 > s->c->max_answer) {
+            (void)ctl_malformed(s->c,
+                                "an event line is larger than --max-answer "
+                                "(%zu bytes)",
+                                s->c->max_answer);
+            s->failed = true;
+            return false;
+        }
         if (s->len + 2 > s->cap) {
             s->cap = s->cap ? s->cap * 2 : 256;
             s->line = ctl_xrealloc(s->line, s->cap);
@@ -1556,7 +1805,10 @@ static bool sse_feed(const char *data, size_t len, void *ud)
 
 static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
-    struct sse s = {.c = c, .count = o->count};
+    /* a line buffer from the start: a stream may begin with an empty
+     * line */
+    struct sse s = {
+        .c = c, .count = o->count, .line = ctl_xmalloc(256), .cap = 256};
     struct sigaction sa = {.sa_handler = on_signal};
     char *url = ctl_xstrdup("/api/v1/events?");
     struct ctl_resp r;
@@ -1592,6 +1844,10 @@ static int cmd_watch(struct ctl *c, const struct opts *o, int argc, char **argv)
                         &s,
                         &interrupted,
                         &r);
+        if (s.failed) { /* a malformed event: said, not resumed */
+            ex = CTL_EX_FAIL;
+            break;
+        }
         if (ex == 0 && !ctl_ok(&r)) {
             ex = ctl_fail(c, "watch", &r);
             break;
@@ -1675,7 +1931,7 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
                                  json_loadb(r.body, r.len, 0, NULL));
         char *text = json_dumps(both, JSON_COMPACT);
 
-        (void)printf("%s\n", text ? text : "{}");
+        ctl_put_text(stdout, text ? text : "{}", text ? strlen(text) : 2);
         free(text);
         json_decref(both);
         ex = ctl_ok(&r) ? 0 : CTL_EX_AGAIN;
@@ -1686,9 +1942,11 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
 
         (void)puts("alive, not ready");
         json_array_foreach(json_object_get(p, "problems"), i, e) {
-            (void)printf("problem: %s ", jstr(e, "step"));
+            (void)printf("problem: %s ",
+                         jstr(e, "step") ? ctl_esc(jstr(e, "step")) : "?");
             put_name(jstr(e, "path") ? jstr(e, "path") : "?");
-            (void)printf(": %s\n", jstr(e, "errno") ? jstr(e, "errno") : "?");
+            (void)printf(": %s\n",
+                         jstr(e, "errno") ? ctl_esc(jstr(e, "errno")) : "?");
         }
         json_decref(p);
         (void)ctl_fail(c, "readyz", &r);
@@ -1922,6 +2180,9 @@ static void usage(FILE *out)
         "  --timeout SECONDS  give up on a request after this long "
         "(default 60;\n"
         "                     0: never; watch never times out)\n"
+        "  --max-answer BYTES refuse an answer (or one event) larger than "
+        "this\n"
+        "                     (default 256M; K, M, G suffixes; 0: no cap)\n"
         "  --json             print the server's JSON, for programs\n"
         "  -h, --help         this text; COMMAND --help: the command's\n"
         "  --version          print the version\n\n"
@@ -1949,6 +2210,7 @@ enum {
     OPT_TOKEN_FILE,
     OPT_CACERT,
     OPT_TIMEOUT,
+    OPT_MAX_ANSWER,
     OPT_JSON,
     OPT_VERSION,
     OPT_BINARY,
@@ -1968,6 +2230,7 @@ static const struct option long_opts[] = {
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-answer", required_argument, NULL, OPT_MAX_ANSWER},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -2047,6 +2310,7 @@ struct globals {
     const char *token_file;
     const char *cacert;
     const char *timeout;
+    const char *max_answer;
     bool json;
     bool version;
 };
@@ -2063,6 +2327,34 @@ parse_number(const char *name, const char *arg, unsigned long long *ret)
                       prog);
         return CTL_EX_USAGE;
     }
+    return 0;
+}
+
+/* A number of bytes, with an optional K, M or G (powers of 1024). */
+static int parse_size(const char *name, const char *arg, size_t *ret)
+{
+    size_t n = strlen(arg);
+    const char *units = "KMG";
+    const char *u = n ? strchr(units, arg[n - 1]) : NULL;
+    char *num = strndup(arg, u ? n - 1 : n);
+    unsigned long long v;
+    int ex;
+
+    if (!num) {
+        return CTL_EX_FAIL;
+    }
+    ex = parse_number(name, num, &v);
+    free(num);
+    if (ex) {
+        return ex;
+    }
+    for (const char *k = units; u && k <= u; k++) {
+        if (v > SIZE_MAX / 1024) {
+            return usage_error("%s: '%s' is too large", name, arg);
+        }
+        v *= 1024;
+    }
+    *ret = (size_t)v;
     return 0;
 }
 
@@ -2086,6 +2378,9 @@ static int parse_args(int argc, char **argv, struct globals *g, struct opts *o)
             break;
         case OPT_CACERT:
             g->cacert = optarg;
+            break;
+        case OPT_MAX_ANSWER:
+            g->max_answer = optarg;
             break;
         case OPT_TIMEOUT:
             g->timeout = optarg;
@@ -2227,6 +2522,13 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
         c->auth = ctl_strdup_printf("Authorization: Bearer %s", token);
     }
     free(file_token);
+    c->max_answer = CTL_MAX_ANSWER_DEFAULT;
+    if (g->max_answer) {
+        ex = parse_size("--max-answer", g->max_answer, &c->max_answer);
+        if (ex) {
+            return ex;
+        }
+    }
     if (g->timeout) {
         ex = parse_number("--timeout", g->timeout, &timeout);
         if (ex) {

@@ -56,18 +56,28 @@ char *ctl_xstrdup(const char *s)
     return d;
 }
 
+/* vprintf into a new string. */
+static char *vstrdup_printf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+static char *vstrdup_printf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+
+    if (vasprintf(&s, fmt, ap) < 0) {
+        oom();
+    }
+    return s;
+}
+
 char *ctl_strdup_printf(const char *fmt, ...)
 {
     va_list ap;
-    char *s = NULL;
-    int n;
+    char *s;
 
     va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
+    s = vstrdup_printf(fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        oom();
-    }
     return s;
 }
 
@@ -78,6 +88,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
     struct ctl_resp *r = ud;
     size_t n = size * nmemb;
 
+    if (r->max && n > r->max - r->len) {
+        r->too_big = true;
+        return 0; /* ends the transfer */
+    }
     if (r->len + n + 1 > r->cap) {
         size_t cap = r->cap ? r->cap : 4096;
 
@@ -150,8 +164,9 @@ json_t *ctl_resp_json(const struct ctl_resp *r)
 
     if (!j) {
         (void)fprintf(stderr,
-                      "configfsctl: the server's answer is not JSON: %s\n",
-                      err.text);
+                      "configfsctl: malformed answer from %s: not JSON: %s\n",
+                      r->server ? ctl_esc(r->server) : "the server",
+                      ctl_esc(err.text));
     }
     return j;
 }
@@ -211,18 +226,35 @@ static void setup(struct ctl *c,
     if (strcmp(method, "GET") != 0) {
         curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
     }
+    r->server = c->server;
+    r->max = c->max_answer;
+    if (c->max_answer) { /* refused on its Content-Length, when it has one */
+        curl_easy_setopt(
+            c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_answer);
+    }
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, r);
 }
 
-static int transport_failed(const struct ctl *c, CURLcode rc, const char *eb)
+static int transport_failed(const struct ctl *c,
+                            CURLcode rc,
+                            const char *eb,
+                            const struct ctl_resp *r)
 {
+    if (r->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+        (void)fprintf(stderr,
+                      "configfsctl: the answer from %s is larger than "
+                      "--max-answer (%zu bytes): refused\n",
+                      ctl_esc(c->server),
+                      c->max_answer);
+        return CTL_EX_FAIL;
+    }
     (void)fprintf(stderr,
                   "configfsctl: cannot reach %s: %s\n",
-                  c->server,
-                  eb[0] ? eb : curl_easy_strerror(rc));
+                  ctl_esc(c->server),
+                  ctl_esc(eb[0] ? eb : curl_easy_strerror(rc)));
     return CTL_EX_UNREACHABLE;
 }
 
@@ -254,7 +286,7 @@ int ctl_request_once(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
-        return transport_failed(c, rc, eb);
+        return transport_failed(c, rc, eb, r);
     }
     return 0;
 }
@@ -318,6 +350,9 @@ int ctl_stream_once(struct ctl *c,
 
     memset(r, 0, sizeof(*r));
     setup(c, "GET", url, h, r);
+    /* a stream has no end: the cap is on each event (the caller's), and
+     * on a refusal's body (on_body) */
+    curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)0);
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, eb);
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_stream);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &s);
@@ -329,7 +364,7 @@ int ctl_stream_once(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK && !s.stopped) {
-        return transport_failed(c, rc, eb);
+        return transport_failed(c, rc, eb, r);
     }
     return 0;
 }
@@ -459,7 +494,7 @@ int ctl_upload(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
     if (rc != CURLE_OK) {
-        return transport_failed(c, rc, eb);
+        return transport_failed(c, rc, eb, r);
     }
     return 0;
 }
@@ -569,22 +604,22 @@ int ctl_fail(const struct ctl *c, const char *what, const struct ctl_resp *r)
     }
     if (c->json && p) {
         /* Programs get the problem document as the server sent it. */
-        (void)fwrite(r->body, 1, r->len, stderr);
-        if (r->body[r->len - 1] != '\n') {
-            (void)fputc('\n', stderr);
-        }
+        ctl_put_text(stderr, r->body, r->len);
     } else {
         if (detail) {
-            (void)fprintf(stderr, "configfsctl: %s [%ld", detail, r->status);
-        } else {
             (void)fprintf(
-                stderr, "configfsctl: %s: failed [%ld", what, r->status);
+                stderr, "configfsctl: %s [%ld", ctl_esc(detail), r->status);
+        } else {
+            (void)fprintf(stderr,
+                          "configfsctl: %s: failed [%ld",
+                          ctl_esc(what),
+                          r->status);
         }
         if (title) {
-            (void)fprintf(stderr, " %s", title);
+            (void)fprintf(stderr, " %s", ctl_esc(title));
         }
         if (e) {
-            (void)fprintf(stderr, ", %s", e);
+            (void)fprintf(stderr, ", %s", ctl_esc(e));
         }
         if (json_is_integer(op)) {
             (void)fprintf(
@@ -739,7 +774,26 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
     return n;
 }
 
-void ctl_put_escaped(FILE *out, const char *str, size_t len)
+/* The code point of the valid UTF-8 sequence of @n bytes at @s. */
+static unsigned int utf8_cp(const unsigned char *s, size_t n)
+{
+    unsigned int cp = s[0] & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+
+    for (size_t i = 1; i < n; i++) {
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    return cp;
+}
+
+/* A code point a terminal acts on rather than shows: the C1 controls
+ * (CSI, OSC ... as 8-bit codes) and the bidirectional overrides. */
+static bool cp_control(unsigned int cp)
+{
+    return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void ctl_term_write(FILE *out, const char *str, size_t len, bool lines)
 {
     const unsigned char *s = (const unsigned char *)str;
 
@@ -747,7 +801,10 @@ void ctl_put_escaped(FILE *out, const char *str, size_t len)
         unsigned char ch = s[i];
         size_t n;
 
-        if (ch == '\\') {
+        if ((lines && (ch == '\n' || ch == '\t' || ch == '\\')) ||
+            (ch >= 0x20 && ch < 0x7F && ch != '\\')) {
+            (void)fputc(ch, out); /* as it is */
+        } else if (ch == '\\') {
             (void)fputs("\\\\", out);
         } else if (ch == '\n') {
             (void)fputs("\\n", out);
@@ -755,10 +812,14 @@ void ctl_put_escaped(FILE *out, const char *str, size_t len)
             (void)fputs("\\t", out);
         } else if (ch == '\r') {
             (void)fputs("\\r", out);
-        } else if (ch >= 0x20 && ch < 0x7F) {
-            (void)fputc(ch, out);
         } else if (ch >= 0x80 && (n = utf8_seq(s + i, len - i)) > 0) {
-            (void)fwrite(s + i, 1, n, out);
+            unsigned int cp = utf8_cp(s + i, n);
+
+            if (cp_control(cp)) {
+                (void)fprintf(out, "\\u{%04X}", cp);
+            } else {
+                (void)fwrite(s + i, 1, n, out);
+            }
             i += n;
             continue;
         } else {
@@ -766,6 +827,87 @@ void ctl_put_escaped(FILE *out, const char *str, size_t len)
         }
         i++;
     }
+}
+
+bool ctl_term_safe(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t len = strlen(str);
+
+    for (size_t i = 0; i < len;) {
+        size_t n;
+
+        if (s[i] >= 0x20 && s[i] < 0x7F) {
+            i++;
+        } else if (s[i] >= 0x80 && (n = utf8_seq(s + i, len - i)) > 0 &&
+                   !cp_control(utf8_cp(s + i, n))) {
+            i += n;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+void ctl_put_escaped(FILE *out, const char *str, size_t len)
+{
+    ctl_term_write(out, str, len, false);
+}
+
+const char *ctl_esc(const char *s)
+{
+    static char *ring[8];
+    static size_t next;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f;
+
+    if (!s) {
+        return NULL;
+    }
+    f = open_memstream(&buf, &size);
+    if (!f) {
+        oom();
+    }
+    ctl_put_escaped(f, s, strlen(s));
+    if (fclose(f) != 0 || !buf) {
+        oom();
+    }
+    free(ring[next]);
+    ring[next] = buf;
+    next = (next + 1) % (sizeof(ring) / sizeof(ring[0]));
+    return buf;
+}
+
+void ctl_put_text(FILE *out, const char *s, size_t len)
+{
+    if (!len) {
+        return;
+    }
+    if (isatty(fileno(out))) {
+        ctl_term_write(out, s, len, true);
+    } else {
+        (void)fwrite(s, 1, len, out);
+    }
+    if (s[len - 1] != '\n') {
+        (void)fputc('\n', out);
+    }
+}
+
+int ctl_malformed(const struct ctl *c, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg;
+
+    va_start(ap, fmt);
+    msg = vstrdup_printf(fmt, ap);
+    va_end(ap);
+    (void)fprintf(stderr,
+                  "configfsctl: malformed answer from %s: %s\n",
+                  ctl_esc(c->server),
+                  ctl_esc(msg));
+    free(msg);
+    return CTL_EX_FAIL;
 }
 
 int ctl_base64_decode(const char *in, char **ret, size_t *ret_len)

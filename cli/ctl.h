@@ -42,16 +42,24 @@ struct ctl {
     const char *cacert; /* CA file for https, or NULL */
     long timeout;       /* seconds for one request; 0: none */
     bool json;          /* --json: print the server's JSON */
+    size_t max_answer;  /* --max-answer: bytes of one answer; 0: no cap */
     CURL *curl;
 };
+
+/* The default of --max-answer: far above any answer of a tree configfsd
+ * holds (CFS_EXPORT_MAX), far below a client's memory. */
+#define CTL_MAX_ANSWER_DEFAULT ((size_t)256 * 1024 * 1024)
 
 struct ctl_resp {
     long status;
     char *body; /* NUL-terminated after len bytes (owned) */
     size_t len;
     size_t cap;
-    char *ctype; /* Content-Type, or NULL (owned) */
-    char *etag;  /* ETag, or NULL (owned) */
+    char *ctype;        /* Content-Type, or NULL (owned) */
+    char *etag;         /* ETag, or NULL (owned) */
+    const char *server; /* whose answer it is (the ctl's) */
+    size_t max;         /* the cap on len (0: none) */
+    bool too_big;       /* the answer went past max: cut, and refused */
 };
 
 /* Send METHOD @url (a path and query, from '/') with an optional body of
@@ -165,9 +173,38 @@ void *ctl_xmalloc(size_t n);
 void *ctl_xrealloc(void *p, size_t n);
 char *ctl_xstrdup(const char *s);
 
-/* Write @len bytes of @s for a terminal line: printable text and UTF-8
- * as is, other bytes as C escapes (\n, \t, \\, \xHH). */
+/*
+ * Terminal safety (configfsctl(1), "SECURITY"): every string that came
+ * from a server reaches a terminal through ctl_term_write(), so that no
+ * answer can move the cursor, retitle or clear the window, or hide text
+ * (the terminal-escape attack on CLIs). Printable ASCII and valid UTF-8
+ * go as they are; control bytes (C0, DEL), C1 controls (U+0080-U+009F)
+ * and the bidirectional overrides (U+202A-U+202E, U+2066-U+2069) as C
+ * escapes: \n, \t, \r, \\, \xHH, \u{HHHH}. With @lines, a newline and
+ * a tab stay as they are (a multi-line text such as a JSON document).
+ */
+void ctl_term_write(FILE *out, const char *s, size_t len, bool lines);
+
+/* @s holds nothing ctl_term_write() would escape but '\\': printable
+ * text and UTF-8 only (a name fit to offer for completion). */
+bool ctl_term_safe(const char *s);
+
+/* ctl_term_write() of one field of a line (newlines escaped too). */
 void ctl_put_escaped(FILE *out, const char *s, size_t len);
+
+/* @s as ctl_put_escaped() writes it, for a printf "%s": valid until
+ * eight more calls (a ring of buffers); NULL for NULL. */
+const char *ctl_esc(const char *s);
+
+/* An answer's bytes as they are when @out is not a terminal (a pipe, a
+ * file: scripts get exactly what the server sent), else through
+ * ctl_term_write() keeping lines. A newline is added when missing. */
+void ctl_put_text(FILE *out, const char *s, size_t len);
+
+/* "configfsctl: malformed answer from SERVER: MESSAGE" on stderr (the
+ * message escaped); @return CTL_EX_FAIL. */
+int ctl_malformed(const struct ctl *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Decode base64 (as the API's "encoding": "base64" values) into a new
  * buffer. @return 0 or -EINVAL. */

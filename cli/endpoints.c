@@ -315,7 +315,7 @@ int ctl_cmd_cluster(struct ctl *c, const struct opts *o, int argc, char **argv)
     if (c->json) {
         char *text = json_dumps(all, JSON_COMPACT);
 
-        (void)printf("%s\n", text ? text : "[]");
+        ctl_put_text(stdout, text ? text : "[]", text ? strlen(text) : 2);
         free(text);
     }
     json_decref(all);

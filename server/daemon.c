@@ -608,6 +608,7 @@ static size_t unescape_none(void *cls, struct MHD_Connection *conn, char *s)
 __attribute__((format(printf, 2, 0))) static void
 mhd_logger(void *cls, const char *fmt, va_list ap)
 {
+    static const char bind0[] = "Failed to bind to port 0: ";
     struct cfs_http_server *srv = cls;
     char msg[1024];
     size_t n;
@@ -616,6 +617,22 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
     n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) {
         msg[--n] = '\0';
+    }
+    if (!atomic_load(&srv->running) &&
+        strncmp(msg, bind0, sizeof(bind0) - 1) == 0) {
+        /* it was given the address, not a port: name what was asked */
+        char why[256];
+        size_t wl = strlen(msg + sizeof(bind0) - 1);
+        int w;
+
+        wl = wl < sizeof(why) ? wl : sizeof(why) - 1;
+        memcpy(why, msg + sizeof(bind0) - 1, wl);
+        why[wl] = '\0';
+        w = snprintf(
+            msg, sizeof(msg), "Failed to bind to %s: ", srv->opts.listen);
+        if (w > 0 && (size_t)w < sizeof(msg)) {
+            (void)snprintf(msg + w, sizeof(msg) - (size_t)w, "%s", why);
+        }
     }
     cfs_log(atomic_load(&srv->running) ? CFS_LOG_DEBUG : CFS_LOG_ERROR,
             "mhd",

@@ -44,6 +44,34 @@ int cfs_http_apply(struct cfs_txn *txn,
     return -EINVAL;
 }
 
+/* One op of a batch, as read from its JSON (strings borrowed from it). */
+struct batch_op {
+    enum cfs_op op;
+    const char *path; /* "path"; a rename's "from" */
+    const char *arg;  /* a symlink's "target", a rename's "to" */
+    json_t *value;    /* a store's "value" and "encoding" */
+    json_t *encoding;
+};
+
+/* A scoped token's op, judged on its paths as resolved in the tree now
+ * (after the batch's earlier ops): 0, or -ENOENT when one ends at or
+ * crosses a link hidden from the token, as if it did not exist (scope.h);
+ * *ret_target when that is the link's target. */
+static int
+op_reach(struct cfs_http_req *req, const struct batch_op *b, bool *ret_target)
+{
+    *ret_target = false;
+    if (!cfs_http_scope_reaches(req->scope, b->path, true, false)) {
+        return -ENOENT;
+    }
+    if (b->arg && !cfs_http_scope_reaches(
+                      req->scope, b->arg, true, b->op == CFS_OP_SYMLINK)) {
+        *ret_target = b->op == CFS_OP_SYMLINK;
+        return -ENOENT;
+    }
+    return 0;
+}
+
 /* ---- rename ------------------------------------------------------------ */
 
 void cfs_http_handle_rename(struct cfs_http_req *req)
@@ -70,12 +98,22 @@ void cfs_http_handle_rename(struct cfs_http_req *req)
         }
         goto out;
     }
-    /* both ends in the token's subtrees, before the tree is looked at */
+    /* both ends in the token's subtrees, before the tree is looked at;
+     * then as resolved: an end at or through a link hidden from the token
+     * answers as a missing one */
     if (!cfs_http_scope_allow(req, from, true) ||
         !cfs_http_scope_allow(req, to, true)) {
         goto out;
     }
     r = cfs_txn_begin(&txn);
+    if (r == 0) {
+        bool unused;
+
+        r = op_reach(
+            req,
+            &(struct batch_op){.op = CFS_OP_RENAME, .path = from, .arg = to},
+            &unused);
+    }
     if (r == 0) {
         r = cfs_stat(from, &e);
         if (r == 0) {
@@ -114,15 +152,6 @@ out:
 }
 
 /* ---- batch ------------------------------------------------------------- */
-
-/* One op of a batch, as read from its JSON (strings borrowed from it). */
-struct batch_op {
-    enum cfs_op op;
-    const char *path; /* "path"; a rename's "from" */
-    const char *arg;  /* a symlink's "target", a rename's "to" */
-    json_t *value;    /* a store's "value" and "encoding" */
-    json_t *encoding;
-};
 
 /* The enum cfs_op of @name ("mkdir" ...), or 0. */
 static enum cfs_op op_of(const char *name)
@@ -258,6 +287,7 @@ static bool op_run(struct cfs_http_req *req,
     char *bytes = NULL;
     size_t len = 0;
     char detail[512];
+    bool hidden_target = false;
     int r;
 
     if (b->op == CFS_OP_STORE) {
@@ -274,7 +304,10 @@ static bool op_run(struct cfs_http_req *req,
             return false;
         }
     }
-    r = cfs_http_apply(txn, b->op, b->path, bytes ? bytes : b->arg, len);
+    r = op_reach(req, b, &hidden_target);
+    if (r == 0) {
+        r = cfs_http_apply(txn, b->op, b->path, bytes ? bytes : b->arg, len);
+    }
     free(bytes);
     if (r == 0) {
         return true;
@@ -287,7 +320,10 @@ static bool op_run(struct cfs_http_req *req,
         if (extra) {
             cfs_http_refusal(r, b->path, req->scope, extra, held, sizeof(held));
         }
-        if (b->op == CFS_OP_SYMLINK && r == -ENOENT) {
+        if (hidden_target) {
+            (void)snprintf(
+                gone, sizeof(gone), " (the target %s does not exist)", b->arg);
+        } else if (b->op == CFS_OP_SYMLINK && r == -ENOENT) {
             cfs_http_missing_target(b->path, b->arg, gone, sizeof(gone));
         }
         (void)snprintf(detail,

@@ -610,13 +610,28 @@ fail:
     cfs_txn_abort(txn);
 }
 
-/* A symlink given as {"target": PATH}. */
+/* A symlink given as {"target": PATH}. A scoped token's target is judged
+ * as the tree will resolve it, through any link on the way or at its end
+ * (scope.h): one hidden from the token answers as a missing target. */
 static void put_target(struct cfs_http_req *req, const char *path, json_t *t)
 {
-    if (cfs_http_absolute(
-            req, json_string_value(t), json_string_length(t), "\"target\"") &&
-        cfs_http_scope_allow(req, json_string_value(t), true)) {
-        put_symlink(req, path, json_string_value(t));
+    const char *target = json_string_value(t);
+
+    if (!cfs_http_absolute(req, target, json_string_length(t), "\"target\"") ||
+        !cfs_http_scope_allow(req, target, true)) {
+        return;
+    }
+    if (cfs_http_scope_reaches(req->scope, target, true, true)) {
+        put_symlink(req, path, target);
+    } else {
+        cfs_http_problem(req,
+                         0,
+                         -ENOENT,
+                         NULL,
+                         "symlink %s: %s (the target %s does not exist)",
+                         path,
+                         strerror(ENOENT),
+                         target);
     }
 }
 
@@ -741,10 +756,16 @@ static char *url_path(struct cfs_http_req *req)
                          "or \"..\" (\"/\" and \"%%2F\" separate names)");
         return NULL;
     }
-    if (!cfs_http_scope_allow(req,
+    /* a link hidden from the token on the way, or at the end, answers as
+     * the missing path would on this method */
+    if (!cfs_http_scope_reach(req,
                               path,
                               req->method == CFS_M_PUT ||
-                                  req->method == CFS_M_DELETE)) {
+                                  req->method == CFS_M_DELETE,
+                              req->method == CFS_M_POST     ? "mkdir in"
+                              : req->method == CFS_M_PUT    ? "store"
+                              : req->method == CFS_M_DELETE ? "delete"
+                                                            : "stat")) {
         free(path);
         return NULL;
     }

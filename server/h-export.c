@@ -88,6 +88,16 @@ void cfs_http_handle_export(struct cfs_http_req *req)
     if (!cfs_http_scope_allow(req, path ? path : "/", false)) {
         return;
     }
+    if (!cfs_http_scope_reaches(req->scope, path ? path : "/", false, false)) {
+        cfs_http_problem(/* through a link hidden from the token: missing */
+                         req,
+                         0,
+                         -ENOENT,
+                         NULL,
+                         "cannot export %s",
+                         path);
+        return;
+    }
     r = cfs_store_export(cfs_http_opts(req)->store, path ? path : "/", &ex);
     if (r < 0) {
         cfs_http_problem(
@@ -429,6 +439,16 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     if (!cfs_http_scope_allow(req, path, false)) {
         goto out;
     }
+    if (!cfs_http_scope_reaches(req->scope, path, false, false)) {
+        cfs_http_problem(/* at a link hidden from the token: missing */
+                         req,
+                         0,
+                         -ENOENT,
+                         NULL,
+                         "cannot plan the import at %s",
+                         path);
+        goto out;
+    }
     /* An If-Match names the global revision, as of an export's ETag; a
      * dry run too: its plan would be against another tree than the
      * client's. Checked again under the lock before applying. */
@@ -460,8 +480,9 @@ void cfs_http_handle_import(struct cfs_http_req *req)
                 ? ops[i].arg
                 : NULL;
 
-        if (!cfs_http_scope_covers(req->scope, ops[i].path) ||
-            !cfs_http_scope_covers(req->scope, path2)) {
+        if (!cfs_http_scope_reaches(req->scope, ops[i].path, true, false) ||
+            !cfs_http_scope_reaches(
+                req->scope, path2, true, ops[i].op == CFS_OP_SYMLINK)) {
             json_t *extra = json_object();
 
             json_object_set_new(extra, "op_index", json_integer((json_int_t)i));

@@ -5,6 +5,7 @@
  * and the HTTP server.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <configfs/cfs.h>
@@ -639,6 +641,77 @@ static void teardown(void)
     free_pem(&tls_key);
 }
 
+/* The bound on a stop (docs/security.md, "Stopping"): the drain's
+ * CFS_DRAIN_ANSWER_MS and CFS_DRAIN_CLOSE_MS, then libmicrohttpd's stop
+ * and the store's close. A stop that takes longer is stuck (a worker
+ * blocked in a write to a log nobody reads, a connection libmicrohttpd
+ * keeps): the process exits anyway, rather than waiting for a service
+ * manager's SIGKILL. */
+#define STOP_BOUND_MS 5000u
+
+/* Started on the SIGTERM or SIGINT that stops: exits the process with
+ * status 1 once STOP_BOUND_MS have passed, or at once on a second SIGTERM
+ * or SIGINT (a SIGHUP meanwhile is dropped). @arg: the signals, blocked in
+ * every thread. It may not block on anything: stderr may be what the
+ * stop is stuck on. */
+static void *stop_watchdog(void *arg)
+{
+    const sigset_t *set = arg;
+    struct timespec end, now;
+    bool second = false;
+    char msg[160];
+    int n, fl;
+
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += STOP_BOUND_MS / 1000u;
+    end.tv_nsec += (long)(STOP_BOUND_MS % 1000u) * 1000000L;
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    for (;;) {
+        struct timespec left;
+        int sig;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        left.tv_sec = end.tv_sec - now.tv_sec;
+        left.tv_nsec = end.tv_nsec - now.tv_nsec;
+        if (left.tv_nsec < 0) {
+            left.tv_sec--;
+            left.tv_nsec += 1000000000L;
+        }
+        if (left.tv_sec < 0) {
+            break;
+        }
+        sig = sigtimedwait(set, NULL, &left);
+        if (sig == SIGTERM || sig == SIGINT) {
+            second = true;
+            break;
+        }
+        if (sig < 0 && errno == EAGAIN) {
+            break;
+        }
+    }
+    n = second ? snprintf(msg,
+                          sizeof(msg),
+                          "configfsd: stop: a second signal; exiting now\n")
+               : snprintf(msg,
+                          sizeof(msg),
+                          "configfsd: stop: still stopping after %u ms; "
+                          "exiting now\n",
+                          STOP_BOUND_MS);
+    fl = fcntl(STDERR_FILENO, F_GETFL);
+    if (fl >= 0) {
+        (void)fcntl(STDERR_FILENO, F_SETFL, fl | O_NONBLOCK);
+    }
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, msg, (size_t)n);
+
+        (void)w; /* whether or not it went: the process ends */
+    }
+    _exit(EXIT_FAILURE);
+}
+
 /* The running server, for another node's changes to reach the event
  * stream (set once it serves, cleared before it stops). */
 static pthread_mutex_t g_srv_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1089,6 +1162,8 @@ int main(int argc, char **argv)
     struct cfs_http_server *srv = NULL;
     void *mount = NULL;
     sigset_t set;
+    pthread_t watchdog;
+    bool watching = false;
     int sig;
     int r;
 
@@ -1299,6 +1374,8 @@ int main(int argc, char **argv)
             reload_tokens(srv, o.tokens);
         }
     }
+    /* first, before anything that may block (the log's own write) */
+    watching = pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0;
     cfs_log_notice("stop", "stopping");
     /* a restart tells a service manager it reloads: the same process is
      * ready again (READY=1) once the new program serves */
@@ -1311,6 +1388,10 @@ int main(int argc, char **argv)
     cfs_http_server_free(srv); /* requests in flight finish */
     teardown();
     if (atomic_load(&restart_wanted)) {
+        if (watching) { /* the new program has a stop of its own */
+            pthread_cancel(watchdog);
+            pthread_join(watchdog, NULL);
+        }
         cfs_log_notice("stop", "restarting (the same program and arguments)");
         cfs_log_close();
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);

@@ -424,3 +424,18 @@ bool cfs_http_scope_allow(struct cfs_http_req *req,
     cfs_http_scope_deny(req);
     return false;
 }
+
+bool cfs_http_scope_reach(struct cfs_http_req *req,
+                          const char *path,
+                          bool write,
+                          const char *what)
+{
+    if (!cfs_http_scope_allow(req, path, write)) {
+        return false;
+    }
+    if (cfs_http_scope_reaches(req->scope, path, write, false)) {
+        return true;
+    }
+    cfs_http_op_problem(req, -ENOENT, what, path); /* as if it were not */
+    return false;
+}

@@ -98,6 +98,15 @@ bool cfs_http_scope_allow(struct cfs_http_req *req,
                           const char *path,
                           bool write);
 
+/* cfs_http_scope_allow() on @path as written, then as resolved through
+ * its links (scope.h): a path that ends at or crosses a link hidden from
+ * the token is answered as a path that does not exist, the 404 ENOENT of
+ * "@what @path" (cfs_http_op_problem()). */
+bool cfs_http_scope_reach(struct cfs_http_req *req,
+                          const char *path,
+                          bool write,
+                          const char *what);
+
 /* The 403 of a path outside the request's subtrees. The problem names
  * neither the path nor the subtrees. */
 void cfs_http_scope_deny(struct cfs_http_req *req);

@@ -70,6 +70,89 @@ bool cfs_http_scope_sees(const struct cfs_http_scope *s, const char *path)
     return false;
 }
 
+/* @head + "/" + the @n bytes at @seg, new; @head is freed. */
+static char *join(char *head, const char *seg, size_t n)
+{
+    size_t h = strcmp(head, "/") == 0 ? 0 : strlen(head);
+    char *out = malloc(h + n + 2);
+
+    if (out) {
+        memcpy(out, head, h);
+        out[h] = '/';
+        memcpy(out + h + 1, seg, n);
+        out[h + n + 1] = '\0';
+    }
+    free(head);
+    return out;
+}
+
+int cfs_http_scope_resolve(const struct cfs_http_scope *s,
+                           const char *path,
+                           bool follow_last,
+                           char **ret_path)
+{
+    char *out = strdup("/");
+    bool missing = false;
+    const char *p = path;
+
+    *ret_path = NULL;
+    for (;;) {
+        struct cfs_entry e;
+        size_t n;
+        bool last;
+
+        if (!out) {
+            return -ENOMEM;
+        }
+        p += strspn(p, "/");
+        n = strcspn(p, "/");
+        if (n == 0) {
+            break;
+        }
+        last = p[n + strspn(p + n, "/")] == '\0';
+        out = join(out, p, n);
+        p += n;
+        /* out holds no link, so the stat follows none: it names the
+         * entry itself */
+        if (missing || !out || cfs_stat(out, &e) < 0) {
+            missing = true; /* the rest is kept as written */
+            continue;
+        }
+        if (e.kind == CFS_KIND_LINK) {
+            if (!e.target || !cfs_http_scope_covers(s, e.target)) {
+                cfs_entry_done(&e);
+                free(out);
+                return 1; /* hidden: neither followed nor shown */
+            }
+            if (!last || follow_last) {
+                free(out);
+                out = strdup(e.target);
+            }
+        }
+        cfs_entry_done(&e);
+    }
+    *ret_path = out;
+    return 0;
+}
+
+bool cfs_http_scope_reaches(const struct cfs_http_scope *s,
+                            const char *path,
+                            bool write,
+                            bool follow_last)
+{
+    char *resolved = NULL;
+    bool ok;
+
+    if (!s || !path) {
+        return true;
+    }
+    ok = cfs_http_scope_resolve(s, path, follow_last, &resolved) == 0 &&
+         (write ? cfs_http_scope_covers(s, resolved)
+                : cfs_http_scope_sees(s, resolved));
+    free(resolved);
+    return ok;
+}
+
 char *cfs_http_scope_path(const char *text, const char **why)
 {
     size_t len = strlen(text);

@@ -54,14 +54,22 @@ function startServer(listen) {
   });
 }
 
-/** SIGTERM and wait; the exit must be clean (0, no sanitizer report). */
+/** The bound on a stop (docs/security.md, "Stopping"; STOP_BOUND_MS of
+ * server/main.c). */
+const STOP_BOUND_MS = 5000;
+
+/** SIGTERM and wait; the exit must be clean (0, no sanitizer report) and
+ * come within the bound, with the browser's EventSource still open. */
 async function stopServer() {
   const srv = server;
   server = null;
+  const t0 = Date.now();
   srv.child.kill('SIGTERM');
   const { code, sig } = await srv.exited;
+  const took = Date.now() - t0;
   const report = /ERROR: (Address|Leak)Sanitizer|runtime error:/.test(srv.log);
   ok(code === 0 && !report, `configfsd: exit ${code ?? sig}${report ? ', sanitizer report' : ''}:\n${srv.log.split('\n').slice(-40).join('\n')}`);
+  ok(took <= STOP_BOUND_MS, `configfsd: SIGTERM took ${took} ms with an EventSource open (bound ${STOP_BOUND_MS} ms)`);
 }
 
 async function call(base, method, path, body) {

@@ -459,6 +459,66 @@ static void test_blockers_and_used_by(void **state)
     http_resp_done(&r);
 }
 
+/* used_by after two links to one target are removed newest first, then
+ * the other: each removal leaves exactly the links that remain (the
+ * target's list of links is a doubly linked one: removing its head must
+ * leave the next one without a back-pointer to it). */
+static void test_used_by_after_unlinks_newest_first(void **state)
+{
+#define UF "/usb_gadget/uu/functions/ncm.0"
+    static const char *const links[] = {"/usb_gadget/uu/configs/c.1/a",
+                                        "/usb_gadget/uu/configs/c.1/b",
+                                        "/usb_gadget/uu/configs/c.2/c"};
+    struct http_resp r;
+    char url[256];
+    json_t *b;
+
+    (void)state;
+    http_json(&r,
+              "POST",
+              "/api/v1/batch",
+              "{\"ops\":[{\"op\":\"mkdir\",\"path\":\"/usb_gadget/uu\"},"
+              "{\"op\":\"mkdir\",\"path\":\"" UF "\"},"
+              "{\"op\":\"mkdir\",\"path\":\"/usb_gadget/uu/configs/c.1\"},"
+              "{\"op\":\"mkdir\",\"path\":\"/usb_gadget/uu/configs/c.2\"}]}");
+    assert_int_equal(r.status, 200);
+    http_resp_done(&r);
+    for (int round = 0; round < 2; round++) {
+        /* made oldest first, removed newest first */
+        for (size_t i = 0; i < 3; i++) {
+            (void)snprintf(url, sizeof(url), "/api/v1/config%s", links[i]);
+            http_json(&r, "PUT", url, "{\"target\":\"" UF "\"}");
+            assert_int_equal(r.status, 201);
+            http_resp_done(&r);
+        }
+        for (size_t left = 3; left-- > 0;) {
+            (void)snprintf(url, sizeof(url), "/api/v1/config%s", links[left]);
+            http(&r, "DELETE", url, NULL, 0, NULL);
+            assert_int_equal(r.status, 204);
+            http_resp_done(&r);
+            http(&r,
+                 "GET",
+                 "/api/v1/config" UF "?values=0&used_by=1",
+                 NULL,
+                 0,
+                 NULL);
+            assert_int_equal(r.status, 200);
+            b = json_object_get(r.json, "used_by");
+            assert_int_equal(json_array_size(b), left);
+            for (size_t i = 0; i < left; i++) {
+                assert_string_equal(json_string_value(json_array_get(b, i)),
+                                    links[i]);
+            }
+            http_resp_done(&r);
+        }
+    }
+    /* nothing holds it: it goes */
+    http(&r, "DELETE", "/api/v1/config" UF, NULL, 0, NULL);
+    assert_int_equal(r.status, 204);
+    http_resp_done(&r);
+#undef UF
+}
+
 /* The schema says how to show an integer and what names a type takes;
  * mkdir refuses a name the pattern rejects, alone and in a batch. */
 static void test_schema_hints(void **state)
@@ -675,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_children_pages),
         cmocka_unit_test(test_default_page_bounded),
         cmocka_unit_test(test_blockers_and_used_by),
+        cmocka_unit_test(test_used_by_after_unlinks_newest_first),
         cmocka_unit_test(test_schema_hints),
         cmocka_unit_test(test_blockers_depend_item),
         cmocka_unit_test(test_children_has_children),

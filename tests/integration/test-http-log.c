@@ -318,7 +318,8 @@ static void test_log_configfsd_sighup(void **state)
 }
 
 /* A start-up failure inside libmicrohttpd (the port is taken) is logged
- * as an error in its own words, and configfsd exits 1. */
+ * as an error in its own words, naming the address and port asked for
+ * (not the "port 0" libmicrohttpd was handed), and configfsd exits 1. */
 static void test_log_start_failure(void **state)
 {
     char listen[32], *err;
@@ -331,6 +332,14 @@ static void test_log_start_failure(void **state)
     (void)snprintf(listen, sizeof(listen), "127.0.0.1:%u", harness_port());
     assert_int_equal(harness_run(args, NULL, NULL, NULL, &err, 10), 1);
     assert_non_null(strstr(err, "level=error event=mhd msg=\"Failed to bind"));
+    assert_non_null(strstr(err, listen));
+    {
+        char want[96];
+
+        (void)snprintf(want, sizeof(want), "Failed to bind to %s: ", listen);
+        assert_non_null(strstr(err, want));
+    }
+    assert_null(strstr(err, "port 0"));
     assert_non_null(strstr(err,
                            "level=error event=start msg=\"Failed to "
                            "serve on"));

@@ -635,20 +635,24 @@ struct mcase {
     const char *scope;
     const char *part[2];
     const char *no_scope;
+    /* a subtree that holds the link the request names, not its target:
+     * the link is hidden from a token scoped to it, 404 ENOENT */
+    const char *hidden;
 };
 
 #define M_(m) CFS_M(CFS_M_##m)
 
 /* A case the route answers with @st; one it refuses with @st, @err (and,
  * for a 405, @allow). */
-#define OK(r, ms, w, p, st, sc)                                                \
-    {                                                                          \
-        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st, sc       \
-    }
-#define NO(r, ms, w, p, st, err, al, sc)                                       \
+#define OK(r, ms, w, p, st, ...)                                               \
     {                                                                          \
         .route = r, .methods = ms, .what = w, .prepare = p, .ok = st,          \
-        .ok_errno = err, .allow = al, sc                                       \
+        __VA_ARGS__                                                            \
+    }
+#define NO(r, ms, w, p, st, err, al, ...)                                      \
+    {                                                                          \
+        .route = r, .methods = ms, .what = w, .prepare = p, .ok = st,          \
+        .ok_errno = err, .allow = al, __VA_ARGS__                              \
     }
 
 /* The scope column: the subtree that holds what the request names, and
@@ -656,6 +660,7 @@ struct mcase {
 #define IN(sub)          .scope = (sub)
 #define IN2(sub, p1, p2) .scope = (sub), .part = {(p1), (p2)}
 #define NO_SCOPE(why)    .no_scope = (why)
+#define HIDDEN(sub)      .hidden = (sub)
 #define BY_TABLE         .scope = NULL        /* the table's no_scope */
 #define APART            "/03-group-children" /* apart from every case */
 #define S_KIDS           "/02-simple-children"
@@ -671,19 +676,20 @@ struct mcase {
 static const struct mcase cases[] = {
     OK("/api/v1/config/", M_(GET), "a group", p_node, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(GET), "an attribute", p_attr, 200, IN(S_KIDS)),
-    /* a link is read only when its target is inside too */
-    OK("/api/v1/config/", M_(GET), "a link", p_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    /* a link is read only when its target is inside too: else it is
+     * hidden, as if it were not there */
+    OK("/api/v1/config/", M_(GET), "a link", p_link, 200, IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/config/", M_(POST), "mkdir", p_mkdir, 201, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "store", p_store, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "store JSON", p_store_json, 200, IN(S_KIDS)),
     OK("/api/v1/config/", M_(PUT), "symlink", p_symlink, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
     OK("/api/v1/config/", M_(DELETE), "rmdir", p_rmdir, 204, IN(S_KIDS)),
-    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204, IN(S_GADG)),
+    OK("/api/v1/config/", M_(DELETE), "unlink", p_unlink, 204, IN(S_GADG), HIDDEN(S_CONFIGS)),
     /* what a node of another kind does not answer: the path decides
      * first, so a token scoped elsewhere learns not even the kind */
     NO("/api/v1/config/", M_(PUT), "PUT on a group", p_node, 405, "EOPNOTSUPP", "GET, HEAD, POST, DELETE", IN(S_KIDS)),
     NO("/api/v1/config/", M_(POST) | M_(DELETE), "POST, DELETE on an attribute", p_attr, 405, "EOPNOTSUPP", "GET, HEAD, PUT", IN(S_KIDS)),
-    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE", IN(S_GADG)),
+    NO("/api/v1/config/", M_(POST) | M_(PUT), "POST, PUT on a link", p_link, 405, "EOPNOTSUPP", "GET, HEAD, DELETE", IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/config", M_(GET), "the root", p_root, 200, NO_SCOPE("the root is above every subtree: a scoped token reads it filtered, never refused")),
     /* the root is inside only "/", the whole tree */
     NO("/api/v1/config", M_(POST), "mkdir in the root", p_mkdir_root, 403, "EPERM", NULL, IN("/")),
@@ -692,7 +698,7 @@ static const struct mcase cases[] = {
     OK("/api/v1/node/", M_(GET), "a group", p_typed_node, 200, IN(S_KIDS)),
     OK("/api/v1/value/", M_(GET), "a value", p_typed_value, 200, IN(S_KIDS)),
     OK("/api/v1/value/", M_(PUT), "store", p_typed_put_value, 200, IN(S_KIDS)),
-    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200, IN2(S_GADG, S_CONFIGS, NULL)),
+    OK("/api/v1/link/", M_(GET), "a link", p_typed_link, 200, IN(S_GADG), HIDDEN(S_CONFIGS)),
     OK("/api/v1/link/", M_(PUT), "symlink", p_typed_put_link, 201, IN2(S_GADG, S_CONFIGS, S_FUNCS)),
     OK("/api/v1/schema/", M_(GET), "a schema", p_schema, 200, IN("/fakenbd")),
     OK("/api/v1", M_(GET), "the API root", p_api, 200, BY_TABLE),
@@ -1060,6 +1066,7 @@ static char *tokens_file(void)
         subtree_add(cases[j].scope);
         subtree_add(cases[j].part[0]);
         subtree_add(cases[j].part[1]);
+        subtree_add(cases[j].hidden);
     }
     for (int role = CFS_ROLE_READER; role <= CFS_ROLE_ADMIN; role++) {
         for (size_t i = 0; i < n_subtrees; i++) {
@@ -1145,6 +1152,36 @@ static void promise_scope(const struct cfs_http_route *rt,
                      refused[k]);
         }
     }
+    if (c->hidden) {
+        uint64_t rev = revision_now();
+        const char *detail;
+
+        /* a link hidden from the token: as a path that does not exist */
+        scoped_token(need, c->hidden, tok, sizeof(tok));
+        do_case_with(&r, c, m, tok, &s, NULL);
+        detail = json_string_value(json_object_get(r.json, "detail"));
+        if (r.status != 404 ||
+            (m != CFS_M_HEAD && strcmp(errno_of(&r), "ENOENT") != 0) ||
+            (detail && strstr(detail, "/functions"))) {
+            fail_msg("%s %s (%s) as %s scoped to %s: %ld, not as missing: %s",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     cfs_http_role_name(need),
+                     c->hidden,
+                     r.status,
+                     r.body);
+        }
+        http_resp_done(&r);
+        if (revision_now() != rev) {
+            fail_msg("%s %s (%s): a link hidden from a token scoped to %s, "
+                     "and yet a change",
+                     method_name(m),
+                     s.url,
+                     c->what,
+                     c->hidden);
+        }
+    }
     scoped_token(need, c->scope, tok, sizeof(tok));
     do_case_with(&r, c, m, tok, &s, NULL);
     (void)snprintf(how,
@@ -1155,6 +1192,210 @@ static void promise_scope(const struct cfs_http_route *rt,
     expect_ok(&r, rt, c, m, &s, how);
     http_resp_done(&r);
     spec_done(&s);
+}
+
+/*
+ * The scope column's link cases: every route that takes a config path,
+ * with that path through (or at) a link whose target is outside the
+ * token's subtrees (docs/security.md, "Links and scopes"). The link
+ * S_CONFIGS/c.1/ncm.mx leads to S_FUNCS; a token of the least role scoped
+ * to S_CONFIGS sends each request twice, naming the link and a name that
+ * does not exist (LINK_MISSING): the answers are the same (status, errno,
+ * detail but for the name), nothing changes, and nothing outside is named.
+ * %s in @url and @body is the name.
+ */
+struct lcase {
+    const char *route;
+    unsigned methods;
+    const char *what;
+    const char *url;
+    const char *body;
+};
+
+#define LINK_AT      "/usb_gadget/gm/configs/c.1/%s"
+#define LINK_NAME    "ncm.mx"
+#define LINK_MISSING "ncm.nx"
+
+/* clang-format off */
+static const struct lcase link_cases[] = {
+    {"/api/v1/config/", M_(GET), "the link", "/api/v1/config" LINK_AT, NULL},
+    {"/api/v1/config/", M_(GET), "a value through it", "/api/v1/config" LINK_AT "/qmult", NULL},
+    {"/api/v1/config/", M_(GET), "a listing through it", "/api/v1/config" LINK_AT "?depth=2", NULL},
+    {"/api/v1/config/", M_(POST), "mkdir through it", "/api/v1/config" LINK_AT, "{\"name\":\"x\"}"},
+    {"/api/v1/config/", M_(PUT), "store through it", "/api/v1/config" LINK_AT "/qmult", "{\"value\":\"3\"}"},
+    {"/api/v1/config/", M_(PUT), "a link to it", "/api/v1/config/usb_gadget/gm/configs/c.1/zl", "{\"target\":\"" LINK_AT "\"}"},
+    {"/api/v1/config/", M_(DELETE), "unlink it", "/api/v1/config" LINK_AT, NULL},
+    {"/api/v1/node/", M_(GET), "the link", "/api/v1/node" LINK_AT, NULL},
+    {"/api/v1/node/", M_(GET), "through it", "/api/v1/node" LINK_AT "/", NULL},
+    {"/api/v1/value/", M_(GET), "a value through it", "/api/v1/value" LINK_AT "/qmult", NULL},
+    {"/api/v1/value/", M_(PUT), "store through it", "/api/v1/value" LINK_AT "/qmult", "{\"value\":\"3\"}"},
+    {"/api/v1/link/", M_(GET), "the link", "/api/v1/link" LINK_AT, NULL},
+    {"/api/v1/link/", M_(PUT), "a link to it", "/api/v1/link/usb_gadget/gm/configs/c.1/zl", "{\"target\":\"" LINK_AT "\"}"},
+    {"/api/v1/rename", M_(POST), "from through it", "/api/v1/rename", "{\"from\":\"" LINK_AT "/x\",\"to\":\"/usb_gadget/gm/configs/c.1/y\"}"},
+    {"/api/v1/batch", M_(POST), "store through it", "/api/v1/batch", "{\"ops\":[{\"op\":\"store\",\"path\":\"" LINK_AT "/qmult\",\"value\":\"3\"}]}"},
+    {"/api/v1/batch", M_(POST), "unlink it", "/api/v1/batch", "{\"ops\":[{\"op\":\"unlink\",\"path\":\"" LINK_AT "\"}]}"},
+    {"/api/v1/batch", M_(POST), "a link to it", "/api/v1/batch", "{\"ops\":[{\"op\":\"symlink\",\"path\":\"/usb_gadget/gm/configs/c.1/zl\",\"target\":\"" LINK_AT "\"}]}"},
+    {"/api/v1/history", M_(GET), "a path through it", "/api/v1/history?path=" LINK_AT "/qmult", NULL},
+    {"/api/v1/export", M_(GET), "a subtree through it", "/api/v1/export?path=" LINK_AT, NULL},
+    {"/api/v1/import", M_(POST), "values through it", "/api/v1/import?mode=merge", "{\"format\":1,\"root\":{\"name\":\"%s\",\"path\":\"" LINK_AT "\",\"values\":[{\"name\":\"qmult\",\"value\":\"3\"}],\"links\":[],\"children\":[]}}"},
+    {"/api/v1/events", M_(GET), "a path through it", "/api/v1/events?path=" LINK_AT, NULL},
+};
+/* clang-format on */
+
+/* Routes that take a config path and still have no link case, and why. */
+static const struct {
+    const char *route, *why;
+} no_link_case[] = {
+    {"/api/v1/config", "the root: no link is above a subtree"},
+    {"/api/v1/schema/", "names a subsystem, one segment: no link can be in it"},
+};
+
+/* @fmt with every %s made @name. */
+static void fill(char *out, size_t cap, const char *fmt, const char *name)
+{
+    size_t o = 0;
+
+    for (const char *p = fmt; *p && o + strlen(name) + 1 < cap;) {
+        if (strncmp(p, "%s", 2) == 0) {
+            memcpy(out + o, name, strlen(name));
+            o += strlen(name);
+            p += 2;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* The detail of @r with @from made @to. */
+static void detail_swapped(const struct http_resp *r,
+                           const char *from,
+                           const char *to,
+                           char *out,
+                           size_t cap)
+{
+    const char *d = json_string_value(json_object_get(r->json, "detail"));
+    size_t o = 0, lf = strlen(from);
+
+    out[0] = '\0';
+    for (const char *p = d; p && *p && o + 1 < cap;) {
+        if (strncmp(p, from, lf) == 0 && o + strlen(to) + 1 < cap) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", to);
+            p += lf;
+        } else {
+            out[o++] = *p++;
+            out[o] = '\0';
+        }
+    }
+}
+
+static void promise_link(const struct cfs_http_route *rt,
+                         const struct lcase *c,
+                         enum cfs_http_method m)
+{
+    struct spec hid = {0}, mis = {0};
+    struct http_resp a, b;
+    struct mcase mc = {.stream = strcmp(rt->path, "/api/v1/events") == 0};
+    enum cfs_http_role need;
+    char tok[64], da[1024], dm[1024];
+    uint64_t rev;
+
+    fill(hid.url, sizeof(hid.url), c->url, LINK_NAME);
+    fill(mis.url, sizeof(mis.url), c->url, LINK_MISSING);
+    if (c->body) {
+        char body[1024];
+
+        fill(body, sizeof(body), c->body, LINK_NAME);
+        hid.body = strdup(body);
+        fill(body, sizeof(body), c->body, LINK_MISSING);
+        mis.body = strdup(body);
+        hid.ctype = mis.ctype = "application/json";
+    }
+    need = cfs_http_route_role(rt, hid.url, m);
+    scoped_token(need, S_CONFIGS, tok, sizeof(tok));
+    rev = revision_now();
+    do_case_with(&a, &mc, m, tok, &hid, NULL);
+    do_case_with(&b, &mc, m, tok, &mis, NULL);
+    detail_swapped(&a, LINK_NAME, LINK_MISSING, da, sizeof(da));
+    detail_swapped(&b, LINK_NAME, LINK_MISSING, dm, sizeof(dm));
+    if (a.status != b.status || strcmp(errno_of(&a), errno_of(&b)) != 0 ||
+        strcmp(da, dm) != 0 || strstr(a.body, "/functions") ||
+        (a.headers && strstr(a.headers, "/functions"))) {
+        fail_msg("%s %s (%s) as %s scoped to %s, through a link whose target "
+                 "is outside: %ld %s; with a missing name instead: %ld %s",
+                 method_name(m),
+                 hid.url,
+                 c->what,
+                 cfs_http_role_name(need),
+                 S_CONFIGS,
+                 a.status,
+                 a.body,
+                 b.status,
+                 b.body);
+    }
+    if (revision_now() != rev) {
+        fail_msg("%s %s (%s): through a link hidden from the token, and yet "
+                 "a change",
+                 method_name(m),
+                 hid.url,
+                 c->what);
+    }
+    http_resp_done(&a);
+    http_resp_done(&b);
+    spec_done(&hid);
+    spec_done(&mis);
+}
+
+/* The link column: every route that takes a config path, every method,
+ * through a link whose target is outside the token's subtrees. */
+static void test_matrix_through_links(void **state)
+{
+    size_t n_routes = 0;
+    const struct cfs_http_route *routes = cfs_http_routes(&n_routes);
+
+    (void)state;
+    for (size_t i = 0; i < n_routes; i++) {
+        const struct cfs_http_route *rt = &routes[i];
+        unsigned covered = 0;
+        bool excused = false;
+
+        for (size_t j = 0; j < sizeof(link_cases) / sizeof(link_cases[0]);
+             j++) {
+            const struct lcase *c = &link_cases[j];
+
+            if (strcmp(c->route, rt->path) != 0) {
+                continue;
+            }
+            for (size_t k = 0; k < N_METHODS; k++) {
+                if (c->methods & CFS_M(methods[k].m)) {
+                    promise_link(rt, c, methods[k].m);
+                    if (methods[k].m == CFS_M_GET &&
+                        (rt->methods & CFS_M(CFS_M_HEAD))) {
+                        promise_link(rt, c, CFS_M_HEAD);
+                        covered |= CFS_M(CFS_M_HEAD);
+                    }
+                }
+            }
+            covered |= c->methods;
+        }
+        for (size_t j = 0; j < sizeof(no_link_case) / sizeof(no_link_case[0]);
+             j++) {
+            excused |= strcmp(no_link_case[j].route, rt->path) == 0;
+        }
+        unsigned asked = 0;
+
+        for (size_t k = 0; k < N_METHODS; k++) {
+            asked |= CFS_M(methods[k].m);
+        }
+        if (!rt->no_scope && !excused && (rt->methods & asked & ~covered)) {
+            fail_msg("%s takes a config path, and yet not every method has a "
+                     "case through a link whose target is outside: add one "
+                     "to link_cases[] in %s, or say why none applies "
+                     "(no_link_case)",
+                     rt->path,
+                     __FILE__);
+        }
+    }
 }
 
 /* A method the route does not answer: 405, Allow from the table. */
@@ -1386,6 +1627,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix_cases_name_routes),
         cmocka_unit_test(test_matrix),
+        cmocka_unit_test(test_matrix_through_links),
     };
 
     return cmocka_run_group_tests_name("http-matrix", tests, setup, teardown);

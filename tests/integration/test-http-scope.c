@@ -24,6 +24,7 @@
 #define G1_TOKEN   "tok-g1-01234567890" /* writer of /usb_gadget/g1 */
 #define SA_TOKEN   "tok-sa-01234567890" /* admin of /02-simple-children/a */
 #define CM_TOKEN   "tok-cm-01234567890" /* writer of .../pending */
+#define GA_TOKEN   "tok-ga-01234567890" /* admin of /usb_gadget/g1 */
 
 static char *dir;
 static char *db;
@@ -41,6 +42,7 @@ static void write_tokens(const char *rd_scope)
         {"g1", "writer", G1_TOKEN, "//usb_gadget/g1/"},
         {"sa", "admin", SA_TOKEN, "/02-simple-children/a"},
         {"cm", "writer", CM_TOKEN, "/04-committable-children/pending"},
+        {"ga", "admin", GA_TOKEN, "/usb_gadget/g1"},
     };
     char text[4096];
     size_t o = 0;
@@ -732,6 +734,295 @@ static void test_scope_export_import(void **state)
     http_resp_done(&r);
 }
 
+/* 404 ENOENT: the answer of a path that does not exist, naming nothing
+ * outside the token's subtrees. */
+static void as_missing(const char *token,
+                       const char *method,
+                       const char *path,
+                       const char *body)
+{
+    struct http_resp r;
+
+    as(&r, token, method, path, body);
+    if (r.status != 404) {
+        print_error("%s %s: %ld %s\n", method, path, r.status, r.body);
+    }
+    expect_problem(&r, 404, "ENOENT");
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    http_resp_done(&r);
+}
+
+/* The same request on @hidden (at or through the hidden link) and on
+ * @missing (the same place, with a name that does not exist): one answer
+ * but for the name in it. */
+static void as_like_missing(const char *method,
+                            const char *hidden,
+                            const char *missing,
+                            const char *body)
+{
+    struct http_resp a, b;
+    const char *da, *dm;
+    char want[512];
+    const char *h = strstr(hidden, "/xl"), *m = strstr(missing, "/nx");
+
+    as_missing(G1_TOKEN, method, hidden, body);
+    as(&a, G1_TOKEN, method, hidden, body);
+    as(&b, G1_TOKEN, method, missing, body);
+    assert_int_equal(a.status, b.status);
+    assert_non_null(h);
+    assert_non_null(m);
+    da = json_string_value(json_object_get(a.json, "detail"));
+    dm = json_string_value(json_object_get(b.json, "detail"));
+    assert_non_null(da);
+    assert_non_null(dm);
+    /* the detail of the missing one, with its name swapped */
+    (void)snprintf(want, sizeof(want), "%s", dm);
+    for (char *w = strstr(want, "/nx"); w; w = strstr(w + 3, "/nx")) {
+        memcpy(w, "/xl", 3);
+    }
+    assert_string_equal(da, want);
+    http_resp_done(&a);
+    http_resp_done(&b);
+}
+
+/* A link whose target is outside the token's subtrees is hidden from it
+ * (docs/security.md, "Links and scopes"): a path through it or at it is
+ * judged as resolved and answers as a missing path on every route, for
+ * reads and writes; it cannot be removed; a new link cannot lead outside
+ * through it; events and history are filtered on the resolved path. */
+static void test_scope_through_links(void **state)
+{
+#define C9 "/usb_gadget/g1/configs/c.9"
+    static const char *const reads[] = {
+        "/api/v1/config" C9 "/xl/qmult",
+        "/api/v1/config" C9 "/xl",
+        "/api/v1/config" C9 "/xl?depth=2",
+        "/api/v1/node" C9 "/xl",
+        "/api/v1/node" C9 "/xl/",
+        "/api/v1/value" C9 "/xl/qmult",
+        "/api/v1/link" C9 "/xl",
+    };
+    struct http_resp r;
+    char missing[256];
+
+    (void)state;
+    as_ok(ROOT_TOKEN,
+          "POST",
+          "/api/v1/config/usb_gadget/g1/configs",
+          "{\"name\":\"c.9\"}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "POST",
+          "/api/v1/config/usb_gadget/g1/functions",
+          "{\"name\":\"ncm.in\"}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "PUT",
+          "/api/v1/config" C9 "/xl",
+          "{\"target\":\"/usb_gadget/g2/functions/ncm.usb0\"}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "PUT",
+          "/api/v1/config" C9 "/il",
+          "{\"target\":\"/usb_gadget/g1/functions/ncm.in\"}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "PUT",
+          "/api/v1/value/usb_gadget/g2/functions/ncm.usb0/qmult",
+          "{\"value\":\"7\"}",
+          200);
+
+    /* reads at and through it: as missing, on every path route */
+    for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+        char *nx = strstr(strcpy(missing, reads[i]), "/xl");
+
+        memcpy(nx, "/nx", 3);
+        as_like_missing("GET", reads[i], missing, NULL);
+    }
+    /* writes through it */
+    as_like_missing("PUT",
+                    "/api/v1/config" C9 "/xl/qmult",
+                    "/api/v1/config" C9 "/nx/qmult",
+                    "{\"value\":\"9\"}");
+    as_like_missing("PUT",
+                    "/api/v1/value" C9 "/xl/qmult",
+                    "/api/v1/value" C9 "/nx/qmult",
+                    "{\"value\":\"9\"}");
+    as_like_missing("POST",
+                    "/api/v1/config" C9 "/xl",
+                    "/api/v1/config" C9 "/nx",
+                    "{\"name\":\"x\"}");
+    /* and the link itself: not removed */
+    as_like_missing(
+        "DELETE", "/api/v1/config" C9 "/xl", "/api/v1/config" C9 "/nx", NULL);
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/link" C9 "/xl", NULL, 200);
+    as(&r,
+       ROOT_TOKEN,
+       "GET",
+       "/api/v1/value/usb_gadget/g2/functions/ncm.usb0/qmult",
+       NULL);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "\"7\""));
+    http_resp_done(&r);
+
+    /* a batch through it, at it, or with a target through it: op 0 as if
+     * missing, nothing done */
+    as(&r,
+       G1_TOKEN,
+       "POST",
+       "/api/v1/batch",
+       "{\"ops\":[{\"op\":\"store\",\"path\":\"" C9 "/xl/qmult\","
+       "\"value\":\"9\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "op_index")),
+                     0);
+    http_resp_done(&r);
+    as(&r,
+       G1_TOKEN,
+       "POST",
+       "/api/v1/batch",
+       "{\"ops\":[{\"op\":\"unlink\",\"path\":\"" C9 "/xl\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    http_resp_done(&r);
+    as(&r,
+       G1_TOKEN,
+       "POST",
+       "/api/v1/batch",
+       "{\"ops\":[{\"op\":\"symlink\",\"path\":\"" C9 "/zl\","
+       "\"target\":\"" C9 "/xl\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    http_resp_done(&r);
+    /* a new link whose target is the hidden link: not made */
+    as_missing(G1_TOKEN,
+               "PUT",
+               "/api/v1/config" C9 "/zl",
+               "{\"target\":\"" C9 "/xl\"}");
+    as_missing(
+        G1_TOKEN, "PUT", "/api/v1/link" C9 "/zl", "{\"target\":\"" C9 "/xl\"}");
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/config" C9 "/zl", NULL, 404);
+    /* rename through it */
+    as_missing(G1_TOKEN,
+               "POST",
+               "/api/v1/rename",
+               "{\"from\":\"" C9 "/xl/x\",\"to\":\"" C9 "/y\"}");
+    /* export at it; of its folder, without it; an import of a link to
+     * it, or through it, or to outside */
+    as_missing(GA_TOKEN, "GET", "/api/v1/export?path=" C9 "/xl", NULL);
+    as(&r, GA_TOKEN, "GET", "/api/v1/export?path=" C9, NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "\"xl\""));
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    assert_non_null(strstr(r.body, "\"il\""));
+    http_resp_done(&r);
+    as_denied(GA_TOKEN,
+              "POST",
+              "/api/v1/import?mode=merge",
+              "{\"format\":1,\"root\":{\"name\":\"c.9\",\"path\":\"" C9 "\","
+              "\"values\":[],\"links\":[{\"name\":\"ol\",\"target\":"
+              "\"/usb_gadget/g2/functions/ncm.usb0\"}],\"children\":[]}}");
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/config" C9 "/ol", NULL, 404);
+    as_denied(GA_TOKEN,
+              "POST",
+              "/api/v1/import?mode=merge",
+              "{\"format\":1,\"root\":{\"name\":\"c.9\",\"path\":\"" C9 "\","
+              "\"values\":[],\"links\":[{\"name\":\"zl\",\"target\":\"" C9
+              "/xl\"}],\"children\":[]}}");
+    as_missing(GA_TOKEN,
+               "POST",
+               "/api/v1/import?mode=merge",
+               "{\"format\":1,\"root\":{\"name\":\"xl\",\"path\":\"" C9 "/xl\","
+               "\"values\":[{\"name\":\"qmult\",\"value\":\"9\"}],"
+               "\"links\":[],\"children\":[]}}");
+    as(&r,
+       ROOT_TOKEN,
+       "GET",
+       "/api/v1/value/usb_gadget/g2/functions/ncm.usb0/qmult",
+       NULL);
+    assert_non_null(strstr(r.body, "\"7\""));
+    http_resp_done(&r);
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/config" C9 "/zl", NULL, 404);
+
+    /* not listed either */
+    as(&r, G1_TOKEN, "GET", "/api/v1/config" C9, NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "xl"));
+    assert_non_null(strstr(r.body, "\"il\""));
+    http_resp_done(&r);
+
+    /* a link whose target is inside: followed, both ways, and a link made
+     * through it */
+    as_ok(G1_TOKEN, "GET", "/api/v1/config" C9 "/il/qmult", NULL, 200);
+    as_ok(G1_TOKEN,
+          "PUT",
+          "/api/v1/value" C9 "/il/qmult",
+          "{\"value\":\"6\"}",
+          200);
+    as_ok(G1_TOKEN,
+          "PUT",
+          "/api/v1/config" C9 "/zl",
+          "{\"target\":\"" C9 "/il\"}",
+          201);
+    as(&r, G1_TOKEN, "GET", "/api/v1/link" C9 "/zl", NULL);
+    assert_non_null(strstr(r.body, "/usb_gadget/g1/functions/ncm.in"));
+    http_resp_done(&r);
+
+    /* events: a write through the link is published where it landed,
+     * and filtered there; one through a link inside is seen */
+    {
+        static const char head[] = "GET /api/v1/events HTTP/1.1\r\nHost: x\r\n"
+                                   "Authorization: Bearer " G1_TOKEN "\r\n\r\n";
+        char buf[16384];
+        bool eof = false;
+        int fd = raw_connect();
+
+        raw_send(fd, head, strlen(head));
+        assert_true(
+            raw_read_for(fd, buf, sizeof(buf), ": connected", 5000, &eof) > 0);
+        as_ok(ROOT_TOKEN,
+              "PUT",
+              "/api/v1/value" C9 "/xl/qmult",
+              "{\"value\":\"9\"}",
+              200);
+        as_ok(ROOT_TOKEN,
+              "PUT",
+              "/api/v1/value" C9 "/il/qmult",
+              "{\"value\":\"4\"}",
+              200);
+        assert_true(raw_read_for(fd,
+                                 buf,
+                                 sizeof(buf),
+                                 "\"path\":\"/usb_gadget/g1/functions/"
+                                 "ncm.in/qmult\"",
+                                 5000,
+                                 &eof) > 0);
+        assert_null(strstr(buf, "/usb_gadget/g2"));
+        assert_null(strstr(buf, "xl"));
+        close(fd);
+    }
+
+    /* history: a write through the link is journaled where it landed, and
+     * filtered there */
+    as_ok(ROOT_TOKEN,
+          "PUT",
+          "/api/v1/value" C9 "/xl/qmult",
+          "{\"value\":\"8\"}",
+          200);
+    as(&r, ROOT_TOKEN, "GET", "/api/v1/history?limit=1", NULL);
+    assert_non_null(
+        strstr(r.body, "\"/usb_gadget/g2/functions/ncm.usb0/qmult\""));
+    http_resp_done(&r);
+    as(&r, G1_TOKEN, "GET", "/api/v1/history?limit=1000", NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    assert_null(strstr(r.body, "c.9/xl"));
+    http_resp_done(&r);
+    as(&r, G1_TOKEN, "GET", "/api/v1/history?path=" C9 "/xl", NULL);
+    assert_null(strstr(r.body, "/usb_gadget/g2"));
+    http_resp_done(&r);
+#undef C9
+}
+
 /* A reload that moves a token to another subtree applies to the next
  * request, and ends a stream opened with the old subtrees. */
 /* GET /api/v1/whoami: each token's name, role and subtrees (normalized as
@@ -822,6 +1113,7 @@ int main(void)
         cmocka_unit_test(test_scope_events),
         cmocka_unit_test(test_scope_history),
         cmocka_unit_test(test_scope_export_import),
+        cmocka_unit_test(test_scope_through_links),
         cmocka_unit_test(test_scope_whoami),
         cmocka_unit_test(test_scope_reload),
     };

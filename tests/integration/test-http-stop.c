@@ -5,18 +5,27 @@
  * answered, an idle keep-alive connection is closed, new connections are
  * refused, and a stop while clients send malformed requests never
  * crashes (libmicrohttpd 0.9.75 answered a malformed header line after
- * its stop flag was set with a response it had not kept: server/drain.h).
+ * its stop flag was set with a response it had not kept: server/drain.h);
+ * and the bound on a stop of the configfsd program (docs/security.md,
+ * "Stopping"): SIGTERM with open event streams, keep-alive connections, a
+ * half-sent body and a slow reader exits 0 within it every time; a stop
+ * stuck on a log nobody reads exits 1 at it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -232,6 +241,234 @@ static void test_stop_under_malformed_requests(void **state)
     expect_healthy();
 }
 
+/* ---- the bound on a stop of the program --------------------------------- */
+
+/* STOP_BOUND_MS of server/main.c, as docs/security.md states it. */
+#define STOP_BOUND_MS 5000
+
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t0->tv_sec) * 1000L +
+           (now.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
+/* Waits up to @ms for @pid to exit: its wait status, or -1 (then it is
+ * killed and reaped). *ret_ms: how long it took. */
+static int exit_within(pid_t pid, long ms, long *ret_ms)
+{
+    struct timespec t0;
+    int status;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (ms_since(&t0) < ms) {
+        struct pollfd none = {.fd = -1};
+
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            *ret_ms = ms_since(&t0);
+            return status;
+        }
+        (void)poll(&none, 1, 10);
+    }
+    *ret_ms = ms_since(&t0);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+/* configfsd on a port of its own, with a database in @dir, its stderr the
+ * pipe *ret_err (of @pipe_size bytes, when not 0) read up to the line that
+ * tells the port. */
+static pid_t
+spawn_piped(const char *dir, int pipe_size, int *ret_err, uint16_t *ret_port)
+{
+    char db[512], got[8192];
+    const char *argv[] = {CFS_CONFIGFSD,
+                          "--listen",
+                          "127.0.0.1:0",
+                          "--db",
+                          db,
+                          "--schema-dir",
+                          CFS_SOURCE_ROOT "/schemas",
+                          NULL};
+    posix_spawn_file_actions_t fa;
+    size_t n = 0;
+    int err[2];
+    pid_t pid;
+
+    (void)snprintf(db, sizeof(db), "%s/stop.db", dir);
+    assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+    if (pipe_size) {
+        assert_true(fcntl(err[0], F_SETPIPE_SZ, pipe_size) >= 0);
+    }
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    assert_int_equal(
+        posix_spawn(
+            &pid, CFS_CONFIGFSD, &fa, NULL, (char *const *)argv, environ),
+        0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(err[1]);
+    got[0] = '\0';
+    while (!strstr(got, "(port ") || !strchr(strstr(got, "(port "), ')')) {
+        struct pollfd p = {.fd = err[0], .events = POLLIN};
+        ssize_t r;
+
+        assert_true(poll(&p, 1, 10000) == 1);
+        r = read(err[0], got + n, sizeof(got) - 1 - n);
+        assert_true(r > 0);
+        n += (size_t)r;
+        got[n] = '\0';
+    }
+    *ret_port = (uint16_t)strtoul(strstr(got, "(port ") + 6, NULL, 10);
+    *ret_err = err[0];
+    return pid;
+}
+
+static void expect_port_healthy(uint16_t port)
+{
+    int fd = connect_port(port);
+
+    assert_true(fd >= 0);
+    raw_send(fd, RAW("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    assert_int_equal(raw_status(fd, 5000), 200);
+    close(fd);
+}
+
+/* Reads @fd (a configfsd's stderr) until it is closed, in a thread of its
+ * own. */
+struct drainer {
+    int fd;
+    pthread_t t;
+};
+
+static void *drain_thread(void *arg)
+{
+    struct drainer *d = arg;
+    char buf[4096];
+
+    for (int i = 0; i < 100000; i++) {
+        struct pollfd p = {.fd = d->fd, .events = POLLIN};
+
+        if (poll(&p, 1, 20000) != 1 || read(d->fd, buf, sizeof(buf)) <= 0) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* SIGTERM while every kind of connection is open: two event streams, two
+ * idle keep-alive connections, a body half sent, a reader that does not
+ * read a long answer, pipelined requests: exit 0 within the bound, three
+ * times out of three. */
+static void test_stop_bound_every_shape(void **state)
+{
+    char *dir = harness_tmpdir();
+
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        struct drainer d;
+        uint16_t port;
+        pid_t pid = spawn_piped(dir, 0, &d.fd, &port);
+        int fds[8], n = 0, rcv = 1024;
+        char buf[8192];
+        bool eof;
+        long took;
+        int status;
+
+        assert_int_equal(pthread_create(&d.t, NULL, drain_thread, &d), 0);
+        for (int i = 0; i < 2; i++) { /* event streams */
+            fds[n] = connect_port(port);
+            raw_send(fds[n],
+                     RAW("GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n"));
+            assert_true(
+                raw_read_for(
+                    fds[n], buf, sizeof(buf), ": connected", 5000, &eof) > 0);
+            n++;
+        }
+        for (int i = 0; i < 2; i++) { /* keep-alive, idle */
+            fds[n] = connect_port(port);
+            raw_send(fds[n], RAW("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+            assert_int_equal(raw_status(fds[n], 5000), 200);
+            n++;
+        }
+        fds[n] = connect_port(port); /* a body half sent */
+        raw_send(fds[n],
+                 RAW("PUT /api/v1/config/02-simple-children/x/storeme "
+                     "HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n12"));
+        n++;
+        fds[n] = connect_port(port); /* a slow reader, pipelined */
+        (void)setsockopt(fds[n], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+        for (int i = 0; i < 8; i++) {
+            raw_send(
+                fds[n],
+                RAW("GET /api/v1/openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n"));
+        }
+        n++;
+        expect_port_healthy(port);
+        assert_int_equal(kill(pid, SIGTERM), 0);
+        status = exit_within(pid, 20000, &took);
+        if (status != 0 || took > STOP_BOUND_MS) {
+            fail_msg("round %d: SIGTERM: status %d after %ld ms (bound %d)",
+                     round,
+                     status,
+                     took,
+                     STOP_BOUND_MS);
+        }
+        for (int i = 0; i < n; i++) {
+            close(fds[i]);
+        }
+        assert_int_equal(pthread_join(d.t, NULL), 0);
+        close(d.fd);
+    }
+    harness_rmtree(dir);
+    free(dir);
+}
+
+/* A stop stuck on its own log (stderr a pipe nobody reads, full: every
+ * worker blocked writing an access line, the main thread its "stopping")
+ * still ends at the bound, with status 1. It hung until SIGKILL before. */
+static void test_stop_bound_stuck_log(void **state)
+{
+    char *dir = harness_tmpdir();
+    uint16_t port;
+    int err;
+    pid_t pid = spawn_piped(dir, 4096, &err, &port);
+    bool stuck = false;
+    long took;
+    int status;
+
+    (void)state;
+    for (int i = 0; i < 2000 && !stuck; i++) { /* fill the pipe */
+        int fd = connect_port(port);
+
+        assert_true(fd >= 0);
+        raw_send(fd,
+                 RAW("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: "
+                     "close\r\n\r\n"));
+        stuck = raw_status(fd, 1000) != 200;
+        close(fd);
+    }
+    assert_true(stuck);
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    status = exit_within(pid, 20000, &took);
+    if (status < 0 || took > STOP_BOUND_MS + 1500) {
+        fail_msg("SIGTERM with a full log: still running after %ld ms (bound "
+                 "%d)",
+                 took,
+                 STOP_BOUND_MS);
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_true(took >= STOP_BOUND_MS - 100); /* not before its time */
+    close(err);
+    harness_rmtree(dir);
+    free(dir);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -251,6 +488,8 @@ int main(void)
         cmocka_unit_test_setup(test_stop_answers_request_in_flight, running),
         cmocka_unit_test_setup(test_stop_closes_idle_connection, running),
         cmocka_unit_test_setup(test_stop_under_malformed_requests, running),
+        cmocka_unit_test(test_stop_bound_every_shape),
+        cmocka_unit_test(test_stop_bound_stuck_log),
     };
 
     return cmocka_run_group_tests_name("http-stop", tests, setup, harness_stop);

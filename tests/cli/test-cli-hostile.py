@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""configfsctl against a hostile server (configfsctl(1), "Terminal safety").
+
+A fake server on 127.0.0.1 answers each request with what the test put
+there: answers whose strings carry terminal escapes (OSC retitle, CSI clear,
+BEL, C1 CSI, bidi overrides) in every member a command prints, answers that
+lack a member or hold one of the wrong type, and answers larger than
+--max-answer. Checks, one TAP line each:
+  - no control byte of an answer reaches the output (the escapes show as
+    \\x1b, \\u{009B} ...), for ls -l, tree, history, watch, import, health
+    and the problem of a failure; cat and --json on a terminal (a pty)
+    escaped, through a pipe exact;
+  - a malformed answer is "malformed answer from SERVER: ..." and exit 1,
+    never a signal;
+  - --max-answer refuses a larger answer, with or without Content-Length;
+  - a fuzzer: valid answers mutated at random (members dropped, types
+    changed, escapes injected), each command must end with one of its exit
+    codes (configfsctl(1), EXIT STATUS), never a signal, and print no
+    control byte (CFS_CLI_FUZZ_RUNS, default 300;
+    CFS_CLI_FUZZ_SEED).
+usage: test-cli-hostile.py CONFIGFSCTL
+"""
+import http.server
+import json
+import os
+import pty
+import random
+import select
+import subprocess
+import sys
+import threading
+import time
+
+CTL = sys.argv[1]
+ESC = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e"
+# bytes a terminal acts on; none may be printed
+BAD = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"]
+
+answers = {}  # path (no query) -> (status, content type, body bytes, chunked)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            self.rfile.read(n)
+        path = self.path.split("?")[0]
+        status, ctype, body, chunked = answers.get(
+            path, (404, "application/problem+json",
+                   b'{"status":404,"title":"Not Found","errno":"ENOENT"}',
+                   False))
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            step = 65536
+            try:
+                for i in range(0, len(body), step):
+                    part = body[i:i + step]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+        else:
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass
+
+    do_GET = do_POST = do_PUT = do_DELETE = answer
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+srv = Server(("127.0.0.1", 0), Handler)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+URL = "http://127.0.0.1:%d" % srv.server_address[1]
+
+n = 0
+failed = 0
+
+
+def check(what, ok, info=""):
+    global n, failed
+    n += 1
+    if ok:
+        print("ok %d - %s" % (n, what))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, what))
+        for line in str(info).splitlines()[:20]:
+            print("# " + line)
+
+
+def put(path, doc, status=200, ctype="application/json", chunked=False):
+    body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    answers[path] = (status, ctype, body, chunked)
+
+
+def run(*args, timeout=20):
+    p = subprocess.run([CTL, "--server", URL, "--timeout", "10"] + list(args),
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_tty(*args):
+    """configfsctl with its stdout a terminal (a pty); what it printed."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([CTL, "--server", URL] + list(args),
+                         stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        r, _, _ = select.select([master], [], [], 0.2)
+        if r:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=20)
+    os.close(master)
+    return p.returncode, out, p.stderr.read()
+
+
+def clean(data):
+    return not any(b in data for b in BAD)
+
+
+def shown(data):
+    return b"\\x1b" in data or b"\\u{009B}" in data or b"\\u{202E}" in data
+
+
+# ---- hostile strings in every member a command prints ---------------------
+
+node = {
+    "kind": "group", "name": "g" + ESC, "path": "/s/g", "revision": 3,
+    "attributes": [{"name": "a" + ESC, "mode": "0644", "value": "v" + ESC,
+                    "revision": 1},
+                   {"name": "b", "mode": "0644", "error": "EIO" + ESC},
+                   {"name": "c", "mode": "0644", "value": "x" + ESC,
+                    "encoding": "base64" + ESC}],
+    "children": [{"name": "k" + ESC, "kind": "item" + ESC,
+                  "path": "/s/g/k" + ESC,
+                  "attributes": [], "children": [], "links": []}],
+    "links": [{"name": "l" + ESC, "target": "/t" + ESC}],
+}
+put("/api/v1/config/s/g", node)
+for args in (["ls", "-l", "/s/g"], ["tree", "/s/g"], ["ls", "/s/g"]):
+    rc, out, err = run(*args)
+    check("%s: no control byte of the answer printed" % " ".join(args),
+          rc == 0 and clean(out + err) and shown(out), (rc, out, err))
+
+put("/api/v1/history", {"entries": [
+    {"revision": 5, "time": "2026" + ESC, "principal": "p" + ESC,
+     "op": "store" + ESC, "path": "/s/g/a" + ESC, "value": "v" + ESC,
+     "old": "o" + ESC},
+    {"revision": 4, "time": "t", "principal": None, "op": "rename",
+     "from": "/a" + ESC, "to": "/b" + ESC},
+    {"revision": 3, "op": "symlink", "path": "/l", "target": "/t" + ESC}]})
+rc, out, err = run("history")
+check("history: time, principal, op, paths, values escaped",
+      rc == 0 and clean(out + err) and shown(out), (rc, out, err))
+
+put("/api/v1/import", {"changed": True, "revision": 9, "ops": [
+    {"op": "mkdir" + ESC, "path": "/s/x" + ESC},
+    {"op": "store", "path": "/s/x/a", "value": "v" + ESC},
+    {"op": "symlink", "path": "/s/x/l", "target": "/t" + ESC},
+    {"op": "rename", "from": "/p" + ESC, "to": "/q" + ESC}]})
+docf = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                    "cfs-cli-hostile-%d.json" % os.getpid())
+with open(docf, "w") as f:
+    f.write("{}")
+rc, out, err = run("import", docf)
+check("import: op names, paths, targets, values escaped",
+      rc == 0 and clean(out + err) and shown(out), (rc, out, err))
+
+put("/api/v1", {"revision": 6})  # watch starts from the revision of now
+events = ("event: store\nid: 7\ndata: " + json.dumps(
+    {"revision": 7, "op": "store" + ESC, "path": "/s/a" + ESC,
+     "value": "v" + ESC}) + "\n\n" + "event: reset\ndata: " +
+    json.dumps({"revision": 8, "reason": "overrun" + ESC}) + "\n\n")
+put("/api/v1/events", events.encode(), ctype="text/event-stream")
+rc, out, err = run("watch", "--count", "2")
+check("watch: event and reset reason escaped",
+      rc == 0 and clean(out + err) and shown(out), (rc, out, err))
+
+problem = {"type": "about:blank", "title": "Conflict" + ESC, "status": 409,
+           "detail": "mkdir /x: exists" + ESC, "errno": "EEXIST" + ESC,
+           "op_index": 0}
+put("/api/v1/config/s/fail", problem, status=409,
+    ctype="application/problem+json")
+rc, out, err = run("ls", "/s/fail")
+check("a problem's title, detail and errno escaped",
+      rc != 0 and clean(out + err) and shown(err), (rc, out, err))
+put("/api/v1/config/s/html", b"<html>" + ESC.encode() + b"</html>",
+    status=500, ctype="text/html")
+rc, out, err = run("ls", "/s/html")
+check("a failure that is not a problem: its body escaped",
+      rc != 0 and clean(out + err), (rc, out, err))
+
+put("/healthz", {"status": "ok"})
+put("/readyz", {"ready": False, "problems": [
+    {"step": "replay" + ESC, "path": "/s" + ESC, "errno": "EIO" + ESC}]},
+    status=503)
+rc, out, err = run("health")
+check("health: problems escaped", clean(out + err) and shown(out),
+      (rc, out, err))
+
+put("/api/v1/config/s/val", ("v" + ESC + "\n").encode(),
+    ctype="text/plain; charset=utf-8")
+rc, out, err = run("cat", "/s/val")
+check("cat through a pipe: the bytes exactly",
+      rc == 0 and out == ("v" + ESC + "\n").encode(), (rc, out, err))
+rc, out, err = run_tty("cat", "/s/val")
+check("cat on a terminal: escaped", rc == 0 and clean(out) and shown(out),
+      (rc, out, err))
+# JSON may carry C1 controls and bidi overrides as raw UTF-8
+put("/api/v1/config/s/g", json.dumps(node, ensure_ascii=False).encode())
+rc, out, err = run_tty("--json", "ls", "/s/g")
+check("--json on a terminal: escaped", rc == 0 and clean(out) and shown(out),
+      (rc, out, err))
+rc, out, err = run("--json", "ls", "/s/g")
+check("--json through a pipe: the bytes exactly",
+      rc == 0 and out == answers["/api/v1/config/s/g"][2] + b"\n",
+      (rc, out[:300], err))
+put("/api/v1/config/s/g", node)
+
+# ---- malformed answers ----------------------------------------------------
+
+
+def malformed(what, args, path, doc, **kw):
+    put(path, doc, **kw)
+    rc, out, err = run(*args)
+    check("%s: a clear error, exit 1" % what,
+          rc == 1 and b"malformed answer from " + URL.encode() in err and
+          clean(out + err), (rc, out, err))
+
+
+bad_child = dict(node, children=[{"kind": "item", "path": "/s/g/k"}])
+malformed("ls -l, a child without name", ["ls", "-l", "/s/g"],
+          "/api/v1/config/s/g", bad_child)
+malformed("tree, a child without name", ["tree", "/s/g"],
+          "/api/v1/config/s/g", bad_child)
+malformed("ls -l, a link without target", ["ls", "-l", "/s/g"],
+          "/api/v1/config/s/g", dict(node, links=[{"name": "l"}]))
+malformed("tree, an attribute name not a string", ["tree", "/s/g"],
+          "/api/v1/config/s/g", dict(node, attributes=[{"name": 7}]))
+malformed("ls -R, a node without path", ["ls", "-R", "/s/g"],
+          "/api/v1/config/s/g", {k: v for k, v in node.items() if k != "path"})
+malformed("ls, children not an array", ["ls", "/s/g"],
+          "/api/v1/config/s/g", dict(node, children={"a": 1}))
+malformed("import, an op without op", ["import", docf], "/api/v1/import",
+          {"changed": True, "revision": 9, "ops": [{"path": "/s/x"}]})
+malformed("import, a rename without to", ["import", docf], "/api/v1/import",
+          {"changed": True, "ops": [{"op": "rename", "from": "/a"}]})
+malformed("history, an entry without op", ["history"], "/api/v1/history",
+          {"entries": [{"revision": 1, "path": "/a"}]})
+malformed("history, a rename without from or path", ["history"],
+          "/api/v1/history",
+          {"entries": [{"revision": 1, "op": "rename", "to": "/b"}]})
+malformed("watch, an event without op", ["watch", "--count", "1"],
+          "/api/v1/events",
+          b'event: store\ndata: {"revision": 1, "path": "/a"}\n\n',
+          ctype="text/event-stream")
+malformed("ls -R, a child that is its parent again", ["ls", "-R", "/s/g"],
+          "/api/v1/config/s/g",
+          dict(node, children=[{"name": "g", "kind": "group",
+                                "path": "/s/g"}]))
+malformed("tree, another node than asked for", ["tree", "/s/g"],
+          "/api/v1/config/s/g", dict(node, path="/s/h"))
+malformed("ls, not JSON", ["ls", "/s/g"], "/api/v1/config/s/g",
+          b"{not json", ctype="application/json")
+put("/api/v1/config/s/g", node)
+
+# ---- the cap on an answer -------------------------------------------------
+
+big = dict(node, path="/s/big", children=[],
+           attributes=[{"name": "a%d" % i, "mode": "0644",
+                              "value": "x" * 100} for i in range(30000)])
+for chunked in (False, True):
+    put("/api/v1/config/s/big", big, chunked=chunked)
+    rc, out, err = run("--max-answer", "1M", "ls", "/s/big")
+    check("--max-answer 1M refuses a 4 MB answer (%s)" %
+          ("chunked" if chunked else "Content-Length"),
+          rc == 1 and b"larger than --max-answer" in err, (rc, out[:200], err))
+rc, out, err = run("--max-answer", "8M", "ls", "/s/big")
+check("--max-answer 8M takes it", rc == 0 and out.count(b"\n") >= 30000,
+      (rc, len(out), err))
+rc, out, err = run("--max-answer", "1x", "ls", "/s/big")
+check("--max-answer with a bad size is a usage error", rc == 2, (rc, err))
+
+# ---- a fuzzer: valid answers mutated ---------------------------------------
+
+seed = int(os.environ.get("CFS_CLI_FUZZ_SEED", str(int(time.time()))))
+runs = int(os.environ.get("CFS_CLI_FUZZ_RUNS", "300"))
+rng = random.Random(seed)
+print("# fuzz seed %d, %d runs" % (seed, runs))
+valid = {
+    "/api/v1/config/s/g": (["ls", "-l", "/s/g"], ["tree", "/s/g"],
+                           ["ls", "-R", "/s/g"]),
+    "/api/v1/history": (["history"],),
+    "/api/v1/import": (["import", docf],),
+}
+docs = {p: json.loads(answers[p][2]) for p in valid}
+VALUES = [None, 7, 1.5, True, [], {}, "", ESC, "x" * 300, [ESC], {"a": ESC}]
+
+
+def mutate(doc, depth=0):
+    if isinstance(doc, dict):
+        doc = dict(doc)
+        keys = list(doc)
+        if keys and rng.random() < 0.3:
+            del doc[rng.choice(keys)]
+        if keys and rng.random() < 0.3:
+            doc[rng.choice(keys)] = rng.choice(VALUES)
+        for k in list(doc):
+            if rng.random() < 0.5:
+                doc[k] = mutate(doc[k], depth + 1)
+        return doc
+    if isinstance(doc, list):
+        doc = [mutate(e, depth + 1) for e in doc]
+        if rng.random() < 0.2:
+            doc.append(rng.choice(VALUES))
+        return doc
+    if isinstance(doc, str) and rng.random() < 0.3:
+        return doc + ESC
+    if rng.random() < 0.05:
+        return rng.choice(VALUES)
+    return doc
+
+
+crashes = []
+for i in range(runs):
+    path = rng.choice(list(valid))
+    args = rng.choice(valid[path])
+    doc = mutate(docs[path])
+    put(path, doc)
+    rc, out, err = run(*args)
+    if not 0 <= rc <= 10 or not clean(out + err):  # exit codes, no signal
+        crashes.append((rc, args, json.dumps(doc)[:400], err[:300]))
+check("fuzz: %d mutated answers, every command ends with an exit code "
+      "(no signal) and prints no control byte (seed %d)" % (runs, seed),
+      not crashes,
+      "\n".join(map(str, crashes[:5])))
+
+os.unlink(docf)
+srv.shutdown()
+print("1..%d" % n)
+sys.exit(1 if failed else 0)
