@@ -64,7 +64,7 @@ static void *writer_main(void *arg)
 
         snprintf(value, sizeof(value), "%d-%ld", w->id, w->writes);
         if (r == 0) {
-            r = cfs_store(txn, path, value, strlen(value));
+            r = cfs_write(txn, path, value, strlen(value));
             if (r == 0) {
                 r = cfs_store_commit_txn(w->store, txn, "bench", NULL);
             } else {

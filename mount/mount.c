@@ -125,7 +125,7 @@ static int change(
             r = cfs_rmdir(txn, path);
             break;
         case M_STORE:
-            r = cfs_store(txn, path, buf, len);
+            r = cfs_write(txn, path, buf, len);
             break;
         case M_SYMLINK:
             r = cfs_symlink(txn, path, arg);

@@ -73,7 +73,7 @@ MUTANTS = [
            "p += len;", "break;",
            "If-Match looks at the first tag of a list only"),
     Mutant("undo-unlink-refusal-ignored", "core/src/*.c",
-           "r = iops->allow_link(dir->item, t->item); cfs_callback_exit(); if (r != 0) { return r < 0 ? r : -EPERM; } cfs_tree_wrlock(); link->target = t;",
+           "r = iops->allow_link(dir->item, t->item); cfs__callback_exit(); if (r != 0) { return r < 0 ? r : -EPERM; } cfs__tree_wrlock(); cfs__link_attach(link, t);",
            "if (r != 0) { return r < 0 ? r : -EPERM; }", "",
            "undoing an unlink ignores allow_link's refusal: the link silently comes back"),
     Mutant("replay-eexist-tolerated", "store/src/*.c",
@@ -184,7 +184,7 @@ MUTANTS = [
            "link->lnext->lprev = link->lprev;", "(void)0;",
            "removing the newest link to a target leaves the next one pointing "
            "back at it: used_by and the next unlink follow a removed link"),
-    Mutant("stop-no-watchdog", "server/*.c",
+    Mutant("stop-no-watchdog", "server/configfsd/*.c",
            "watching = pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0;",
            "pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
            "false && pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",

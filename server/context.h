@@ -69,7 +69,7 @@ struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_drain drain;
     struct cfs_http_events *events;
-    /* Requests whose answer waits for their durable commit (commit.c): the
+    /* Requests whose answer waits for their durable commit (commit-wait.c): the
      * store's commit thread calls each back, which resumes it. No lock on
      * that path but for the last step of a suspended one. */
     pthread_mutex_t c_lock;
@@ -118,7 +118,7 @@ struct cfs_http_io {
 };
 
 /* The wait of a request whose answer needs its durable commit, or this
- * node to catch up with the cluster (commit.c): the worker and the store's
+ * node to catch up with the cluster (commit-wait.c): the worker and the store's
  * threads meet on cstate. */
 struct cfs_http_wait {
     struct cfs_http_evbatch *evs; /* the commit's events */
@@ -145,7 +145,7 @@ struct cfs_http_fwd {
 
 /* Cluster mode, at the writer (fwd-batch.h): the request that carries a
  * batch of forwarded requests holds it, and counts those of them whose
- * wait is not over (commit.c); each request of the batch has no
+ * wait is not over (commit-wait.c); each request of the batch has no
  * connection of its own (conn is NULL), outer is the batch's request and
  * sub what the batch says of it. */
 struct cfs_http_in_batch {

@@ -12,7 +12,7 @@
  * writer, or the route's handler), wait, finish, answer; the requests of a
  * forwarded batch (fwd-batch.h) go through the same run(). The daemon runs
  * a poll() thread pool; handlers (router.c) never wait for the disk: a
- * commit suspends the connection (commit.c) until the change is durable.
+ * commit suspends the connection (commit-wait.c) until the change is durable.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,7 +32,7 @@
 #include <configfs/store.h>
 
 #include "auth.h"
-#include "commit.h"
+#include "commit-wait.h"
 #include "drain.h"
 #include "events.h"
 #include "forward.h"

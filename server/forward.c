@@ -12,7 +12,7 @@
  *
  * The worker does not wait: the request is queued to a pool of forwarding
  * threads (one blocking libcurl transfer each, keep-alive to the writer)
- * and sleeps as a commit does (commit.c), resumed once the writer
+ * and sleeps as a commit does (commit-wait.c), resumed once the writer
  * answered and this node applied the change (the store calls back; the
  * forwarding thread goes on to its next transfer). If the writer cannot
  * be reached at all (nothing was sent), the request runs here, with the
@@ -31,7 +31,7 @@
 
 #include <configfs/store.h>
 
-#include "commit.h"
+#include "commit-wait.h"
 #include "forward.h"
 #include "fwd-batch.h"
 #include "jsonw.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commit.h"
+#include "commit-wait.h"
 #include "frame.h"
 #include "fwd-batch.h"
 #include "reply.h"

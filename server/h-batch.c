@@ -14,7 +14,7 @@
 #include <configfs/schema.h>
 
 #include "body.h"
-#include "commit.h"
+#include "commit-wait.h"
 #include "h-batch.h"
 #include "json.h"
 #include "reply.h"
@@ -33,7 +33,7 @@ int cfs_http_apply(struct cfs_txn *txn,
     case CFS_OP_RMDIR:
         return cfs_rmdir(txn, path);
     case CFS_OP_STORE:
-        return cfs_store(txn, path, arg, arg_len);
+        return cfs_write(txn, path, arg, arg_len);
     case CFS_OP_SYMLINK:
         return cfs_symlink(txn, path, arg);
     case CFS_OP_UNLINK:

@@ -15,7 +15,7 @@
 #include <configfs/limits.h>
 
 #include "body.h"
-#include "commit.h"
+#include "commit-wait.h"
 #include "h-config.h"
 #include "json.h"
 #include "reply.h"
@@ -389,7 +389,7 @@ static void post_mkdir(struct cfs_http_req *req, const char *path)
         char *bytes = cfs_http_json_value_bytes(value, NULL, &len, &why);
         char *apath = cfs_http_join(child, key);
 
-        r = bytes && apath ? cfs_store(txn, apath, bytes, len)
+        r = bytes && apath ? cfs_write(txn, apath, bytes, len)
             : why          ? -EINVAL
                            : -ENOMEM;
         free(bytes);
@@ -579,7 +579,7 @@ static void put_store(struct cfs_http_req *req,
                          e.mode);
         goto fail;
     }
-    r = cfs_store(txn, path, bytes, len);
+    r = cfs_write(txn, path, bytes, len);
     if (r < 0) {
         cfs_http_op_problem(req, r, "store", path);
         goto fail;

@@ -6,7 +6,7 @@
  * dentries in one); the config_item hierarchy is what subsystems see. Both
  * are kept in step by the files below (the kernel's split of fs/configfs):
  * mount.c (root, locks), dirent.c (children tables, attributes of a
- * directory), path.c, hierarchy.c (su_mutex), commit.c (pending/live),
+ * directory), path.c, hierarchy.c (su_mutex), committable.c (pending/live),
  * dir.c (building and tearing down subtrees), mkdir.c, rmdir.c, rename.c,
  * register.c, depend.c, attr.c (the kernel's file.c), link.c (symlink.c),
  * item.c, txn.c, module.c. The lock order and what each lock protects are
@@ -114,7 +114,7 @@ struct cfs_wval {
 /*
  * A committable group G (C1) gets two default groups made by core: pending/
  * forwards mkdir, rmdir and links to G's operations with itself as the
- * group argument (C4); live/ has no group operations (C6). commit.c.
+ * group argument (C4); live/ has no group operations (C6). committable.c.
  */
 struct cfs_commit_pair {
     struct config_group pending;
@@ -245,7 +245,7 @@ struct configfs_bin_attribute *cfs__dir_bin_attr(struct cfs_dirent *d,
 const struct config_item_type *cfs__dir_type(const struct cfs_dirent *d);
 
 /* The group operations that apply in directory @d (pending/ forwards to
- * its committable group). commit.c. */
+ * its committable group). committable.c. */
 const struct configfs_group_operations *cfs__group_ops(struct cfs_dirent *d);
 const struct configfs_item_operations *cfs__item_ops(struct cfs_dirent *d);
 /* The operations that drop an item from @parent: the owner's for live/. */

@@ -547,7 +547,7 @@ int cfs_rmdir(struct cfs_txn *txn, const char *path)
     return r < 0 ? r : cfs__op_end(txn, cfs__do_rmdir(txn, path));
 }
 
-int cfs_store(struct cfs_txn *txn,
+int cfs_write(struct cfs_txn *txn,
               const char *path,
               const void *buf,
               size_t len)

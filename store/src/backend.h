@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the seam between the store's generic part (store.c opens and
- * closes, commit.c runs the group commit, the public cluster verbs in
+ * closes, group-commit.c runs the group commit, the public cluster verbs in
  * store.c) and the backend that makes a batch durable. The generic part
  * calls a backend only through its ops table and knows nothing else of it;
  * a backend calls down into the node-local SQLite database (store-internal.h:
- * db.c, apply.c, replay.c, paths.c), never up into store.c or commit.c, so
- * the calls between the two point one way (tests/style/check-calls.py).
+ * db.c, apply.c, replay.c, paths.c), never up into store.c or group-commit.c,
+ * so the calls between the two point one way (tests/style/check-calls.py).
  *
  * Backends: sqlite/sqlite.c (the database is the truth) and etcd/ (etcd's
  * shared log is the truth; the database is the node's cache of it). The

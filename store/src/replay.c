@@ -130,7 +130,7 @@ static int replay_step(void *data, const struct cfs_store_step *st)
         }
         break;
     case CFS_STORE_STEP_STORE:
-        r = cfs_store(rp->txn, st->path, st->arg, st->arg_len);
+        r = cfs_write(rp->txn, st->path, st->arg, st->arg_len);
         break;
     case CFS_STORE_STEP_SYMLINK:
         /* Every stored link is tried by one replay only, so -EEXIST is

@@ -97,7 +97,8 @@ struct store_idcache {
     size_t cap, n;
 };
 
-/* One caller of cfs_store_commit_txn() waiting for durability (commit.c). */
+/* One caller of cfs_store_commit_txn() waiting for durability (group-commit.c).
+ */
 struct store_req;
 struct store_backend_ops;
 
@@ -124,7 +125,7 @@ struct cfs_store {
     pthread_mutex_t r_lock;
     sqlite3 *rdb;
 
-    /* Group commit (commit.c). */
+    /* Group commit (group-commit.c). */
     pthread_mutex_t q_lock;
     pthread_cond_t q_cond;
     struct store_req *q_head, *q_tail; /* queued, not yet written */
@@ -219,7 +220,8 @@ int store_write_sets(struct cfs_store *store,
                      size_t n,
                      int64_t time_us) CFS_STORE_NO_TSA;
 
-/* ---- commit.c ---------------------------------------------------------- */
+/* ---- group-commit.c
+ * ---------------------------------------------------------- */
 
 /** Wait until nothing is queued or being written (returns at once while
  *  failed transactions wait to be aborted). @pre no q_lock. */
@@ -228,7 +230,8 @@ void store_drain(struct cfs_store *store);
  * them was called back. @pre no lock. */
 void store_stop_async(struct cfs_store *store);
 
-/* ---- load.c ------------------------------------------------------------ */
+/* ---- stream-state.c
+ * ------------------------------------------------------------ */
 
 /**
  * cfs_store_load() with the choice of plan: @ranged reads one subsystem

@@ -165,7 +165,7 @@ int cu_show(const char *path, char *out, size_t size)
 
 int cu_store(const char *path, const char *value)
 {
-    return cfs_store(NULL, path, value, strlen(value));
+    return cfs_write(NULL, path, value, strlen(value));
 }
 
 bool cu_listed(const char *dir, const char *name)

@@ -55,7 +55,7 @@ function startServer(listen) {
 }
 
 /** The bound on a stop (docs/security.md, "Stopping"; STOP_BOUND_MS of
- * server/main.c). */
+ * server/configfsd/main.c). */
 const STOP_BOUND_MS = 5000;
 
 /** SIGTERM and wait; the exit must be clean (0, no sanitizer report) and

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reads(b);
     if (cfs_txn_begin(&txn) == 0) {
         (void)cfs_mkdir(txn, a);
-        (void)cfs_store(txn, b, a, strlen(a));
+        (void)cfs_write(txn, b, a, strlen(a));
         (void)cfs_symlink(txn, b, a);
         (void)cfs_rename(txn, a, b);
         (void)cfs_unlink(txn, b);

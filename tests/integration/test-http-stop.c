@@ -243,7 +243,7 @@ static void test_stop_under_malformed_requests(void **state)
 
 /* ---- the bound on a stop of the program --------------------------------- */
 
-/* STOP_BOUND_MS of server/main.c, as docs/security.md states it. */
+/* STOP_BOUND_MS of server/configfsd/main.c, as docs/security.md states it. */
 #define STOP_BOUND_MS 5000
 
 static long ms_since(const struct timespec *t0)

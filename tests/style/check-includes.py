@@ -24,7 +24,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-FOLDERS = ["server", "store/src", "store/src/etcd", "core/src", "schema/src",
+FOLDERS = ["server", "server/configfsd", "store/src", "store/src/etcd", "core/src", "schema/src",
            "cli"]
 CALLS = "store/src"
 IDENT = re.compile(r"[A-Za-z_]\w*")

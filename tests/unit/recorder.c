@@ -1527,12 +1527,12 @@ const char *rec_cat(const char *path)
 
 int rec_store_str(const char *path, const char *value)
 {
-    return cfs_store(NULL, path, value, strlen(value));
+    return cfs_write(NULL, path, value, strlen(value));
 }
 
 int rec_txn_store_str(struct cfs_txn *txn, const char *path, const char *value)
 {
-    return cfs_store(txn, path, value, strlen(value));
+    return cfs_write(txn, path, value, strlen(value));
 }
 
 const char *rec_values(const char *path)

@@ -291,7 +291,7 @@ void st_show_eq(const char *path, const char *expected)
 
 int st_store(const char *path, const char *value)
 {
-    return cfs_store(NULL, path, value, strlen(value));
+    return cfs_write(NULL, path, value, strlen(value));
 }
 
 void st_detail_has(const char *part)

@@ -266,7 +266,7 @@ int store_test_run(struct cfs_store *s,
         } else if (strcmp(op, "rmdir") == 0) {
             r = cfs_rmdir(txn, a);
         } else if (strcmp(op, "store") == 0) {
-            r = cfs_store(txn, a, b, strlen(b));
+            r = cfs_write(txn, a, b, strlen(b));
         } else if (strcmp(op, "symlink") == 0) {
             r = cfs_symlink(txn, a, b);
         } else if (strcmp(op, "unlink") == 0) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-core-attr.c - attributes: cfs_show and cfs_store on text and binary
+ * test-core-attr.c - attributes: cfs_show and cfs_write on text and binary
  * attributes, modes and methods, sizes, raw bytes, short and failed stores.
  *
  * Covers docs/configfs-rules.md M10, M11, RD1-RD7, WR1-WR9 and BIN1-BIN7 as
@@ -181,7 +181,7 @@ static void test_attr_store_raw_bytes(void **state)
 
     (void)state;
     tree();
-    assert_ok(cfs_store(NULL, "/sub/x/rw", value, sizeof(value)));
+    assert_ok(cfs_write(NULL, "/sub/x/rw", value, sizeof(value)));
     rec_assert_trace("show(x,rw)", "store(x,rw,6)");
     assert_int_equal(x()->val_len[RW], sizeof(value));
     assert_memory_equal(x()->val[RW], value, sizeof(value));
@@ -255,11 +255,11 @@ static void test_attr_store_size_limit(void **state)
     (void)state;
     tree();
     memset(big, 'z', sizeof(big));
-    assert_ok(cfs_store(NULL, "/sub/x/rw", big, CFS_STORE_MAX));
+    assert_ok(cfs_write(NULL, "/sub/x/rw", big, CFS_STORE_MAX));
     rec_assert_trace("show(x,rw)", "store(x,rw,4095)");
     rec_clear();
-    assert_rc(cfs_store(NULL, "/sub/x/rw", big, CONFIGFS_PAGE_SIZE), -EFBIG);
-    assert_rc(cfs_store(NULL, "/sub/x/rw", big, sizeof(big)), -EFBIG);
+    assert_rc(cfs_write(NULL, "/sub/x/rw", big, CONFIGFS_PAGE_SIZE), -EFBIG);
+    assert_rc(cfs_write(NULL, "/sub/x/rw", big, sizeof(big)), -EFBIG);
     rec_assert_no_trace();
 }
 
@@ -269,7 +269,7 @@ static void test_attr_store_empty_value(void **state)
 {
     (void)state;
     tree();
-    assert_ok(cfs_store(NULL, "/sub/x/rw", "", 0));
+    assert_ok(cfs_write(NULL, "/sub/x/rw", "", 0));
     rec_assert_trace("show(x,rw)", "store(x,rw,0)");
     assert_string_equal(rec_cat("/sub/x/rw"), "");
 }
@@ -360,7 +360,7 @@ static void test_attr_bin_read_probe_then_fill(void **state)
 
     (void)state;
     tree();
-    assert_ok(cfs_store(NULL, "/sub/x/blob", "hello", 5));
+    assert_ok(cfs_write(NULL, "/sub/x/blob", "hello", 5));
     rec_clear();
     assert_ok(cfs_show("/sub/x/blob", &buf, &len));
     rec_assert_trace("read(x,blob,0,NULL)", "read(x,blob,5)");
@@ -412,13 +412,13 @@ static void test_attr_bin_write(void **state)
     (void)state;
     tree();
     memset(data, 'd', sizeof(data));
-    assert_ok(cfs_store(NULL, "/sub/x/blob", data, 16));
+    assert_ok(cfs_write(NULL, "/sub/x/blob", data, 16));
     rec_assert_trace("read(x,blob,0,NULL)", "write(x,blob,16)");
     rec_clear();
-    assert_rc(cfs_store(NULL, "/sub/x/blob", data, 17), -EFBIG);
+    assert_rc(cfs_write(NULL, "/sub/x/blob", data, 17), -EFBIG);
     rec_assert_no_trace();
     I->bins[BLOB].write_err = -EINVAL;
-    assert_rc(cfs_store(NULL, "/sub/x/blob", data, 3), -EINVAL);
+    assert_rc(cfs_write(NULL, "/sub/x/blob", data, 3), -EINVAL);
     rec_assert_trace("write(x,blob,3)");
     assert_int_equal(x()->blob_len[BLOB], 16);
 }
@@ -436,14 +436,14 @@ static void test_attr_bin_large_values(void **state)
     assert_non_null(data);
     tree();
     memset(data, 'q', big);
-    assert_ok(cfs_store(NULL, "/sub/x/big", data, big));
+    assert_ok(cfs_write(NULL, "/sub/x/big", data, big));
     rec_assert_trace("read(x,big,0,NULL)", "write(x,big,12293)");
     assert_ok(cfs_show("/sub/x/big", &buf, &len));
     assert_int_equal(len, big);
     assert_memory_equal(buf, data, big);
     cfs_free(buf);
     rec_clear();
-    assert_rc(cfs_store(NULL, "/sub/x/big", data, CFS_BIN_MAX + 1), -EFBIG);
+    assert_rc(cfs_write(NULL, "/sub/x/big", data, CFS_BIN_MAX + 1), -EFBIG);
     rec_assert_no_trace();
     free(data);
 }
@@ -457,9 +457,9 @@ static void test_attr_bin_eacces(void **state)
     (void)state;
     tree();
     assert_rc(cfs_show("/sub/x/wblob", &buf, &len), -EACCES);
-    assert_rc(cfs_store(NULL, "/sub/x/rblob", "r", 1), -EACCES);
+    assert_rc(cfs_write(NULL, "/sub/x/rblob", "r", 1), -EACCES);
     rec_assert_no_trace();
-    assert_ok(cfs_store(NULL, "/sub/x/wblob", "w", 1));
+    assert_ok(cfs_write(NULL, "/sub/x/wblob", "w", 1));
     rec_assert_trace("write(x,wblob,1)");
 }
 

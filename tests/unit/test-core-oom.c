@@ -991,7 +991,7 @@ static void must(int rc, const char *what)
 
 static void store_str(const char *path, const char *value)
 {
-    must(cfs_store(NULL, path, value, strlen(value)), path);
+    must(cfs_write(NULL, path, value, strlen(value)), path);
 }
 
 static void fx_register(struct fx *f)
@@ -1152,7 +1152,7 @@ static int op_store_first(struct fx *f)
     static const char v[] = "first value\n";
 
     (void)f;
-    return cfs_store(NULL, S "/items/item-y/value", v, sizeof(v) - 1);
+    return cfs_write(NULL, S "/items/item-y/value", v, sizeof(v) - 1);
 }
 
 static int op_store_again(struct fx *f)
@@ -1160,19 +1160,19 @@ static int op_store_again(struct fx *f)
     static const char v[] = "second value\n";
 
     (void)f;
-    return cfs_store(NULL, S "/items/item-x/value", v, sizeof(v) - 1);
+    return cfs_write(NULL, S "/items/item-x/value", v, sizeof(v) - 1);
 }
 
 static int op_store_num(struct fx *f)
 {
     (void)f;
-    return cfs_store(NULL, S "/items/item-x/num", "42", 2);
+    return cfs_write(NULL, S "/items/item-x/num", "42", 2);
 }
 
 static int op_store_default_group(struct fx *f)
 {
     (void)f;
-    return cfs_store(NULL, S "/" DEEP "/deeper/value", "d", 1);
+    return cfs_write(NULL, S "/" DEEP "/deeper/value", "d", 1);
 }
 
 static int op_symlink(struct fx *f)
@@ -1231,7 +1231,7 @@ static int txn_ops(struct cfs_txn *txn, bool with_client_allocs)
 
     rc = cfs_mkdir(txn, S "/items/txn-item-with-a-long-name");
     if (rc == 0) {
-        rc = cfs_store(txn, S "/items/txn-item-with-a-long-name/num", "9", 1);
+        rc = cfs_write(txn, S "/items/txn-item-with-a-long-name/num", "9", 1);
     }
     if (rc == 0) {
         rc = cfs_symlink(
@@ -1241,7 +1241,7 @@ static int txn_ops(struct cfs_txn *txn, bool with_client_allocs)
         rc = cfs_mkdir(txn, S "/groups/txn-group-with-a-long-name");
     }
     if (rc == 0) {
-        rc = cfs_store(txn, S "/items/item-x/num", "77", 2);
+        rc = cfs_write(txn, S "/items/item-x/num", "77", 2);
     }
     if (rc == 0) {
         rc = cfs_rename(txn, S "/commit/pending/p-one", S "/commit/live/p-one");
@@ -1254,7 +1254,7 @@ static int txn_ops(struct cfs_txn *txn, bool with_client_allocs)
         rc = cfs_rename(txn, S "/commit/live/q-two", S "/commit/pending/q-two");
     }
     if (rc == 0 && with_client_allocs) {
-        rc = cfs_store(txn, S "/items/item-x/value", "txn\n", 4);
+        rc = cfs_write(txn, S "/items/item-x/value", "txn\n", 4);
     }
     if (rc == 0 && with_client_allocs) {
         rc = cfs_rmdir(txn, S "/items/item-w");

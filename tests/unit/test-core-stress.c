@@ -1074,7 +1074,7 @@ static void do_store(struct worker *w, struct cfs_txn *txn)
         }
     }
     check_rc(
-        w, OP_STORE, path, cfs_store(txn, path, val, (size_t)len), allowed);
+        w, OP_STORE, path, cfs_write(txn, path, val, (size_t)len), allowed);
 }
 
 /* Digits from @p, at least one; @return the first byte after them. */
@@ -1770,7 +1770,7 @@ static void *t3_attr_thread(void *arg)
     char *buf = NULL;
 
     if (c->store) {
-        c->rc = cfs_store(NULL, c->path, "x\n", 2);
+        c->rc = cfs_write(NULL, c->path, "x\n", 2);
     } else {
         c->rc = cfs_show(c->path, &buf, &c->len);
         if (c->rc == 0) {
@@ -1953,7 +1953,7 @@ static void t3_run(const char *dir, const char *attr, bool store)
 
     /* After rmdir: nothing starts (T3, WR7). */
     assert_int_equal(cfs_show(attr, &buf, &len), -ENOENT);
-    assert_int_equal(cfs_store(NULL, attr, "y", 1), -ENOENT);
+    assert_int_equal(cfs_write(NULL, attr, "y", 1), -ENOENT);
     assert_int_equal(cfs_show(late_path, &buf, &len), -ENOENT);
 
     unregister_main();

@@ -383,7 +383,7 @@ static void test_tree_txn_abort(void **state)
     assert_ok(cfs_txn_begin(&txn));
     assert_ok(cfs_mkdir(txn, "/tree/devices/d1"));
     assert_ok(cfs_mkdir(txn, "/tree/devices/d2"));
-    assert_ok(cfs_store(txn, "/tree/jobs/pending/j1/when", "now", 3));
+    assert_ok(cfs_write(txn, "/tree/jobs/pending/j1/when", "now", 3));
     assert_ok(cfs_rename(txn, "/tree/jobs/pending/j1", "/tree/jobs/live/j1"));
     assert_ok(cfs_txn_abort(txn));
     st_readdir_eq("/tree/devices", "");

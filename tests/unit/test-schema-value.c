@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-schema-value.c - attribute kinds: what each accepts, refuses and
- * shows, at the boundaries and with non-ASCII input, through cfs_store()
+ * shows, at the boundaries and with non-ASCII input, through cfs_write()
  * and cfs_show() as every front end calls them.
  *
  * Covers docs/DESIGN.md §5 (kinds, one trailing newline stripped, EINVAL
@@ -135,7 +135,7 @@ static void test_value_string_utf8(void **state)
     bad("s", "\xf4\x90\x80\x80", "must be valid UTF-8"); /* > U+10FFFF */
     bad("s", "\xe2\x9c", "must be valid UTF-8");         /* cut short */
     cfs_schema_clear_detail();
-    assert_int_equal(cfs_store(NULL, "/kinds/x/s", "a\0b", 3), -EINVAL);
+    assert_int_equal(cfs_write(NULL, "/kinds/x/s", "a\0b", 3), -EINVAL);
     st_detail_has("s: must not contain NUL bytes");
     st_show_eq("/kinds/x/s", "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9d\x84\x9e");
 }
@@ -171,7 +171,7 @@ static void test_value_string_page(void **state)
     (void)state;
     memset(big, 'x', CONFIGFS_PAGE_SIZE);
     big[CFS_STORE_MAX] = '\0';
-    assert_ok(cfs_store(NULL, "/kinds/x/s", big, CFS_STORE_MAX));
+    assert_ok(cfs_write(NULL, "/kinds/x/s", big, CFS_STORE_MAX));
     {
         char *buf = NULL;
         size_t len = 0;
@@ -180,7 +180,7 @@ static void test_value_string_page(void **state)
         assert_int_equal(len, CONFIGFS_PAGE_SIZE); /* 4095 + "\n" */
         cfs_free(buf);
     }
-    assert_int_equal(cfs_store(NULL, "/kinds/x/s", big, CONFIGFS_PAGE_SIZE),
+    assert_int_equal(cfs_write(NULL, "/kinds/x/s", big, CONFIGFS_PAGE_SIZE),
                      -EFBIG);
     free(big);
 }
@@ -314,7 +314,7 @@ static void test_value_ipv4(void **state)
     bad("v4", "10.0.0.1 ", "must be an IPv4 address");
     bad("v4", "\xef\xbc\x91.0.0.1", "must be an IPv4 address"); /* fullwidth */
     cfs_schema_clear_detail();
-    assert_int_equal(cfs_store(NULL, "/kinds/x/v4", "1.2.3.4\0x", 9), -EINVAL);
+    assert_int_equal(cfs_write(NULL, "/kinds/x/v4", "1.2.3.4\0x", 9), -EINVAL);
 }
 
 static void test_value_ipv6(void **state)
@@ -423,10 +423,10 @@ static void test_value_txn_abort(void **state)
     (void)state;
     ok_shows("u", "0x20", "32");
     assert_ok(cfs_txn_begin(&txn));
-    assert_ok(cfs_store(txn, "/kinds/x/i", "12", 2));
-    assert_ok(cfs_store(txn, "/kinds/x/u", "7", 1));
-    assert_ok(cfs_store(txn, "/kinds/x/b", "off", 3));
-    assert_ok(cfs_store(txn, "/kinds/x/dev", "/dev/x", 6));
+    assert_ok(cfs_write(txn, "/kinds/x/i", "12", 2));
+    assert_ok(cfs_write(txn, "/kinds/x/u", "7", 1));
+    assert_ok(cfs_write(txn, "/kinds/x/b", "off", 3));
+    assert_ok(cfs_write(txn, "/kinds/x/dev", "/dev/x", 6));
     st_show_eq("/kinds/x/i", "12");
     assert_ok(cfs_txn_abort(txn));
     st_show_eq("/kinds/x/i", "");

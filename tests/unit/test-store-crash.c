@@ -108,7 +108,7 @@ static void *child_writer(void *arg)
             }
             for (const char *a = "abc"; r == 0 && *a; a++) {
                 snprintf(path, sizeof(path), "%s/%c", dir, *a);
-                r = cfs_store(txn, path, value, strlen(value));
+                r = cfs_write(txn, path, value, strlen(value));
             }
         }
         if (r == 0) {

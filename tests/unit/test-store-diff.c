@@ -38,7 +38,7 @@ static void make(const char *const *ops)
         if (strcmp(op, "mkdir") == 0) {
             r = cfs_mkdir(NULL, a);
         } else if (strcmp(op, "store") == 0) {
-            r = cfs_store(NULL, a, b, strlen(b));
+            r = cfs_write(NULL, a, b, strlen(b));
         } else if (strcmp(op, "symlink") == 0) {
             r = cfs_symlink(NULL, a, b);
         } else if (strcmp(op, "rename") == 0) {
@@ -68,7 +68,7 @@ static void apply_plan(const struct cfs_store_op *ops, size_t n)
             r = cfs_rmdir(txn, o->path);
             break;
         case CFS_OP_STORE:
-            r = cfs_store(txn, o->path, o->arg, o->arg_len);
+            r = cfs_write(txn, o->path, o->arg, o->arg_len);
             break;
         case CFS_OP_SYMLINK:
             r = cfs_symlink(txn, o->path, o->arg);

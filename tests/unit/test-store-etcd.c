@@ -279,7 +279,7 @@ static void test_chunked_append_timeout(void **state)
                            "/" SYS "/items/i%zu/%c",
                            i,
                            (int)("abc"[a]));
-            assert_int_equal(cfs_store(txn, path, val, 60), 0);
+            assert_int_equal(cfs_write(txn, path, val, 60), 0);
         }
     }
     fake_etcd_lose_txn_answers("/t/log/", 1);

@@ -412,7 +412,7 @@ static int submit_store(struct env *e,
     struct cfs_txn *txn = NULL;
 
     assert_int_equal(cfs_txn_begin(&txn), 0);
-    assert_int_equal(cfs_store(txn, path, value, strlen(value)), 0);
+    assert_int_equal(cfs_write(txn, path, value, strlen(value)), 0);
     *ret_rev = cfs_txn_revision(txn);
     return cfs_store_submit_async(e->s, txn, "async", on_done, c);
 }

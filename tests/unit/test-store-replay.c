@@ -504,7 +504,7 @@ static void *writer_main(void *arg)
         if (r == 0) {
             snprintf(path, sizeof(path), "/s1/items/w%d/a", w->id);
             snprintf(value, sizeof(value), "%d", i);
-            r = cfs_store(txn, path, value, strlen(value));
+            r = cfs_write(txn, path, value, strlen(value));
         }
         if (r == 0) {
             r = cfs_store_commit_txn(w->store, txn, NULL, NULL);

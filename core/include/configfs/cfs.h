@@ -3,7 +3,7 @@
  * cfs.h - the operation layer: what the kernel's VFS does for configfs.
  *
  * Front ends (the HTTP server, replay, tests) never touch items directly:
- * they resolve paths and call cfs_mkdir(), cfs_store() and friends, which
+ * they resolve paths and call cfs_mkdir(), cfs_write() and friends, which
  * run the checks of docs/configfs-rules.md in kernel order, call the
  * subsystems' callbacks, and return 0 or a negative errno. Every successful
  * mutation appends one change record to a transaction; a transaction either
@@ -216,7 +216,7 @@ CFS_EXPORT int cfs_rmdir(struct cfs_txn *txn, const char *path);
  * error is returned (BIN5), within cb_max_size (-EFBIG).
  */
 CFS_EXPORT int
-cfs_store(struct cfs_txn *txn, const char *path, const void *buf, size_t len);
+cfs_write(struct cfs_txn *txn, const char *path, const void *buf, size_t len);
 
 /** symlink (SL1-SL10): @target is an absolute path to a directory. */
 CFS_EXPORT int

@@ -191,7 +191,7 @@ CFS_EXPORT void cfs_schema_set_free(struct cfs_schema_set *set);
  * "device: must match ^/dev/"), a commit with unset attributes ("required
  * before commit: target, device"), a mkdir beyond max_children ("at most
  * 16 children"), a link to a type not allowed ("links in lun may point
- * only at: device"). Callbacks run on the thread that called cfs_store(),
+ * only at: device"). Callbacks run on the thread that called cfs_write(),
  * cfs_mkdir(), cfs_symlink() or cfs_rename(), so after such a call fails
  * the caller reads the reason here (the server puts it in the problem
  * "detail"). Every schema callback clears it when it starts, so a failure

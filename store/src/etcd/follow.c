@@ -179,7 +179,7 @@ static int apply_one(struct cfs_txn *txn, const struct cfs_change *c)
         touch_parent(txn, c->path);
         return r;
     case CFS_OP_STORE:
-        return cfs_store(txn, c->path, c->arg ? c->arg : "", c->arg_len);
+        return cfs_write(txn, c->path, c->arg ? c->arg : "", c->arg_len);
     case CFS_OP_SYMLINK:
         return cfs_symlink(txn, c->path, c->arg ? c->arg : "/");
     case CFS_OP_UNLINK:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * commit.c - the asynchronous commit: a handler's transaction goes to the
+ * commit-wait.c - the asynchronous commit: a handler's transaction goes to the
  * store's commit thread and the worker goes on; the connection sleeps
  * until the change is durable, then the answer the handler built is sent
  * (or replaced by a 503 if the change could not be stored and was undone).
@@ -16,7 +16,7 @@
 
 #include <configfs/store.h>
 
-#include "commit.h"
+#include "commit-wait.h"
 #include "events.h"
 #include "metrics.h"
 #include "reply.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * commit.c - committable groups: the pending/live pair, operations tables.
+ * committable.c - committable groups: the pending/live pair, operations tables.
  *
  * A committable group (C1) gets two default groups made by core:
  * pending/ forwards mkdir, rmdir and links to the group's own operations

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * load.c - stream the stored state as replay steps (cfs_store_load()).
+ * stream-state.c - stream the stored state as replay steps (cfs_store_load()).
  *
  * One read transaction, one pass in global write order (the seq every
  * directory, value, link and commit was stored with): a subsystem whose

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * commit.c - group commit: callers of cfs_store_commit_txn() queue their
+ * group-commit.c - group commit: callers of cfs_store_commit_txn() queue their
  * sealed transactions; whoever finds no commit running becomes the leader,
  * writes everything queued in one SQLite transaction, wakes exactly the
  * callers it settled and hands the lead to the next one queued. A caller
