@@ -1155,16 +1155,235 @@ static void advertise(const struct options *o, struct cfs_http_server *srv)
     }
 }
 
+/* Start-up checks of the options, in order, with what each refusal
+ * says; the tokens and TLS files read. @return 0, or the exit status
+ * (what was opened is torn down). */
+static int check_options(struct options *o)
+{
+    int r;
+
+    cfs_log_set_level(o->level);
+    if (o->log_file) {
+        r = cfs_log_open_file(o->log_file);
+        if (r < 0) {
+            (void)fprintf(stderr,
+                          "configfsd: cannot open log file %s: %s\n",
+                          o->log_file,
+                          strerror(-r));
+            return 1;
+        }
+    }
+    if (!o->tls_cert != !o->tls_key) {
+        (void)fprintf(stderr,
+                      "configfsd: --tls-cert and --tls-key go together\n");
+        return 2;
+    }
+    r = cfs_http_listen_check(o->listen,
+                              o->tokens != NULL || o->insecure_listen);
+    if (r == -EPERM) {
+        (void)fprintf(stderr,
+                      "configfsd: refusing to listen on %s without --tokens; "
+                      "bind a loopback address, give --tokens, or (for a "
+                      "demo) --insecure-listen\n",
+                      o->listen);
+        return 2;
+    }
+    if (r < 0) {
+        (void)fprintf(stderr,
+                      "configfsd: --listen wants IPV4:PORT or localhost:PORT, "
+                      "not %s\n",
+                      o->listen);
+        return 2;
+    }
+    if (o->tokens) {
+        char why[512];
+
+        r = cfs_http_tokens_load(o->tokens, &tokens, why, sizeof(why));
+        if (r < 0) {
+            (void)fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
+            tokens_hint(r);
+            return 1;
+        }
+    }
+    if (o->tls_cert && (read_pem(o->tls_cert, "--tls-cert", &tls_cert) < 0 ||
+                        read_pem(o->tls_key, "--tls-key", &tls_key) < 0)) {
+        teardown();
+        return 1;
+    }
+    if (!tokens && cfs_http_listen_check(o->listen, false) == -EPERM) {
+        cfs_log(CFS_LOG_WARNING,
+                "insecure",
+                "--insecure-listen: serving %s WITHOUT AUTHENTICATION; anyone "
+                "who reaches it can read, change and delete everything. For "
+                "demos only: give --tokens",
+                o->listen);
+    }
+    if (tokens && !tls_cert && cfs_http_listen_check(o->listen, false) < 0) {
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "tokens travel in clear text to %s: give --tls-cert and "
+                "--tls-key",
+                o->listen);
+    }
+    if (!is_dir(o->static_dir)) {
+        if (o->static_dir_given) {
+            (void)fprintf(stderr,
+                          "configfsd: cannot use --static-dir %s: %s\n",
+                          o->static_dir,
+                          strerror(errno));
+            teardown();
+            return 1;
+        }
+        cfs_log(CFS_LOG_WARNING,
+                "start",
+                "no %s directory: the web UI is not served",
+                o->static_dir);
+        o->static_dir = NULL;
+    }
+    return 0;
+}
+
+/* Stored changes that replay could not make: one warning each (kept). */
+static void log_replay_problems(void)
+{
+    struct cfs_store_problem *ps = NULL;
+    size_t n = 0;
+
+    if (cfs_store_problems(store, &ps, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            cfs_log(CFS_LOG_WARNING,
+                    "replay",
+                    "stored %s of '%s' could not be replayed: %s (kept)",
+                    cfs_store_step_name(ps[i].op),
+                    ps[i].path,
+                    strerror(-ps[i].error));
+        }
+        cfs_store_problems_free(ps, n);
+    }
+}
+
+/* The HTTP server on the options, the store and the schemas, started and
+ * announced. @return 0, or -errno (logged; what was opened stays). */
+static int serve(const struct options *o, struct cfs_http_server **ret_srv)
+{
+    struct cfs_http_options hopts;
+    struct cfs_http_server *srv = NULL;
+    int r;
+
+    memset(&hopts, 0, sizeof(hopts));
+    hopts.listen = o->listen;
+    hopts.threads = o->threads;
+    hopts.body_limit = o->body_limit;
+    hopts.header_limit = o->header_limit;
+    hopts.max_connections = o->max_connections;
+    hopts.per_ip_connections = o->per_ip_connections;
+    hopts.timeout_s = o->timeout_s;
+    hopts.auth_fail_burst = o->auth_fail_burst;
+    hopts.auth_fail_window_s = o->auth_fail_window;
+    hopts.schemas = schemas;
+    hopts.store = store;
+    hopts.tokens = tokens;
+    hopts.insecure_listen = o->insecure_listen;
+    hopts.static_dir = o->static_dir;
+    hopts.tls_cert_pem = tls_cert;
+    hopts.tls_key_pem = tls_key;
+    hopts.peer_cacert = o->peer_cacert;
+    hopts.forward_writes = o->store_url && o->store_url[0] && o->forward_writes;
+    r = cfs_http_server_start(&hopts, &srv);
+    free_pem(&tls_key); /* GnuTLS holds its own copy now */
+    if (r < 0) {
+        cfs_log(CFS_LOG_ERROR,
+                "start",
+                "Failed to serve on %s: %s",
+                o->listen,
+                r == -EIO ? "libmicrohttpd said why, above" : strerror(-r));
+        return r;
+    }
+    cfs_log_notice("start",
+                   "configfsd %s listening on %s://%s (port %u)",
+                   CFS_VERSION,
+                   tls_cert ? "https" : "http",
+                   o->listen,
+                   cfs_http_server_port(srv));
+    if (hopts.forward_writes) {
+        advertise(o, srv);
+    }
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = srv;
+    pthread_mutex_unlock(&g_srv_lock);
+    *ret_srv = srv;
+    return 0;
+}
+
+/* Until SIGTERM or SIGINT (of @set, blocked): one signal at a time, in
+ * the order they came, so a SIGTERM right after a SIGHUP is never lost
+ * to it. SIGHUP reopens the log file and reloads the tokens. */
+static void wait_for_stop(const struct options *o,
+                          struct cfs_http_server *srv,
+                          sigset_t *set)
+{
+    int sig;
+
+    while (sigwait(set, &sig) == 0 && sig == SIGHUP) {
+        int r = cfs_log_reopen(); /* a no-op when logging to stderr */
+
+        if (r < 0) {
+            cfs_log(CFS_LOG_ERROR,
+                    "signal",
+                    "Failed to reopen %s: %s",
+                    o->log_file,
+                    strerror(-r));
+        }
+        if (tokens) { /* without --tokens there is nothing to reload */
+            reload_tokens(srv, o->tokens);
+        }
+    }
+}
+
+/* The stop, bounded by a watchdog: the mount, the server (requests in
+ * flight finish), the store; then the exit status, or the same program
+ * again when the node fell behind the cluster's log. */
+static int stop(struct cfs_http_server *srv, void *mount, sigset_t *set)
+{
+    pthread_t watchdog;
+    /* first, before anything that may block (the log's own write) */
+    bool watching = pthread_create(&watchdog, NULL, stop_watchdog, set) == 0;
+
+    cfs_log_notice("stop", "stopping");
+    /* a restart tells a service manager it reloads: the same process is
+     * ready again (READY=1) once the new program serves */
+    (void)cfs_notify(atomic_load(&restart_wanted) ? "RELOADING=1"
+                                                  : "STOPPING=1");
+    stop_mount(mount); /* before the commits it needs go */
+    pthread_mutex_lock(&g_srv_lock);
+    g_srv = NULL;
+    pthread_mutex_unlock(&g_srv_lock);
+    cfs_http_server_free(srv); /* requests in flight finish */
+    teardown();
+    if (atomic_load(&restart_wanted)) {
+        if (watching) { /* the new program has a stop of its own */
+            pthread_cancel(watchdog);
+            pthread_join(watchdog, NULL);
+        }
+        cfs_log_notice("stop", "restarting (the same program and arguments)");
+        cfs_log_close();
+        pthread_sigmask(SIG_UNBLOCK, set, NULL);
+        execv("/proc/self/exe", restart_args);
+        (void)fprintf(stderr,
+                      "configfsd: cannot restart /proc/self/exe: %s\n",
+                      strerror(errno));
+        return 1;
+    }
+    cfs_log_close();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
-    struct cfs_http_options hopts;
     struct cfs_http_server *srv = NULL;
     void *mount = NULL;
     sigset_t set;
-    pthread_t watchdog;
-    bool watching = false;
-    int sig;
     int r;
 
 #ifdef M_MXFAST
@@ -1192,86 +1411,12 @@ int main(int argc, char **argv)
     if (r) {
         return r;
     }
-    cfs_log_set_level(o.level);
-    if (o.log_file) {
-        r = cfs_log_open_file(o.log_file);
-        if (r < 0) {
-            (void)fprintf(stderr,
-                          "configfsd: cannot open log file %s: %s\n",
-                          o.log_file,
-                          strerror(-r));
-            return 1;
-        }
-    }
-    if (!o.tls_cert != !o.tls_key) {
-        (void)fprintf(stderr,
-                      "configfsd: --tls-cert and --tls-key go together\n");
-        return 2;
-    }
-    r = cfs_http_listen_check(o.listen, o.tokens != NULL || o.insecure_listen);
-    if (r == -EPERM) {
-        (void)fprintf(stderr,
-                      "configfsd: refusing to listen on %s without --tokens; "
-                      "bind a loopback address, give --tokens, or (for a "
-                      "demo) --insecure-listen\n",
-                      o.listen);
-        return 2;
-    }
-    if (r < 0) {
-        (void)fprintf(stderr,
-                      "configfsd: --listen wants IPV4:PORT or localhost:PORT, "
-                      "not %s\n",
-                      o.listen);
-        return 2;
-    }
-    if (o.tokens) {
-        char why[512];
-
-        r = cfs_http_tokens_load(o.tokens, &tokens, why, sizeof(why));
-        if (r < 0) {
-            (void)fprintf(stderr, "configfsd: bad --tokens file: %s\n", why);
-            tokens_hint(r);
-            return 1;
-        }
-    }
-    if (o.tls_cert && (read_pem(o.tls_cert, "--tls-cert", &tls_cert) < 0 ||
-                       read_pem(o.tls_key, "--tls-key", &tls_key) < 0)) {
-        teardown();
-        return 1;
-    }
-    if (!tokens && cfs_http_listen_check(o.listen, false) == -EPERM) {
-        cfs_log(CFS_LOG_WARNING,
-                "insecure",
-                "--insecure-listen: serving %s WITHOUT AUTHENTICATION; anyone "
-                "who reaches it can read, change and delete everything. For "
-                "demos only: give --tokens",
-                o.listen);
-    }
-    if (tokens && !tls_cert && cfs_http_listen_check(o.listen, false) < 0) {
-        cfs_log(CFS_LOG_WARNING,
-                "start",
-                "tokens travel in clear text to %s: give --tls-cert and "
-                "--tls-key",
-                o.listen);
-    }
-    if (!is_dir(o.static_dir)) {
-        if (o.static_dir_given) {
-            (void)fprintf(stderr,
-                          "configfsd: cannot use --static-dir %s: %s\n",
-                          o.static_dir,
-                          strerror(errno));
-            teardown();
-            return 1;
-        }
-        cfs_log(CFS_LOG_WARNING,
-                "start",
-                "no %s directory: the web UI is not served",
-                o.static_dir);
-        o.static_dir = NULL;
+    r = check_options(&o);
+    if (r) {
+        return r;
     }
     /* Blocked before any thread exists (libmicrohttpd's, a module's), so
-     * that every thread inherits the mask and only the sigwait() below
-     * takes them. */
+     * that every thread inherits the mask and only sigwait() takes them. */
     (void)signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -1293,114 +1438,17 @@ int main(int argc, char **argv)
         teardown();
         return r;
     }
-    {
-        struct cfs_store_problem *ps = NULL;
-        size_t n = 0;
-
-        if (cfs_store_problems(store, &ps, &n) == 0) {
-            for (size_t i = 0; i < n; i++) {
-                cfs_log(CFS_LOG_WARNING,
-                        "replay",
-                        "stored %s of '%s' could not be replayed: %s (kept)",
-                        cfs_store_step_name(ps[i].op),
-                        ps[i].path,
-                        strerror(-ps[i].error));
-            }
-            cfs_store_problems_free(ps, n);
-        }
-    }
-
-    memset(&hopts, 0, sizeof(hopts));
-    hopts.listen = o.listen;
-    hopts.threads = o.threads;
-    hopts.body_limit = o.body_limit;
-    hopts.header_limit = o.header_limit;
-    hopts.max_connections = o.max_connections;
-    hopts.per_ip_connections = o.per_ip_connections;
-    hopts.timeout_s = o.timeout_s;
-    hopts.auth_fail_burst = o.auth_fail_burst;
-    hopts.auth_fail_window_s = o.auth_fail_window;
-    hopts.schemas = schemas;
-    hopts.store = store;
-    hopts.tokens = tokens;
-    hopts.insecure_listen = o.insecure_listen;
-    hopts.static_dir = o.static_dir;
-    hopts.tls_cert_pem = tls_cert;
-    hopts.tls_key_pem = tls_key;
-    hopts.peer_cacert = o.peer_cacert;
-    hopts.forward_writes = o.store_url && o.store_url[0] && o.forward_writes;
-    r = cfs_http_server_start(&hopts, &srv);
-    free_pem(&tls_key); /* GnuTLS holds its own copy now */
-    if (r < 0) {
-        cfs_log(CFS_LOG_ERROR,
-                "start",
-                "Failed to serve on %s: %s",
-                o.listen,
-                r == -EIO ? "libmicrohttpd said why, above" : strerror(-r));
+    log_replay_problems();
+    if (serve(&o, &srv) < 0) {
         teardown();
         return 1;
     }
-    cfs_log_notice("start",
-                   "configfsd %s listening on %s://%s (port %u)",
-                   CFS_VERSION,
-                   tls_cert ? "https" : "http",
-                   o.listen,
-                   cfs_http_server_port(srv));
-    if (hopts.forward_writes) {
-        advertise(&o, srv);
-    }
-    pthread_mutex_lock(&g_srv_lock);
-    g_srv = srv;
-    pthread_mutex_unlock(&g_srv_lock);
     if (o.mount && o.mount[0] && start_mount(&o, srv, &mount) < 0) {
         cfs_http_server_free(srv);
         teardown();
         return 1;
     }
     notify_manager(srv);
-
-    /* One signal at a time, in the order they came: a SIGTERM right after
-     * a SIGHUP is never lost to it. */
-    while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
-        r = cfs_log_reopen(); /* a no-op when logging to stderr */
-        if (r < 0) {
-            cfs_log(CFS_LOG_ERROR,
-                    "signal",
-                    "Failed to reopen %s: %s",
-                    o.log_file,
-                    strerror(-r));
-        }
-        if (tokens) { /* without --tokens there is nothing to reload */
-            reload_tokens(srv, o.tokens);
-        }
-    }
-    /* first, before anything that may block (the log's own write) */
-    watching = pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0;
-    cfs_log_notice("stop", "stopping");
-    /* a restart tells a service manager it reloads: the same process is
-     * ready again (READY=1) once the new program serves */
-    (void)cfs_notify(atomic_load(&restart_wanted) ? "RELOADING=1"
-                                                  : "STOPPING=1");
-    stop_mount(mount); /* before the commits it needs go */
-    pthread_mutex_lock(&g_srv_lock);
-    g_srv = NULL;
-    pthread_mutex_unlock(&g_srv_lock);
-    cfs_http_server_free(srv); /* requests in flight finish */
-    teardown();
-    if (atomic_load(&restart_wanted)) {
-        if (watching) { /* the new program has a stop of its own */
-            pthread_cancel(watchdog);
-            pthread_join(watchdog, NULL);
-        }
-        cfs_log_notice("stop", "restarting (the same program and arguments)");
-        cfs_log_close();
-        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-        execv("/proc/self/exe", restart_args);
-        (void)fprintf(stderr,
-                      "configfsd: cannot restart /proc/self/exe: %s\n",
-                      strerror(errno));
-        return 1;
-    }
-    cfs_log_close();
-    return 0;
+    wait_for_stop(&o, srv, &set);
+    return stop(srv, mount, &set);
 }
