@@ -26,11 +26,8 @@ trap cleanup EXIT
 unset CONFIGFSCTL_SERVER CONFIGFSCTL_TOKEN CONFIGFSCTL_TOKEN_FILE \
   CONFIGFSCTL_CACERT
 
-n=0
-failed=0
-out=$tmp/out
-err=$tmp/err
-rc=0
+# shellcheck source=SCRIPTDIR/../lib/cli-checks.sh
+source "$(dirname "$0")/../lib/cli-checks.sh" # check, has, wait_for
 
 # run ARGS...: configfsctl with stdin from $STDIN (default: nothing);
 # sets $rc, $out and $err.
@@ -38,30 +35,6 @@ run() {
   rc=0
   "$CTL" "$@" >"$out" 2>"$err" <"${STDIN:-/dev/null}" || rc=$?
 }
-# check DESCRIPTION CONDITION: one TAP line; on failure what came.
-check() {
-  n=$((n + 1))
-  if eval "$2"; then
-    echo "ok $n - $1"
-  else
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    echo "# condition: $2"
-    echo "# exit status: $rc"
-    head -c 600 "$out" | sed 's/^/# stdout: /'
-    head -c 600 "$err" | sed 's/^/# stderr: /'
-  fi
-}
-has() { grep -qF -- "$1" "${2:-$out}"; }
-# wait_for FILE TEXT: up to 30 s for TEXT to appear in FILE.
-wait_for() {
-  for _ in $(seq 1 300); do
-    grep -qF -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
 # start NAME ARGS...: a configfsd in the background (with the cli-raw
 # module unless ARGS say --no-module); sets $port.
 start() {
@@ -516,5 +489,4 @@ kill "${pids[-1]}" && wait "${pids[-1]}" 2>/dev/null
 run --server "$tserver" ls
 check "a server that is gone: unreachable (10)" '[ $rc = 10 ] && has "cannot reach" $err'
 
-echo "1..$n"
-[ $failed = 0 ]
+finish_checks
