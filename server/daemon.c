@@ -37,7 +37,7 @@
 #include "events.h"
 #include "forward.h"
 #include "fwd-batch.h"
-#include "log.h"
+#include "http.h"
 #include "metrics.h"
 #include "reply.h"
 #include "request.h"

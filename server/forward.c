@@ -35,7 +35,7 @@
 #include "forward.h"
 #include "fwd-batch.h"
 #include "jsonw.h"
-#include "log.h"
+#include "http.h"
 #include "metrics.h"
 #include "reply.h"
 #include "request.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * log.c - see log.h. Lines are logfmt: keys are fixed words, values are
- * quoted when they hold a space, '=', '"' or '\', and every byte outside
- * printable ASCII is written as \xNN, so that nothing a client sends (a
- * path, a method) can forge a line or smuggle terminal escapes.
+ * log.c - the log (server/include/http.h). Lines are logfmt: keys are fixed
+ * words, values are quoted when they hold a space, '=', '"' or '\', and every
+ * byte outside printable ASCII is written as \xNN, so that nothing a client
+ * sends (a path, a method) can forge a line or smuggle terminal escapes.
  *
  * With cfs_log_set_format(CFS_LOG_FORMAT_JSON) the same keys make one JSON
  * object per line ("status", "bytes" and "us" as numbers), strings escaped
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "http.h"
 
 #define LINE_MAX_BYTES 4096
 

@@ -27,7 +27,6 @@
 #include <nettle/sha2.h>
 
 #include "http.h"
-#include "log.h"
 #ifdef CFS_HAVE_MOUNT
 #include "mount.h"
 #endif

@@ -28,7 +28,6 @@
 
 #include "fuzz.h"
 #include "http.h"
-#include "log.h"
 #include "samples.h"
 
 static struct cfs_http_server *srv;

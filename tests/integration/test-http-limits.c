@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-http-limits.c - the request limits of server/http.h: body
+ * test-http-limits.c - the request limits of server/include/http.h: body
  * size (with and without Content-Length), header and URI size, path depth,
  * connections, and the idle timeout that drops slow clients while others
  * are served. Each test is bounded in time; the server's timeout is 2 s.

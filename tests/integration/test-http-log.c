@@ -17,7 +17,6 @@
 
 #include "harness.h"
 #include "http.h"
-#include "log.h"
 
 static char *dir, *path, *rotated;
 

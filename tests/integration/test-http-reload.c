@@ -17,7 +17,6 @@
 
 #include "harness.h"
 #include "http.h"
-#include "log.h"
 
 /* sha256sum of each token, computed outside the project (as in
  * test-http-auth.c). */
