@@ -1085,7 +1085,9 @@ scenario('axe on every main view in both themes and at phone width: no serious o
         await axeCheck(p, `${tag}, an item with a staged value`);
         const room = await p.$eval(attrInput('device'), (i) => parseFloat(getComputedStyle(i).lineHeight) / parseFloat(getComputedStyle(i).fontSize));
         ok(room >= 1.3, `an input's line box leaves room under the baseline (${room.toFixed(2)} em)`);
-        await p.click('#staged button.discard');
+        // the staged value was only there for the scan: drop it (a live
+        // update of the item under a loaded machine may have re-read it)
+        if (await p.isVisible('#staged button.discard')) await p.click('#staged button.discard');
         await p.click('#panel button[aria-controls="history"]');
         await p.waitForSelector('#history tbody tr');
         await axeCheck(p, `${tag}, history`);
