@@ -303,6 +303,39 @@ docker rm -f "$c8" >/dev/null 2>&1
 after=$(docker volume ls -q | sort)
 if [ "$before" = "$after" ]; then ok "docker rm -f leaves no anonymous volume"; else not_ok "docker rm -f leaves no anonymous volume" "$(comm -13 <(echo "$before") <(echo "$after"))"; fi
 
+# --mount in a container (docs/mount.md): root, the FUSE device and
+# CAP_SYS_ADMIN; the debug variant's shell drives the mount as a configfs
+# script would, and the server sees the change over HTTP
+if [ -e /dev/fuse ]; then
+  c9=$run_id-9
+  containers+=("$c9")
+  docker run -d --name "$c9" --user 0 --device /dev/fuse --cap-add SYS_ADMIN \
+    --security-opt apparmor=unconfined --entrypoint sh "$tag-debug" \
+    -c 'mkdir -p /mnt/config && exec configfsd --listen 127.0.0.1:8080 --db /tmp/m.db --mount /mnt/config' >/dev/null
+  mounted=
+  for _ in $(seq 1 100); do
+    docker exec "$c9" sh -c 'test -d /mnt/config/usb_gadget' 2>/dev/null && { mounted=1; break; }
+    sleep 0.1
+  done
+  out=$(docker exec "$c9" sh -c 'cd /mnt/config/usb_gadget && mkdir g1 && cd g1 &&
+        echo 0x1d6b > idVendor && mkdir functions/ncm.usb0 configs/c.1 &&
+        ln -s functions/ncm.usb0 configs/c.1/ && cat idVendor &&
+        configfsctl cat /usb_gadget/g1/idVendor &&
+        configfsctl ls /usb_gadget/g1/configs/c.1' 2>&1)
+  if [ -n "$mounted" ] && [ "$(printf '%s\n' "$out" | head -2 | tr '\n' ' ')" = "0x1d6b 0x1d6b " ] &&
+     grep -q 'ncm.usb0' <<<"$out"; then
+    ok "--mount in the container (--device /dev/fuse --cap-add SYS_ADMIN): a gadget script runs, HTTP sees it"
+  else
+    not_ok "--mount in the container (--device /dev/fuse --cap-add SYS_ADMIN): a gadget script runs, HTTP sees it" \
+      "mounted=${mounted:-no}" "$out" "$(docker logs "$c9" 2>&1 | tail -20)"
+  fi
+  docker stop -t 10 "$c9" >/dev/null 2>&1
+  code=$(docker inspect -f '{{.State.ExitCode}}' "$c9" 2>/dev/null)
+  if [ "$code" = 0 ]; then ok "--mount in the container: SIGTERM unmounts and exits 0"; else not_ok "--mount in the container: SIGTERM unmounts and exits 0" "exit $code" "$(docker logs "$c9" 2>&1 | tail -20)"; fi
+else
+  ok "--mount in a container # SKIP no /dev/fuse on this machine"
+fi
+
 # ---- docker/compose.yaml: named volume, tokens secret -------------------------
 if ! command -v docker-compose >/dev/null; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
