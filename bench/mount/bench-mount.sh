@@ -13,7 +13,8 @@
 #          connection (http.client) doing GET and PUT
 # Writes are durable commits (SQLite, --sync full by default) on every
 # path, so they measure the commit as much as the front end.
-# Runs as root or as a user FUSE lets mount; needs curl and python3.
+# Runs as root or as a user FUSE lets mount; needs curl and python3, and
+# wrk (installed through scripts/deps.sh when missing).
 set -euo pipefail
 configfsd=$1
 N=${2:-2000}
@@ -52,6 +53,9 @@ else
   echo "# libfuse's hello example is not available: no baseline row" >&2
 fi
 
+rate_row() { # NAME PER_SECOND
+  printf '| %-44s | %9s |\n' "$1" "$2"
+}
 rate() { # NAME SECONDS
   python3 -c "import sys; print('| %-44s | %9.0f |' % (sys.argv[1], int(sys.argv[3]) / float(sys.argv[2])))" "$1" "$2" "$N"
 }
@@ -108,10 +112,20 @@ rate "calls: open+read+close attribute (mount)" "$(calls read)"
 rate "calls: GET, one keep-alive connection (HTTP)" "$(calls get)"
 rate "calls: open+write+close attribute (mount)" "$(calls write)"
 rate "calls: PUT, one keep-alive connection (HTTP)" "$(calls put)"
-if command -v wrk >/dev/null; then
-  echo
-  wrk -t1 -c1 -d5s "$U" | sed 's/^/# wrk GET: /'
-else
-  echo
-  echo "(wrk is not installed: the keep-alive rows stand in for it)"
-fi
+# wrk, one connection and then 16, GET and durable PUT of the attribute:
+# what an HTTP client that keeps its connections gets
+command -v wrk >/dev/null || "$here/../../scripts/deps.sh" run wrk >&2
+put_lua=$tmp/put.lua
+printf 'wrk.method = "PUT"\nwrk.body = "7"\n' >"$put_lua"
+wrk_rate() { # CONNECTIONS [wrk args...] -> requests/s (non-2xx: 0)
+  local c=$1 out
+  shift
+  out=$(wrk -t1 -c"$c" -d3s "$@" "$U")
+  if grep -q 'Non-2xx' <<<"$out"; then echo 0; return; fi
+  awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out"
+}
+for c in 1 16; do
+  rate_row "wrk: GET attribute, $c conn. (HTTP)" "$(wrk_rate "$c")"
+  rate_row "wrk: PUT attribute, $c conn. (HTTP, durable)" \
+    "$(wrk_rate "$c" -s "$put_lua")"
+done
