@@ -152,6 +152,33 @@ kill "$busy_pid" 2>/dev/null
 wait "$busy_pid" 2>/dev/null
 busy_pid=
 
+# ---- who may use the mount (docs/security.md, "The mount") -----------------
+# As root, another user is nobody: FUSE lets only the mounting user in
+# unless --mount-allow-other, and then default_permissions applies the
+# modes the mount shows (attributes 0644 and directories 0755, root's).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  chmod 0755 "$tmp" # the mount point itself reachable by another user
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  start
+  mkdir "$M/02-simple-children/acc" && echo 5 >"$M/02-simple-children/acc/storeme"
+  check "another user reaches the mount point's folder" "${nobody[@]}" ls "$tmp"
+  check "without --mount-allow-other another user is refused the mount" \
+    sh -c "! ${nobody[*]} ls '$M' >/dev/null 2>&1"
+  st=0
+  mount_stop "$M" || st=1
+  check "stopped" test $st = 0
+  start --mount-allow-other
+  check "with --mount-allow-other another user reads an attribute (0644)" \
+    same 5 "${nobody[@]}" cat "$M/02-simple-children/acc/storeme"
+  check "with --mount-allow-other another user cannot write it (EACCES: default_permissions)" \
+    sh -c "! ${nobody[*]} sh -c 'echo 6 > $M/02-simple-children/acc/storeme' 2>/dev/null && test \"\$(cat $M/02-simple-children/acc/storeme)\" = 5"
+  check "with --mount-allow-other another user cannot mkdir (EACCES)" \
+    sh -c "! ${nobody[*]} mkdir '$M/02-simple-children/other' 2>/dev/null && test ! -e '$M/02-simple-children/other'"
+  st=0
+  mount_stop "$M" || st=1
+  check "stopped again" test $st = 0
+fi
+
 # ---- start-up errors ---------------------------------------------------------
 mkdir "$tmp/full" && touch "$tmp/full/x"
 rc=0
