@@ -619,6 +619,11 @@ static unsigned rnd(unsigned *seed, unsigned n)
 }
 
 static void op_mkdir(json_t *ops, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void op_store(json_t *ops, const char *value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void op_mkdir(json_t *ops, const char *fmt, ...)
 {
     char p[256];
     va_list ap;
