@@ -105,6 +105,7 @@ static int change(
 {
     struct cfs_mount *m = self();
     char principal[32];
+    unsigned jitter = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)&principal;
 
     (void)snprintf(principal,
                    sizeof(principal),
@@ -148,6 +149,17 @@ static int change(
         r = m->opts.commit(m->opts.ctx, txn, principal);
         if (r != -ESTALE) {
             return r;
+        }
+        if (attempt >= 4) {
+            /* Losing again and again (the commit caught up already): let
+             * the others through first, a random and growing while, as
+             * the server's own retries do, so that nodes that collide
+             * drift apart. */
+            struct timespec ts = {0, 0};
+
+            ts.tv_nsec =
+                (long)(rand_r(&jitter) % (200u * (attempt + 1))) * 1000;
+            (void)nanosleep(&ts, NULL);
         }
     }
     return -EAGAIN; /* lost every race: nothing kept */

@@ -197,10 +197,10 @@ int cfs_http_hash_token_main(int argc, char **argv);
 /* ---- the log ------------------------------------------------------------ */
 
 /*
- * The log (log.c): configfsd's log: one logfmt line per event (ts=, level=, event=,
- * then key=value pairs), or one JSON object with the same keys, filtered by
- * level, written with one write(2) so that lines from worker threads never
- * interleave.
+ * The log (log.c): configfsd's log: one logfmt line per event (ts=, level=,
+ * event=, then key=value pairs), or one JSON object with the same keys,
+ * filtered by level, written with one write(2) so that lines from worker
+ * threads never interleave.
  *
  * Logs go to stderr, or to a file given with cfs_log_open_file(); a file is
  * reopened in place by cfs_log_reopen() (SIGHUP, for log rotation).

@@ -145,7 +145,10 @@ check "health with one server down: 10, the others still asked" \
   '[ $rc = 10 ] && grep -q "^$A: alive, ready" $out && grep -q "^$dead: unreachable" $out'
 
 # ---- watch across a restart -------------------------------------------------------
-"$CTL" --server "$A" watch /02-simple-children >"$tmp/watch" 2>"$tmp/watch.err" &
+# from the revision of now, read before the watch starts: a watch that
+# connects after the mkdir below must still deliver it
+since=$(curl -sf "$A/readyz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["revision"])')
+"$CTL" --server "$A" watch --since "$since" /02-simple-children >"$tmp/watch" 2>"$tmp/watch.err" &
 wpid=$!
 pids+=("$wpid")
 "$CTL" --server "$A" mkdir /02-simple-children/before >/dev/null
