@@ -31,7 +31,9 @@ const require = createRequire(join(srcRoot, 'tools/node/package.json'));
 const { chromium } = require('playwright-core');
 
 const CHROMIUM = process.env.CFS_CHROMIUM || '/usr/bin/chromium';
-const WAIT_MS = 10000;
+// The bound of a wait for a condition (never a sleep): generous, since the
+// suite also runs in the sanitizer build while other suites load the cores.
+const WAIT_MS = 30000;
 const tmp = mkdtempSync(join(tmpdir(), 'cfs-e2e-'));
 const SHOTS = process.env.CFS_E2E_SCREENSHOTS || join(tmp, 'screens');
 mkdirSync(SHOTS, { recursive: true });
@@ -52,7 +54,7 @@ function startServer(name, extra = [], { port = 0, db: dbName = name } = {}) {
   const srv = { name, child, log: '', exited: new Promise((r) => child.on('exit', (code, sig) => r({ code, sig }))) };
   servers.push(srv);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no "listening" line in 10 s:\n${srv.log}`)), WAIT_MS);
+    const timer = setTimeout(() => reject(new Error(`${name}: no "listening" line in ${WAIT_MS / 1000} s:\n${srv.log}`)), WAIT_MS);
     child.stderr.on('data', (d) => {
       srv.log += d;
       const m = /listening on .* \(port (\d+)\)/.exec(srv.log);
