@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <stdatomic.h>
 
 #include <configfs/store.h>
@@ -351,6 +352,124 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
                          (unsigned long long)cfs_revision());
     }
     return err == 0;
+}
+
+/* ---- committed reads ---------------------------------------------------- */
+
+/* The routes whose GET reads the tree (or the store's history of it). */
+static bool reads_tree(const struct cfs_http_req *req)
+{
+    const char *label = req->route;
+
+    return (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
+           !req->in.outer && label &&
+           (strcmp(label, "config") == 0 || strcmp(label, "history") == 0 ||
+            strcmp(label, "export") == 0);
+}
+
+void cfs_http_read_begin(struct cfs_http_req *req)
+{
+    /* Its route is known once dispatched (reads_tree()): every GET marks. */
+    req->wait.read = (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
+                     !req->in.outer;
+    if (req->wait.read) {
+        cfs_read_begin(&req->wait.rmark);
+    }
+}
+
+/* Something the read saw was undone: read again, a bounded number of
+ * times. @return true to run the handler again. */
+static bool read_again(struct cfs_http_req *req)
+{
+    if (++req->wait.rereads > CFS_HTTP_REREADS) {
+        run_again(req);
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         -EAGAIN,
+                         NULL,
+                         "changes that were undone kept getting in the way "
+                         "of this read %u times in a row; retry",
+                         (unsigned)CFS_HTTP_REREADS);
+        return false;
+    }
+    run_again(req);
+    return true;
+}
+
+bool cfs_http_read_hold(struct cfs_http_req *req)
+{
+    struct cfs_http_server *srv = req->srv;
+    int r;
+
+    if (!req->resp || !reads_tree(req)) {
+        return false;
+    }
+    pthread_mutex_lock(&srv->h_lock);
+    r = cfs_read_end(&req->wait.rmark);
+    if (r == -EINPROGRESS) {
+        /* On the list before the lock goes: the hook that ends the
+         * transaction it waits for finds it there. */
+        cfs_http_commit_begin(req);
+        req->wait.held = true;
+        req->wait.hprev = NULL;
+        req->wait.hnext = srv->held;
+        if (srv->held) {
+            srv->held->wait.hprev = req;
+        }
+        srv->held = req;
+        atomic_fetch_add(&srv->n_held, 1);
+    }
+    pthread_mutex_unlock(&srv->h_lock);
+    if (r == -EAGAIN) {
+        return read_again(req);
+    }
+    return false;
+}
+
+bool cfs_http_read_finish(struct cfs_http_req *req)
+{
+    int err = req->wait.commit_err;
+
+    req->wait.held = false;
+    req->wait.committing = false;
+    req->wait.commit_err = 0;
+    return err == -EAGAIN && read_again(req);
+}
+
+void cfs_http_reads_hook(void *arg)
+{
+    struct cfs_http_server *srv = arg;
+    struct cfs_http_req *ready = NULL, *req, *next;
+
+    if (atomic_load(&srv->n_held) == 0) {
+        return;
+    }
+    pthread_mutex_lock(&srv->h_lock);
+    for (req = srv->held; req; req = next) {
+        int r = cfs_read_end(&req->wait.rmark);
+
+        next = req->wait.hnext;
+        if (r == -EINPROGRESS) {
+            continue;
+        }
+        if (req->wait.hprev) {
+            req->wait.hprev->wait.hnext = next;
+        } else {
+            srv->held = next;
+        }
+        if (next) {
+            next->wait.hprev = req->wait.hprev;
+        }
+        atomic_fetch_sub(&srv->n_held, 1);
+        req->wait.commit_err = r;
+        req->wait.hnext = ready;
+        ready = req;
+    }
+    pthread_mutex_unlock(&srv->h_lock);
+    for (req = ready; req; req = next) {
+        next = req->wait.hnext;
+        cfs_http_commit_resolve(req, req->wait.commit_err, 0);
+    }
 }
 
 /* ---- commits of other front ends (the mount) --------------------------- */

@@ -62,6 +62,27 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
                              int err,
                              uint64_t revision);
 
+/*
+ * Committed reads (docs/DESIGN.md "Committed reads"): a GET or HEAD of the
+ * tree, its history or an export answers only with committed state. Before
+ * its handler runs, cfs_http_read_begin() marks where it starts; after,
+ * cfs_http_read_hold() holds its answer while a transaction it may have
+ * seen is not committed (the connection sleeps as for a commit; the read
+ * hook resumes it), or resets it when one was undone. @return true: run
+ * the handler again now; false: answer, or wait (req->wait.committing).
+ */
+void cfs_http_read_begin(struct cfs_http_req *req);
+bool cfs_http_read_hold(struct cfs_http_req *req);
+/* The hold is over: true to run the handler again (something it saw was
+ * undone), false to answer. */
+bool cfs_http_read_finish(struct cfs_http_req *req);
+/* Core's read hook (cfs_read_hook_add()): a transaction ended; resume the
+ * held reads that may answer now. */
+void cfs_http_reads_hook(void *srv);
+/* Times a read is run again because what it saw was undone before it is
+ * answered 503 (the tree keeps changing under it). */
+#define CFS_HTTP_REREADS 32
+
 /* Let every suspended answer be resumed; from now on, workers wait for
  * their commits themselves instead of suspending. Before the daemon stops. */
 void cfs_http_commit_stop(struct cfs_http_server *srv);

@@ -73,10 +73,16 @@ struct cfs_http_server {
      * store's commit thread calls each back, which resumes it. No lock on
      * that path but for the last step of a suspended one. */
     pthread_mutex_t c_lock;
-    pthread_cond_t c_done;        /* a suspended one is resumed, or a worker's
-                                   * own waits are over */
-    atomic_size_t c_async;        /* may be or are suspended, not yet resumed */
-    atomic_bool c_stop;           /* stopping: no more suspending */
+    pthread_cond_t c_done; /* a suspended one is resumed, or a worker's
+                            * own waits are over */
+    atomic_size_t c_async; /* may be or are suspended, not yet resumed */
+    atomic_bool c_stop;    /* stopping: no more suspending */
+    /* Reads whose answers wait for the transactions they may have seen to
+     * be committed (commit-wait.c); core's read hook resumes them. */
+    pthread_mutex_t h_lock;
+    struct cfs_http_req *held; /* h_lock */
+    atomic_size_t n_held;
+    bool read_hooked;
     struct cfs_http_options opts; /* opts.tokens is NULL: see tokens */
     /* The tokens table new requests are authorized with (a reference), or
      * NULL for none, for the server's life; swapped by
@@ -134,6 +140,14 @@ struct cfs_http_wait {
     enum { CFS_CATCH_UP_NONE, CFS_CATCH_UP_READ, CFS_CATCH_UP_RETRY } catch_up;
     uint64_t min_revision; /* ?min_revision=, 0 without */
     unsigned jitter;       /* rand_r() state of its back-off */
+    /* A read of the tree (commit-wait.c, "committed reads"): its answer is
+     * held until what it read is committed (held: on srv->held, resumed
+     * by the read hook); read again after an undo, rereads times. */
+    struct cfs_read_mark rmark;
+    bool read;
+    bool held;
+    unsigned rereads;
+    struct cfs_http_req *hnext, *hprev;
 };
 
 /* Cluster mode, --forward-writes, at a node that is not the writer

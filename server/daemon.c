@@ -433,11 +433,15 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
  * batch of forwarded requests, read by its handler, runs them. */
 static enum cfs_http_phase dispatch(struct cfs_http_req *req)
 {
+    cfs_http_read_begin(req);
     if (!cfs_http_forward(req)) {
         cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
         if (req->in.batch && !req->resp) {
             cfs_http_fwd_batch_run(req, run);
         }
+    }
+    if (req->wait.read && !req->wait.committing && cfs_http_read_hold(req)) {
+        return CFS_HTTP_PHASE_DISPATCH; /* something it saw was undone */
     }
     /* The answer waits for the disk (or the node to catch up, the writer,
      * the batch's requests), this thread does not. */
@@ -451,7 +455,9 @@ static enum cfs_http_phase finish(struct cfs_http_req *req)
 {
     bool again;
 
-    if (req->wait.catch_up) {
+    if (req->wait.held) {
+        again = cfs_http_read_finish(req);
+    } else if (req->wait.catch_up) {
         again = cfs_http_catch_up_finish(req);
     } else if (req->fwd.job) {
         again = cfs_http_forward_finish(req); /* the writer answered */
@@ -772,7 +778,12 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     }
     pthread_mutex_init(&srv->c_lock, NULL);
     pthread_cond_init(&srv->c_done, NULL);
+    pthread_mutex_init(&srv->h_lock, NULL);
     pthread_mutex_init(&srv->tok_lock, NULL);
+    if (r == 0) {
+        r = cfs_read_hook_add(cfs_http_reads_hook, srv);
+        srv->read_hooked = r == 0;
+    }
     cfs_http_drain_init(&srv->drain);
     srv->tokens = cfs_http_tokens_ref(srv->opts.tokens);
     srv->opts.tokens = NULL; /* it may be replaced: srv->tokens is current */
@@ -872,6 +883,9 @@ void cfs_http_server_free(struct cfs_http_server *srv)
             }
             MHD_stop_daemon(srv->daemon);
         }
+        if (srv->read_hooked) {
+            cfs_read_hook_remove(cfs_http_reads_hook, srv);
+        }
         cfs_http_events_free(srv->events);
         cfs_http_forward_free(srv->fwd);
         if (srv->static_fd >= 0) {
@@ -883,6 +897,7 @@ void cfs_http_server_free(struct cfs_http_server *srv)
         pthread_mutex_destroy(&srv->tok_lock);
         pthread_cond_destroy(&srv->c_done);
         pthread_mutex_destroy(&srv->c_lock);
+        pthread_mutex_destroy(&srv->h_lock);
         cfs_http_drain_fini(&srv->drain);
         free(srv);
     }

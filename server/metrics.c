@@ -411,6 +411,12 @@ static void put_tree(FILE *f, struct cfs_http_req *req)
             GAUGE,
             "Stored changes that could not be replayed.",
             json_array_size(problems));
+    put_u64(f,
+            "configfsd_reads_held",
+            GAUGE,
+            "Reads whose answer waits for the changes they may have seen "
+            "to be committed, none holding a worker.",
+            atomic_load(&req->srv->n_held));
     json_decref(problems);
 }
 

@@ -397,7 +397,14 @@ struct cfs_txn {
     uint64_t stamp;
     const char *insert_before; /* undoing an rmdir: keep sibling order */
     bool undo_raw_store;       /* undoing a store: leave written values be */
+    uint64_t ticket;            /* visible.c: its place among open ones */
+    struct cfs_txn *vprev, *vnext; /* visible.c: the open transactions */
 };
+
+/* visible.c: a transaction begins (under the mutation lock) / ends,
+ * committed or undone (@was_undone: it had changed the tree). */
+void cfs__vis_open(struct cfs_txn *txn);
+void cfs__vis_close(struct cfs_txn *txn, bool was_undone);
 
 /* Begin/end an operation: takes the mutation lock and, for txn == NULL,
  * a private transaction. */

@@ -173,6 +173,7 @@ CFS_NO_TSA static int txn_new(struct cfs_txn **ret_txn)
         return -ENOMEM;
     }
     cfs__wlock_acquire();
+    cfs__vis_open(txn);
     *ret_txn = txn;
     return 0;
 }
@@ -277,6 +278,7 @@ CFS_NO_TSA void cfs_txn_commit(struct cfs_txn *txn)
         }
         cfs__wlock_release();
     }
+    cfs__vis_close(txn, false);
     txn_free(txn);
 }
 
@@ -526,6 +528,9 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
         }
     }
     txn_return_revision(txn);
+    /* Told before the lock goes: a reader that saw the undone state is
+     * told to read again before a later writer can change the tree. */
+    cfs__vis_close(txn, txn->n > 0);
     cfs__wlock_release();
     txn_free(txn);
     return first;

@@ -4,11 +4,17 @@
  * the log's fsync, injected below SQLite by the fault VFS): the client gets
  * 503 problem+json with the errno, the change is undone in the tree, kept
  * out of the history, counted in /metrics, and the next request works.
+ * And the promise of committed reads (docs/DESIGN.md): while such a commit
+ * is held open, no reader - a GET of the attribute, its value, its node,
+ * a listing, the event stream - sees the change or an ETag naming it.
  */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../unit/fault-vfs.h"
 #include "harness.h"
@@ -135,11 +141,203 @@ static void test_fault_post_batch_undone(void **state)
     http_resp_done(&r);
 }
 
+/* ---- committed reads ------------------------------------------------------
+ */
+
+struct reader {
+    pthread_t thread;
+    const char *path;
+    int rc;
+    struct http_resp r;
+};
+
+static void *read_one(void *arg)
+{
+    struct reader *rd = arg;
+
+    rd->rc = http_try(&rd->r, "GET", rd->path, NULL, 0, NULL);
+    return NULL;
+}
+
+static struct http_resp held_put;
+static void *post_held(void *arg)
+{
+    const char *body = arg;
+
+    (void)http_try(
+        &held_put,
+        "POST",
+        "/api/v1/config/02-simple-children",
+        body,
+        strlen(body),
+        (const char *const[]){"Content-Type: application/json", NULL});
+    return NULL;
+}
+
+static void *put_held(void *arg)
+{
+    const char *const *pv = arg;
+
+    (void)http_try(&held_put, "PUT", pv[0], pv[1], strlen(pv[1]), NULL);
+    return NULL;
+}
+
+/* Wait (bounded) until @name's sample is @want. */
+static void wait_metric(const char *name, long want)
+{
+    for (int i = 0; i < 3000 && metric(name) != want; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(metric(name), want);
+}
+
+/* Until the held sync is reached: the change is in the tree, not on disk. */
+static void wait_fault_hit(int before)
+{
+    for (int i = 0; i < 3000 && fault_vfs_hits() == before; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(fault_vfs_hits(), before + 1);
+}
+
+static char *etag_of(const char *path)
+{
+    struct http_resp r;
+    char *e;
+
+    http(&r, "GET", path, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    e = http_header(&r, "ETag");
+    assert_non_null(e);
+    http_resp_done(&r);
+    return e;
+}
+
+/* A store whose commit fails after it ran in the tree: every reader that
+ * came while it was pending is answered with the committed value and its
+ * ETag, never the undone one; so is the event stream. */
+static void test_committed_read_never_sees_undone_store(void **state)
+{
+    static const char *const pv[] = {STOREME, "66"};
+    static const char *const paths[] = {
+        STOREME,
+        "/api/v1/value/01-childless/storeme",
+        "/api/v1/node/01-childless",
+        "/api/v1/config/01-childless",
+    };
+    enum { N = sizeof(paths) / sizeof(paths[0]) };
+    struct reader rd[N];
+    pthread_t put;
+    char *old_etag, buf[8192];
+    bool eof = false;
+    int sse, hits;
+    static const char sse_req[] =
+        "GET /api/v1/events HTTP/1.1\r\n"
+        "Host: x\r\nAccept: text/event-stream\r\n\r\n";
+
+    (void)state;
+    put_value(STOREME, "5", 200);
+    old_etag = etag_of(STOREME);
+    sse = raw_connect();
+    raw_send(sse, sse_req, sizeof(sse_req) - 1);
+    assert_true(raw_read_for(sse, buf, sizeof(buf), "\r\n\r\n", 10000, &eof) >
+                0);
+
+    hits = fault_vfs_hits();
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    assert_int_equal(pthread_create(&put, NULL, put_held, (void *)pv), 0);
+    wait_fault_hit(hits);
+    for (size_t i = 0; i < N; i++) {
+        memset(&rd[i], 0, sizeof(rd[i]));
+        rd[i].path = paths[i];
+        assert_int_equal(pthread_create(&rd[i].thread, NULL, read_one, &rd[i]),
+                         0);
+    }
+    /* every read is in, its answer held (none answered with "66") */
+    wait_metric("configfsd_reads_held ", N);
+    fault_vfs_release();
+    assert_int_equal(pthread_join(put, NULL), 0);
+    expect_problem(&held_put, 503, "EIO");
+    http_resp_done(&held_put);
+    for (size_t i = 0; i < N; i++) {
+        char *e;
+
+        assert_int_equal(pthread_join(rd[i].thread, NULL), 0);
+        assert_int_equal(rd[i].rc, 0);
+        assert_int_equal(rd[i].r.status, 200);
+        assert_null(strstr(rd[i].r.body, "66"));
+        e = http_header(&rd[i].r, "ETag");
+        if (i < 2) {
+            assert_non_null(strstr(rd[i].r.body, "5"));
+            assert_non_null(e);
+            assert_string_equal(e, old_etag);
+        }
+        free(e);
+        http_resp_done(&rd[i].r);
+    }
+    assert_int_equal(metric("configfsd_reads_held "), 0);
+
+    /* the stream: the next committed value, and never the undone one */
+    put_value(STOREME, "77", 200);
+    assert_true(raw_read_for(sse, buf, sizeof(buf), "77", 10000, &eof) > 0);
+    assert_null(strstr(buf, "66"));
+    close(sse);
+    free(old_etag);
+}
+
+/* A mkdir whose commit fails: while it is pending, the parent's listing
+ * does not show the child and the child is not found. */
+static void test_committed_read_never_sees_undone_mkdir(void **state)
+{
+    static const char *const paths[] = {
+        "/api/v1/config/02-simple-children",
+        "/api/v1/config/02-simple-children/ghost",
+        "/api/v1/node/02-simple-children",
+    };
+    enum { N = sizeof(paths) / sizeof(paths[0]) };
+    struct reader rd[N];
+    pthread_t put;
+    static const char body[] = "{\"name\":\"ghost\"}";
+
+    (void)state;
+    int hits = fault_vfs_hits();
+
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    assert_int_equal(pthread_create(&put, NULL, post_held, (void *)body), 0);
+    wait_fault_hit(hits);
+    for (size_t i = 0; i < N; i++) {
+        memset(&rd[i], 0, sizeof(rd[i]));
+        rd[i].path = paths[i];
+        assert_int_equal(pthread_create(&rd[i].thread, NULL, read_one, &rd[i]),
+                         0);
+    }
+    wait_metric("configfsd_reads_held ", N);
+    fault_vfs_release();
+    assert_int_equal(pthread_join(put, NULL), 0);
+    expect_problem(&held_put, 503, "EIO");
+    http_resp_done(&held_put);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(pthread_join(rd[i].thread, NULL), 0);
+        assert_int_equal(rd[i].rc, 0);
+        assert_int_equal(rd[i].r.status, i == 1 ? 404 : 200);
+        if (i != 1) {
+            assert_null(strstr(rd[i].r.body, "\"ghost\""));
+        }
+        http_resp_done(&rd[i].r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_put_answers_503_and_undoes),
         cmocka_unit_test(test_fault_post_batch_undone),
+        cmocka_unit_test(test_committed_read_never_sees_undone_store),
+        cmocka_unit_test(test_committed_read_never_sees_undone_mkdir),
     };
 
     return cmocka_run_group_tests_name("http-fault", tests, setup, teardown);

@@ -330,6 +330,44 @@ CFS_EXPORT uint64_t cfs_tree_nodes(void);
  *  @return 0 or -ENOENT if the item is not in the tree. */
 CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
 
+/* ---- committed reads ----------------------------------------------------
+ * A transaction changes the tree in place before it is committed (the store
+ * commits it once durable, or once etcd's quorum took it) and is undone if
+ * that fails. A reader that must answer only with committed state brackets
+ * its reads: cfs_read_begin(), read, cfs_read_end(). What it read is
+ * committed once every transaction that began before the read ended is
+ * committed and none was undone since cfs_read_begin() (docs/DESIGN.md,
+ * "Committed reads").
+ */
+struct cfs_read_mark {
+    uint64_t ticket; /* set by the first cfs_read_end() */
+    uint64_t undone;
+};
+
+/** Before reading. */
+CFS_EXPORT void cfs_read_begin(struct cfs_read_mark *mark);
+
+/**
+ * After reading (and again after waiting). @return 0: what was read is
+ * committed, answer it; -EINPROGRESS: a transaction that may have changed
+ * it is open, wait (cfs_read_wait(), or until a hook is called) and ask
+ * again; -EAGAIN: a transaction was undone since the read began, read
+ * again from cfs_read_begin().
+ */
+CFS_EXPORT int cfs_read_end(struct cfs_read_mark *mark);
+
+/** cfs_read_end(), blocking while it would say -EINPROGRESS. */
+CFS_EXPORT int cfs_read_wait(struct cfs_read_mark *mark);
+
+/**
+ * Call @fn(@arg) whenever a transaction ends (committed or undone), from
+ * the thread that ended it, which may hold the mutation lock: @fn must not
+ * call the operation layer, only wake whoever waits (a server resumes the
+ * reads whose answers it holds). At most 8 hooks. @return 0, -ENOSPC.
+ */
+CFS_EXPORT int cfs_read_hook_add(void (*fn)(void *arg), void *arg);
+CFS_EXPORT void cfs_read_hook_remove(void (*fn)(void *arg), void *arg);
+
 /* ---- tree observers ---------------------------------------------------- */
 
 /*

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * visible.c - committed reads: what lets a reader tell whether what it
+ * just read of the tree is committed state.
+ *
+ * A transaction changes the tree in place from its first operation on,
+ * long before the store has made it durable (or, in a cluster, before
+ * etcd's quorum took it); if its commit then fails it is undone. A
+ * reader must never answer with such a state. Every transaction gets a
+ * ticket when it begins (under the mutation lock, so tickets follow lock
+ * order) and stays on the list of open transactions until it is
+ * committed (cfs_txn_commit(), which the store calls once the change is
+ * durable) or undone. A read notes, when it ends, the last ticket handed
+ * out: everything it may have seen was done by a transaction with a
+ * ticket up to that one. It may answer once none of those is open any
+ * more and none was undone since the read began; it reads again when one
+ * was undone. cfs_read_end() says which; cfs_read_wait() blocks until
+ * then, and the hooks tell a server that does not block (it holds the
+ * answer, its worker goes on) when a transaction ended.
+ *
+ * The rule covers whatever a read sees, module state included: a show()
+ * that reads a module's own structures is answered only once every
+ * transaction that ran before or during it is settled.
+ */
+#include "internal.h"
+
+static pthread_mutex_t vis_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t vis_cond = PTHREAD_COND_INITIALIZER;
+static struct cfs_txn *open_head, *open_tail; /* vis_lock, ticket order */
+static uint64_t tickets;                      /* vis_lock: handed out */
+static uint64_t undone;                       /* vis_lock: undone so far */
+
+#define MAX_HOOKS 8
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void (*fn)(void *arg);
+    void *arg;
+} hooks[MAX_HOOKS]; /* hook_lock */
+
+void cfs__vis_open(struct cfs_txn *txn)
+{
+    pthread_mutex_lock(&vis_lock);
+    txn->ticket = ++tickets;
+    txn->vprev = open_tail;
+    txn->vnext = NULL;
+    if (open_tail) {
+        open_tail->vnext = txn;
+    } else {
+        open_head = txn;
+    }
+    open_tail = txn;
+    pthread_mutex_unlock(&vis_lock);
+}
+
+void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
+{
+    pthread_mutex_lock(&vis_lock);
+    if (was_undone) {
+        undone++; /* before it leaves the list: a waiter sees both */
+    }
+    if (txn->vprev) {
+        txn->vprev->vnext = txn->vnext;
+    } else {
+        open_head = txn->vnext;
+    }
+    if (txn->vnext) {
+        txn->vnext->vprev = txn->vprev;
+    } else {
+        open_tail = txn->vprev;
+    }
+    txn->vprev = txn->vnext = NULL;
+    pthread_cond_broadcast(&vis_cond);
+    pthread_mutex_unlock(&vis_lock);
+
+    pthread_mutex_lock(&hook_lock);
+    for (size_t i = 0; i < MAX_HOOKS; i++) {
+        if (hooks[i].fn) {
+            hooks[i].fn(hooks[i].arg);
+        }
+    }
+    pthread_mutex_unlock(&hook_lock);
+}
+
+void cfs_read_begin(struct cfs_read_mark *mark)
+{
+    pthread_mutex_lock(&vis_lock);
+    mark->undone = undone;
+    mark->ticket = 0;
+    pthread_mutex_unlock(&vis_lock);
+}
+
+/* @pre vis_lock */
+static int read_state(struct cfs_read_mark *mark)
+{
+    if (!mark->ticket) {
+        mark->ticket = tickets; /* what it may have seen, at most */
+    }
+    if (open_head && open_head->ticket <= mark->ticket) {
+        return -EINPROGRESS;
+    }
+    return undone != mark->undone ? -EAGAIN : 0;
+}
+
+int cfs_read_end(struct cfs_read_mark *mark)
+{
+    int r;
+
+    pthread_mutex_lock(&vis_lock);
+    r = read_state(mark);
+    pthread_mutex_unlock(&vis_lock);
+    return r;
+}
+
+int cfs_read_wait(struct cfs_read_mark *mark)
+{
+    int r;
+
+    pthread_mutex_lock(&vis_lock);
+    while ((r = read_state(mark)) == -EINPROGRESS) {
+        pthread_cond_wait(&vis_cond, &vis_lock);
+    }
+    pthread_mutex_unlock(&vis_lock);
+    return r;
+}
+
+int cfs_read_hook_add(void (*fn)(void *arg), void *arg)
+{
+    int r = -ENOSPC;
+
+    pthread_mutex_lock(&hook_lock);
+    for (size_t i = 0; i < MAX_HOOKS; i++) {
+        if (!hooks[i].fn) {
+            hooks[i].fn = fn;
+            hooks[i].arg = arg;
+            r = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&hook_lock);
+    return r;
+}
+
+void cfs_read_hook_remove(void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&hook_lock);
+    for (size_t i = 0; i < MAX_HOOKS; i++) {
+        if (hooks[i].fn == fn && hooks[i].arg == arg) {
+            hooks[i].fn = NULL;
+            hooks[i].arg = NULL;
+        }
+    }
+    pthread_mutex_unlock(&hook_lock);
+}
