@@ -21,6 +21,7 @@
 #include "events.h"
 #include "metrics.h"
 #include "reply.h"
+#include "request.h"
 
 /* A commit that failed: the change was undone; the answer says so. */
 static void commit_failed(struct cfs_http_req *req, int err)
@@ -340,6 +341,25 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
     }
     if (err == -ENOMEM) {
         cfs_http_no_memory(req);
+    } else if (why == CFS_CATCH_UP_INDEX && err == -ETIMEDOUT) {
+        cfs_http_problem(req,
+                         MHD_HTTP_GATEWAY_TIMEOUT,
+                         -ETIMEDOUT,
+                         NULL,
+                         "this node did not apply the cluster's last "
+                         "changes within %u ms (it is at %llu); "
+                         "?consistency=serializable reads what it has",
+                         CFS_HTTP_MIN_REVISION_WAIT_MS,
+                         (unsigned long long)cfs_revision());
+    } else if (why == CFS_CATCH_UP_INDEX && err < 0) {
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         err,
+                         NULL,
+                         "etcd could not say where the cluster's log ends, "
+                         "so this read cannot be linearizable; "
+                         "?consistency=serializable reads what this node "
+                         "has");
     } else if (err < 0) {
         cfs_http_problem(req,
                          MHD_HTTP_GATEWAY_TIMEOUT,
@@ -356,25 +376,59 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
 
 /* ---- committed reads ---------------------------------------------------- */
 
-/* The routes whose GET reads the tree (or the store's history of it). */
-static bool reads_tree(const struct cfs_http_req *req)
-{
-    const char *label = req->route;
-
-    return (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
-           !req->in.outer && label &&
-           (strcmp(label, "config") == 0 || strcmp(label, "history") == 0 ||
-            strcmp(label, "export") == 0);
-}
-
 void cfs_http_read_begin(struct cfs_http_req *req)
 {
-    /* Its route is known once dispatched (reads_tree()): every GET marks. */
-    req->wait.read = (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
-                     !req->in.outer;
+    /* history and export read the store's durable state, not the tree */
+    req->wait.read = req->tree_answer;
     if (req->wait.read) {
         cfs_read_begin(&req->wait.rmark);
     }
+}
+
+static void read_indexed(void *ctx, int err)
+{
+    cfs_http_commit_resolve(ctx, err, 0);
+}
+
+/* Wait (as for a commit) until this node applied what etcd holds now.
+ * @return true when there is nothing to wait for. */
+static bool index_start(struct cfs_http_req *req)
+{
+    int r;
+
+    cfs_http_commit_begin(req);
+    req->wait.catch_up = CFS_CATCH_UP_INDEX;
+    r = cfs_store_read_index_async(
+        req->srv->opts.store, CFS_HTTP_MIN_REVISION_WAIT_MS, read_indexed, req);
+    if (r == 1) {
+        req->wait.committing = false;
+        req->wait.catch_up = CFS_CATCH_UP_NONE;
+        return true;
+    }
+    if (r < 0) {
+        req->wait.commit_err = r;
+        atomic_store(&req->wait.cstate, CS_READY);
+    }
+    return false;
+}
+
+bool cfs_http_read_index(struct cfs_http_req *req)
+{
+    const char *c = cfs_http_query_raw(req, "consistency");
+
+    if (!req->tree_read || !req->srv->cluster) {
+        return true;
+    }
+    if (c && strcmp(c, "serializable") == 0) {
+        return true; /* this node's committed state, maybe behind */
+    }
+    if (c && strcmp(c, "linearizable") != 0) {
+        cfs_http_bad_request(req,
+                             "consistency must be linearizable (the "
+                             "default) or serializable");
+        return false;
+    }
+    return index_start(req);
 }
 
 /* Something the read saw was undone: read again, a bounded number of
@@ -401,8 +455,18 @@ bool cfs_http_read_hold(struct cfs_http_req *req)
     struct cfs_http_server *srv = req->srv;
     int r;
 
-    if (!req->resp || !reads_tree(req)) {
+    if (!req->resp) {
         return false;
+    }
+    if (srv->cluster && !req->tree_read && req->status >= 400 &&
+        req->status != MHD_HTTP_SERVICE_UNAVAILABLE && !req->wait.indexed) {
+        /* Cluster mode: a write refused on what this node holds (412,
+         * 404, EEXIST...) may be refused on a state that is behind the
+         * cluster's. It runs again once this node applied everything etcd
+         * holds now: a refusal then is one of the current state. */
+        req->wait.indexed = true;
+        run_again(req);
+        return index_start(req);
     }
     pthread_mutex_lock(&srv->h_lock);
     r = cfs_read_end(&req->wait.rmark);

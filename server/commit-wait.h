@@ -72,6 +72,12 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
  * the handler again now; false: answer, or wait (req->wait.committing).
  */
 void cfs_http_read_begin(struct cfs_http_req *req);
+/* Cluster mode: a read of the tree first waits (as for a commit) until this
+ * node applied everything etcd held when it came (linearizable), unless
+ * ?consistency=serializable. @return true to go on at once; false with an
+ * answer (400), or waiting (cfs_http_catch_up_finish() then answers 503
+ * or 504 on failure). */
+bool cfs_http_read_index(struct cfs_http_req *req);
 bool cfs_http_read_hold(struct cfs_http_req *req);
 /* The hold is over: true to run the handler again (something it saw was
  * undone), false to answer. */

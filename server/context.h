@@ -83,6 +83,7 @@ struct cfs_http_server {
     struct cfs_http_req *held; /* h_lock */
     atomic_size_t n_held;
     bool read_hooked;
+    bool cluster;                 /* the store is in cluster mode */
     struct cfs_http_options opts; /* opts.tokens is NULL: see tokens */
     /* The tokens table new requests are authorized with (a reference), or
      * NULL for none, for the server's life; swapped by
@@ -137,7 +138,12 @@ struct cfs_http_wait {
     unsigned retries;    /* cluster: runs again after losing a race */
     /* Cluster mode: the wait is the node catching up, not a commit
      * (cfs_http_catch_up()): for ?min_revision=, or to run again. */
-    enum { CFS_CATCH_UP_NONE, CFS_CATCH_UP_READ, CFS_CATCH_UP_RETRY } catch_up;
+    enum {
+        CFS_CATCH_UP_NONE,
+        CFS_CATCH_UP_READ,
+        CFS_CATCH_UP_RETRY,
+        CFS_CATCH_UP_INDEX, /* a linearizable read (cfs_http_read_index()) */
+    } catch_up;
     uint64_t min_revision; /* ?min_revision=, 0 without */
     unsigned jitter;       /* rand_r() state of its back-off */
     /* A read of the tree (commit-wait.c, "committed reads"): its answer is
@@ -146,6 +152,7 @@ struct cfs_http_wait {
     struct cfs_read_mark rmark;
     bool read;
     bool held;
+    bool indexed; /* cluster: a refused write ran again, caught up */
     unsigned rereads;
     struct cfs_http_req *hnext, *hprev;
 };
@@ -220,6 +227,13 @@ struct cfs_http_req {
      * tokens; NULL: the whole tree (no tokens, or a token without
      * paths). */
     const struct cfs_http_scope *scope;
+    /* A GET or HEAD of the tree, its history or an export: answered only
+     * with committed state (commit-wait.c, "committed reads"). */
+    bool tree_read;
+    /* Any request whose answer says what the tree holds: a read, and a
+     * write refused on what it found (412, 404, EEXIST...). Its answer is
+     * held until what it saw is committed (commit-wait.c). */
+    bool tree_answer;
     int denied; /* 401, 403 or 429 decided from the headers, or 0 */
     unsigned int retry_after; /* 429: seconds */
     bool denied_invalid;      /* 401: a token was sent, and is not valid */

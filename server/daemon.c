@@ -414,6 +414,18 @@ static enum cfs_http_phase route_batched(struct cfs_http_req *s)
  * or held until this node reached ?min_revision=. */
 static enum cfs_http_phase admit(struct cfs_http_req *req)
 {
+    const char *label = req->rt ? req->rt->label : "";
+
+    bool config = strcmp(label, "config") == 0;
+
+    /* (an import plans against the store's durable state, see
+     * h-export.c, and writes as one transaction) */
+    req->tree_answer =
+        config || strcmp(label, "batch") == 0 || strcmp(label, "rename") == 0;
+    req->tree_read = (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
+                     !req->in.outer &&
+                     (config || strcmp(label, "history") == 0 ||
+                      strcmp(label, "export") == 0);
     if (req->denied) {
         cfs_http_auth_deny(req);
     } else if (req->body_too_big) {
@@ -423,7 +435,7 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
                          NULL,
                          "the request body is over %zu bytes",
                          req->srv->opts.body_limit);
-    } else if (wait_min_revision(req)) {
+    } else if (wait_min_revision(req) && cfs_http_read_index(req)) {
         return CFS_HTTP_PHASE_DISPATCH;
     }
     return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
@@ -780,6 +792,11 @@ int cfs_http_server_start(const struct cfs_http_options *opts,
     pthread_cond_init(&srv->c_done, NULL);
     pthread_mutex_init(&srv->h_lock, NULL);
     pthread_mutex_init(&srv->tok_lock, NULL);
+    if (srv->opts.store) {
+        struct cfs_store_cluster_info cl;
+
+        srv->cluster = cfs_store_cluster(srv->opts.store, &cl) == 0;
+    }
     if (r == 0) {
         r = cfs_read_hook_add(cfs_http_reads_hook, srv);
         srv->read_hooked = r == 0;

@@ -45,6 +45,7 @@ void cfs__wlock_acquire(void) CFS_NO_TSA
 {
     if (wlock_depth++ == 0) {
         pthread_mutex_lock(&cfs__wlock.lock);
+        cfs__vis_locked();
     }
 }
 
@@ -52,7 +53,9 @@ void cfs__wlock_release(void) CFS_NO_TSA
 {
     CFS_BUG_ON(wlock_depth == 0);
     if (--wlock_depth == 0) {
+        cfs__vis_unlocking();
         pthread_mutex_unlock(&cfs__wlock.lock);
+        cfs__vis_unlocked();
     }
 }
 

@@ -21,6 +21,13 @@
  * The rule covers whatever a read sees, module state included: a show()
  * that reads a module's own structures is answered only once every
  * transaction that ran before or during it is settled.
+ *
+ * A read must also not be torn: a value from after a change with a
+ * revision from before it names a state that never was. Every change to
+ * the tree is made under the mutation lock, so a read during which the
+ * lock was neither held nor taken saw one state; one that overlapped a
+ * holder reads again once the holder let go (the epoch below counts the
+ * lock's acquisitions and releases: odd while it is held).
  */
 #include "internal.h"
 
@@ -29,6 +36,11 @@ static pthread_cond_t vis_cond = PTHREAD_COND_INITIALIZER;
 static struct cfs_txn *open_head, *open_tail; /* vis_lock, ticket order */
 static uint64_t tickets;                      /* vis_lock: handed out */
 static uint64_t undone;                       /* vis_lock: undone so far */
+static atomic_uint_fast64_t epoch; /* the mutation lock: odd while held */
+/* This thread's own share of the two counts: a request's own failed
+ * write (taken and undone in the thread that reads) tears nothing it
+ * answers. */
+static _Thread_local uint64_t my_epoch, my_undone;
 
 #define MAX_HOOKS 8
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,6 +48,38 @@ static struct {
     void (*fn)(void *arg);
     void *arg;
 } hooks[MAX_HOOKS]; /* hook_lock */
+
+static void call_hooks(void)
+{
+    pthread_mutex_lock(&hook_lock);
+    for (size_t i = 0; i < MAX_HOOKS; i++) {
+        if (hooks[i].fn) {
+            hooks[i].fn(hooks[i].arg);
+        }
+    }
+    pthread_mutex_unlock(&hook_lock);
+}
+
+void cfs__vis_locked(void)
+{
+    atomic_fetch_add(&epoch, 1);
+    my_epoch++;
+}
+
+void cfs__vis_unlocking(void)
+{
+    atomic_fetch_add(&epoch, 1);
+    my_epoch++;
+}
+
+void cfs__vis_unlocked(void)
+{
+    /* a read torn by the holder may read again now */
+    pthread_mutex_lock(&vis_lock);
+    pthread_cond_broadcast(&vis_cond);
+    pthread_mutex_unlock(&vis_lock);
+    call_hooks();
+}
 
 void cfs__vis_open(struct cfs_txn *txn)
 {
@@ -57,6 +101,7 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
     pthread_mutex_lock(&vis_lock);
     if (was_undone) {
         undone++; /* before it leaves the list: a waiter sees both */
+        my_undone++;
     }
     if (txn->vprev) {
         txn->vprev->vnext = txn->vnext;
@@ -71,14 +116,7 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
     txn->vprev = txn->vnext = NULL;
     pthread_cond_broadcast(&vis_cond);
     pthread_mutex_unlock(&vis_lock);
-
-    pthread_mutex_lock(&hook_lock);
-    for (size_t i = 0; i < MAX_HOOKS; i++) {
-        if (hooks[i].fn) {
-            hooks[i].fn(hooks[i].arg);
-        }
-    }
-    pthread_mutex_unlock(&hook_lock);
+    call_hooks();
 }
 
 void cfs_read_begin(struct cfs_read_mark *mark)
@@ -86,19 +124,37 @@ void cfs_read_begin(struct cfs_read_mark *mark)
     pthread_mutex_lock(&vis_lock);
     mark->undone = undone;
     mark->ticket = 0;
+    mark->epoch = atomic_load(&epoch);
+    mark->own_epoch = my_epoch;
+    mark->own_undone = my_undone;
     pthread_mutex_unlock(&vis_lock);
 }
 
 /* @pre vis_lock */
 static int read_state(struct cfs_read_mark *mark)
 {
+    uint64_t now;
+
     if (!mark->ticket) {
-        mark->ticket = tickets; /* what it may have seen, at most */
+        /* the first call, in the thread that read: what it may have
+         * seen, at most; and what it did itself meanwhile */
+        mark->ticket = tickets;
+        mark->own_epoch = my_epoch - mark->own_epoch;
+        mark->own_undone = my_undone - mark->own_undone;
     }
     if (open_head && open_head->ticket <= mark->ticket) {
         return -EINPROGRESS;
     }
-    return undone != mark->undone ? -EAGAIN : 0;
+    if (undone - mark->undone != mark->own_undone) {
+        return -EAGAIN;
+    }
+    now = atomic_load(&epoch);
+    if (now - mark->epoch != mark->own_epoch || (now & 1)) {
+        /* the lock was held during the read: torn, maybe; read again
+         * once it is free (its release calls the hooks) */
+        return (now & 1) ? -EINPROGRESS : -EAGAIN;
+    }
+    return 0;
 }
 
 int cfs_read_end(struct cfs_read_mark *mark)

@@ -52,6 +52,10 @@ struct store_backend_ops {
                           unsigned timeout_ms,
                           cfs_store_caught_up_fn done,
                           void *ctx);
+    int (*read_index_async)(struct cfs_store *s,
+                            unsigned timeout_ms,
+                            cfs_store_caught_up_fn done,
+                            void *ctx);
     int (*cluster)(struct cfs_store *s, struct cfs_store_cluster_info *ret);
     bool (*stale)(struct cfs_store *s);
     int (*cluster_subsystems)(struct cfs_store *s,

@@ -224,6 +224,17 @@ int cfs_store_catch_up_async(struct cfs_store *s,
     return s->ops->catch_up_async(s, revision, delay_us, timeout_ms, done, ctx);
 }
 
+int cfs_store_read_index_async(struct cfs_store *s,
+                               unsigned timeout_ms,
+                               cfs_store_caught_up_fn done,
+                               void *ctx)
+{
+    if (!s || !s->ops->read_index_async) {
+        return 1;
+    }
+    return s->ops->read_index_async(s, timeout_ms, done, ctx);
+}
+
 int cfs_store_cluster(struct cfs_store *s, struct cfs_store_cluster_info *ret)
 {
     if (!ret) {

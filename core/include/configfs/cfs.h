@@ -336,12 +336,15 @@ CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
  * that fails. A reader that must answer only with committed state brackets
  * its reads: cfs_read_begin(), read, cfs_read_end(). What it read is
  * committed once every transaction that began before the read ended is
- * committed and none was undone since cfs_read_begin() (docs/DESIGN.md,
+ * committed and none was undone since cfs_read_begin(), and it is whole
+ * (not torn) if nothing changed the tree while it read (docs/DESIGN.md,
  * "Committed reads").
  */
 struct cfs_read_mark {
     uint64_t ticket; /* set by the first cfs_read_end() */
     uint64_t undone;
+    uint64_t epoch;
+    uint64_t own_epoch, own_undone; /* the reading thread's own changes */
 };
 
 /** Before reading. */
@@ -360,8 +363,9 @@ CFS_EXPORT int cfs_read_end(struct cfs_read_mark *mark);
 CFS_EXPORT int cfs_read_wait(struct cfs_read_mark *mark);
 
 /**
- * Call @fn(@arg) whenever a transaction ends (committed or undone), from
- * the thread that ended it, which may hold the mutation lock: @fn must not
+ * Call @fn(@arg) whenever a transaction ends (committed or undone) or the
+ * mutation lock is let go, from that thread, which may hold the mutation
+ * lock: @fn must not
  * call the operation layer, only wake whoever waits (a server resumes the
  * reads whose answers it holds). At most 8 hooks. @return 0, -ENOSPC.
  */

@@ -366,6 +366,22 @@ CFS_EXPORT int cfs_store_catch_up_async(struct cfs_store *store,
                                         cfs_store_caught_up_fn done,
                                         void *ctx);
 
+/**
+ * Cluster mode, a linearizable read: ask etcd (a quorum read made after this
+ * call) where the shared log ends, then wait until this node has applied
+ * it, without blocking the caller. A read made after @done(@ctx, 0) sees
+ * every change committed before this call. @done gets 0, -ETIMEDOUT (not
+ * applied within @timeout_ms of the answer), -ECANCELED (the store
+ * stops), or the errno of etcd's failure (no quorum: the read cannot be
+ * linearizable). Concurrent calls share one etcd request. @return 1
+ * without a cluster (a lone node's tree is the log: nothing to wait for),
+ * 0 when @done will be called, -ECANCELED, -ENOMEM.
+ */
+CFS_EXPORT int cfs_store_read_index_async(struct cfs_store *store,
+                                          unsigned timeout_ms,
+                                          cfs_store_caught_up_fn done,
+                                          void *ctx);
+
 struct cfs_store_cluster_info {
     uint64_t applied;       /* last revision applied on this node */
     uint64_t head;          /* last revision known to be in the shared log */

@@ -2,7 +2,10 @@
 /*
  * catchup.c - waiting for a revision to be applied here
  * (cfs_store_catch_up_async()): the waits, and the waiter thread that
- * calls them back.
+ * calls them back; and the linearizable reads
+ * (cfs_store_read_index_async()): the reader thread asks etcd for the head
+ * once for every read queued before it asked, then each waits as a
+ * catch-up does for that head.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -125,4 +128,93 @@ void *etcd_waiter_main(void *arg)
     }
     pthread_mutex_unlock(&e->lock);
     return NULL;
+}
+
+int etcd_read_index_async(struct cfs_store *s,
+                          unsigned timeout_ms,
+                          cfs_store_caught_up_fn done,
+                          void *ctx)
+{
+    struct store_etcd *e = s->backend;
+    struct read_index *w;
+
+    if (!e) {
+        return 1;
+    }
+    w = calloc(1, sizeof(*w));
+    if (!w) {
+        return -ENOMEM;
+    }
+    w->timeout_ms = timeout_ms;
+    w->done = done;
+    w->ctx = ctx;
+    pthread_mutex_lock(&e->lock);
+    if (e->stop) {
+        pthread_mutex_unlock(&e->lock);
+        free(w);
+        return -ECANCELED;
+    }
+    w->next = e->reads;
+    e->reads = w;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return 0;
+}
+
+/* Each read of @list waits for @head to be applied here, or fails @err. */
+static void reads_resolve(struct cfs_store *s,
+                          struct read_index *list,
+                          uint64_t head,
+                          int err)
+{
+    while (list) {
+        struct read_index *w = list;
+        int r = err;
+
+        list = w->next;
+        if (r == 0) {
+            r = etcd_catch_up_async(s, head, 0, w->timeout_ms, w->done, w->ctx);
+        }
+        if (r != 0) {
+            w->done(w->ctx, r == 1 ? 0 : r);
+        }
+        free(w);
+    }
+}
+
+/*
+ * The reader thread. A read queued while a request to etcd is in flight
+ * waits for the next one: only a head etcd gave after the read came in
+ * holds every change committed before it.
+ */
+void *etcd_reader_main(void *arg)
+{
+    struct cfs_store *s = arg;
+    struct store_etcd *e = s->backend;
+
+    pthread_setname_np(pthread_self(), "cfs-etcd-read");
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        struct read_index *list;
+        uint64_t head;
+        int r;
+
+        while (!e->stop && !e->reads) {
+            pthread_cond_wait(&e->cond, &e->lock);
+        }
+        list = e->reads;
+        e->reads = NULL;
+        if (e->stop) {
+            pthread_mutex_unlock(&e->lock);
+            reads_resolve(s, list, 0, -ECANCELED);
+            return NULL;
+        }
+        pthread_mutex_unlock(&e->lock);
+        r = etcd_read_head(e, NULL); /* raises e->log_head */
+        pthread_mutex_lock(&e->lock);
+        head = e->log_head;
+        pthread_mutex_unlock(&e->lock);
+        reads_resolve(s, list, head, r);
+        pthread_mutex_lock(&e->lock);
+    }
 }

@@ -174,6 +174,7 @@ int etcd_start(struct cfs_store *s)
         {&e->watcher, etcd_watcher_main},
         {&e->keeper, etcd_keeper_main},
         {&e->waiter, etcd_waiter_main},
+        {&e->reader, etcd_reader_main},
     };
     size_t n = 0;
     int r = 0;
@@ -203,6 +204,7 @@ void etcd_stop(struct cfs_store *s)
         return;
     }
     stop_threads(e);
+    pthread_join(e->reader, NULL);
     pthread_join(e->waiter, NULL);
     pthread_join(e->keeper, NULL);
     pthread_join(e->watcher, NULL);
@@ -361,6 +363,7 @@ const struct store_backend_ops store_etcd_ops = {
     .close = etcd_close,
     .commit = etcd_commit,
     .catch_up_async = etcd_catch_up_async,
+    .read_index_async = etcd_read_index_async,
     .cluster = etcd_cluster,
     .stale = etcd_stale,
     .cluster_subsystems = etcd_cluster_subsystems,

@@ -157,7 +157,8 @@ struct store_etcd {
     struct timespec waiter_wake; /* when the waiter thread wakes unless
                                     e->cond wakes it first */
 
-    pthread_t applier, watcher, keeper, waiter;
+    struct read_index *reads; /* waiting for the reader's next request */
+    pthread_t applier, watcher, keeper, waiter, reader;
     bool threads;
 
     atomic_uint_fast64_t n_requests, n_failures, rtt_us, n_conflicts, n_remote,
@@ -177,6 +178,14 @@ struct seen {
 };
 
 /* A etcd_catch_up_async() waiting, in the waiter thread's list. */
+/* A linearizable read waiting for etcd's head (catchup.c). */
+struct read_index {
+    unsigned timeout_ms;
+    cfs_store_caught_up_fn done;
+    void *ctx;
+    struct read_index *next;
+};
+
 struct catch_up {
     uint64_t target;            /* the revision to apply (with the head) */
     struct timespec not_before; /* CLOCK_REALTIME, as e->cond waits */
@@ -377,6 +386,11 @@ int etcd_catch_up_async(struct cfs_store *s,
                         cfs_store_caught_up_fn done,
                         void *ctx);
 void *etcd_waiter_main(void *arg);
+int etcd_read_index_async(struct cfs_store *s,
+                          unsigned timeout_ms,
+                          cfs_store_caught_up_fn done,
+                          void *ctx);
+void *etcd_reader_main(void *arg);
 
 /* ---- etcd.c ---- */
 
