@@ -13,8 +13,8 @@
  * durable) or undone. A read notes, when it ends, the last ticket handed
  * out: everything it may have seen was done by a transaction with a
  * ticket up to that one. It may answer once none of those is open any
- * more and none was undone since the read began; it reads again when one
- * was undone. cfs_read_end() says which; cfs_read_wait() blocks until
+ * more; it reads again when one was undone since it began (any but its
+ * own thread's during the read: conservative, never wrong). cfs_read_end() says which; cfs_read_wait() blocks until
  * then, and the hooks tell a server that does not block (it holds the
  * answer, its worker goes on) when a transaction ended.
  *
@@ -35,11 +35,11 @@ static pthread_mutex_t vis_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t vis_cond = PTHREAD_COND_INITIALIZER;
 static struct cfs_txn *open_head, *open_tail; /* vis_lock, ticket order */
 static uint64_t tickets;                      /* vis_lock: handed out */
-static uint64_t undone;                       /* vis_lock: undone so far */
+static uint64_t undone; /* vis_lock: transactions undone that had changed
+                          the tree */
 static atomic_uint_fast64_t epoch; /* the mutation lock: odd while held */
-/* This thread's own share of the two counts: a request's own failed
- * write (taken and undone in the thread that reads) tears nothing it
- * answers. */
+/* This thread's own share of the epoch: a request's own failed write
+ * (taken and undone in the thread that reads) tears nothing it answers. */
 static _Thread_local uint64_t my_epoch, my_undone;
 
 #define MAX_HOOKS 8
@@ -122,10 +122,10 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
 void cfs_read_begin(struct cfs_read_mark *mark)
 {
     pthread_mutex_lock(&vis_lock);
-    mark->undone = undone;
     mark->ticket = 0;
     mark->epoch = atomic_load(&epoch);
     mark->own_epoch = my_epoch;
+    mark->undone = undone;
     mark->own_undone = my_undone;
     pthread_mutex_unlock(&vis_lock);
 }
@@ -133,26 +133,26 @@ void cfs_read_begin(struct cfs_read_mark *mark)
 /* @pre vis_lock */
 static int read_state(struct cfs_read_mark *mark)
 {
-    uint64_t now;
-
     if (!mark->ticket) {
-        /* the first call, in the thread that read: what it may have
-         * seen, at most; and what it did itself meanwhile */
+        /* the first call, in the thread that read, as the read ends: what
+         * it may have seen, at most; and whether another thread held the
+         * lock meanwhile (its own holds tear nothing) */
+        uint64_t end = atomic_load(&epoch);
+
         mark->ticket = tickets;
-        mark->own_epoch = my_epoch - mark->own_epoch;
+        mark->torn = (mark->epoch & 1) ||
+                     end - mark->epoch != my_epoch - mark->own_epoch;
         mark->own_undone = my_undone - mark->own_undone;
     }
     if (open_head && open_head->ticket <= mark->ticket) {
         return -EINPROGRESS;
     }
-    if (undone - mark->undone != mark->own_undone) {
-        return -EAGAIN;
+    if (undone - mark->undone > mark->own_undone) {
+        return -EAGAIN; /* what it saw may be gone (conservative: any) */
     }
-    now = atomic_load(&epoch);
-    if (now - mark->epoch != mark->own_epoch || (now & 1)) {
-        /* the lock was held during the read: torn, maybe; read again
-         * once it is free (its release calls the hooks) */
-        return (now & 1) ? -EINPROGRESS : -EAGAIN;
+    if (mark->torn) {
+        /* read again once the lock is free (its release calls the hooks) */
+        return (atomic_load(&epoch) & 1) ? -EINPROGRESS : -EAGAIN;
     }
     return 0;
 }

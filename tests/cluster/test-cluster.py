@@ -305,7 +305,9 @@ def t_kill_node_under_load(c):
 
 def t_etcd_member_loss(c):
     """One etcd member down: writes go on. Two down: writes 503 with a
-    clear problem, reads served; back: writes resume."""
+    clear problem; a read 503 too (it cannot be linearizable), served
+    with ?consistency=serializable and saying it may be stale; back:
+    writes resume."""
     a = c.nodes[0]
     c.etcd.kill(2)
     for k in range(5):
@@ -316,11 +318,16 @@ def t_etcd_member_loss(c):
     assert st == 503, (st, b)
     p = json.loads(b)
     assert "etcd" in p["detail"] and "undone" in p["detail"], p
-    st, _, b = a.req("GET", SUB + "/w0/storeme")
+    st, _, b = a.req("GET", SUB + "/w0/storeme", timeout=60)
+    assert st == 503, (st, b)
+    p = json.loads(b)
+    assert "etcd" in p["detail"] and "serializable" in p["detail"], p
+    ser = SUB + "/w0/storeme?consistency=serializable"
+    st, _, b = a.req("GET", ser)
     assert st == 200 and b.decode().strip() == "74", (st, b)
     for n in c.nodes:  # served, and saying they may be stale
         def stale(n=n):
-            st, h, b = n.req("GET", SUB + "/w0/storeme")
+            st, h, b = n.req("GET", ser)
             assert st == 200, (n.name, st, b)
             return "x-configfsd-stale" in {k.lower() for k in h}
         wait_for(stale, 30, n.name + " to say it may be stale")

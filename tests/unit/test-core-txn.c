@@ -484,6 +484,112 @@ static void test_txn_callbacks_cannot_mutate(void **state)
     assert_string_equal(rec_ls("/sub"), "x y z");
 }
 
+
+/* ---- committed reads (docs/DESIGN.md §6) --------------------------------- */
+
+static void *other_thread_write(void *arg)
+{
+    (void)arg;
+    assert_ok(cfs_write(NULL, "/sub/x/a", "7", 1));
+    return NULL;
+}
+
+static void *other_thread_commit(void *arg)
+{
+    rec_txn_commit(arg);
+    return NULL;
+}
+
+static void *other_thread_abort(void *arg)
+{
+    (void)rec_txn_abort(arg);
+    return NULL;
+}
+
+static int hook_calls;
+static void count_hook(void *arg)
+{
+    (void)arg;
+    __atomic_fetch_add(&hook_calls, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A read that saw a transaction not yet committed may not answer until it
+ * is; once it is, it may; the hook is told when it ends. */
+static void test_read_waits_for_open_txn(void **state)
+{
+    struct cfs_read_mark m;
+    struct cfs_txn *txn;
+    pthread_t t;
+
+    (void)state;
+    tree();
+    assert_ok(cfs_read_hook_add(count_hook, NULL));
+    hook_calls = 0;
+    txn = rec_txn_begin();
+    assert_ok(cfs_write(txn, "/sub/x/a", "5", 1));
+    cfs_txn_seal(txn); /* as the store does: the lock goes, it stays open */
+    cfs_read_begin(&m);
+    assert_string_equal(rec_cat("/sub/x/a"), "5");
+    assert_int_equal(cfs_read_end(&m), -EINPROGRESS);
+    assert_int_equal(cfs_read_end(&m), -EINPROGRESS);
+    assert_int_equal(pthread_create(&t, NULL, other_thread_commit, txn), 0);
+    assert_int_equal(cfs_read_wait(&m), 0); /* blocks until committed */
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(cfs_read_end(&m), 0);
+    assert_true(__atomic_load_n(&hook_calls, __ATOMIC_SEQ_CST) > 0);
+    cfs_read_hook_remove(count_hook, NULL);
+
+    /* a transaction that began after the read ended does not hold it */
+    cfs_read_begin(&m);
+    assert_int_equal(cfs_read_end(&m), 0);
+    txn = rec_txn_begin();
+    assert_ok(cfs_write(txn, "/sub/x/a", "6", 1));
+    cfs_txn_seal(txn);
+    assert_int_equal(cfs_read_end(&m), 0);
+    rec_txn_commit(txn);
+}
+
+/* What a read saw was undone by another thread: it reads again. */
+static void test_read_again_after_undo(void **state)
+{
+    struct cfs_read_mark m;
+    struct cfs_txn *txn;
+    pthread_t t;
+
+    (void)state;
+    tree();
+    txn = rec_txn_begin();
+    assert_ok(cfs_write(txn, "/sub/x/a", "5", 1));
+    cfs_txn_seal(txn);
+    cfs_read_begin(&m);
+    assert_string_equal(rec_cat("/sub/x/a"), "5");
+    assert_int_equal(cfs_read_end(&m), -EINPROGRESS);
+    assert_int_equal(pthread_create(&t, NULL, other_thread_abort, txn), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(cfs_read_end(&m), -EAGAIN);
+    assert_string_equal(rec_cat("/sub/x/a"), "a0\n");
+}
+
+/* Another thread changed the tree while the read ran: the read may be
+ * torn (a revision from before, a value from after), it reads again. Its
+ * own thread's changes tear nothing. */
+static void test_read_torn_by_other_thread(void **state)
+{
+    struct cfs_read_mark m;
+    pthread_t t;
+
+    (void)state;
+    tree();
+    cfs_read_begin(&m);
+    assert_int_equal(pthread_create(&t, NULL, other_thread_write, NULL), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(cfs_read_end(&m), -EAGAIN);
+
+    cfs_read_begin(&m);
+    assert_ok(cfs_write(NULL, "/sub/x/a", "8", 1));
+    assert_int_equal(cfs_read_end(&m), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +607,9 @@ int main(void)
         REC_TEST(test_txn_seal),
         REC_TEST(test_txn_revisions),
         REC_TEST(test_txn_callbacks_cannot_mutate),
+        REC_TEST(test_read_waits_for_open_txn),
+        REC_TEST(test_read_again_after_undo),
+        REC_TEST(test_read_torn_by_other_thread),
     };
 
     return rec_run("core-txn", tests);

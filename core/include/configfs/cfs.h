@@ -336,15 +336,16 @@ CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
  * that fails. A reader that must answer only with committed state brackets
  * its reads: cfs_read_begin(), read, cfs_read_end(). What it read is
  * committed once every transaction that began before the read ended is
- * committed and none was undone since cfs_read_begin(), and it is whole
- * (not torn) if nothing changed the tree while it read (docs/DESIGN.md,
+ * committed, and it is whole (not torn, nothing undone under it) if no
+ * other thread held the mutation lock while it read (docs/DESIGN.md,
  * "Committed reads").
  */
 struct cfs_read_mark {
-    uint64_t ticket; /* set by the first cfs_read_end() */
-    uint64_t undone;
-    uint64_t epoch;
-    uint64_t own_epoch, own_undone; /* the reading thread's own changes */
+    uint64_t ticket;    /* set by the first cfs_read_end() */
+    uint64_t epoch;     /* of the mutation lock (odd while held) */
+    uint64_t own_epoch; /* the reading thread's own holds of it, at begin */
+    bool torn;          /* another thread held the lock while it read */
+    uint64_t undone, own_undone; /* transactions undone, and its own */
 };
 
 /** Before reading. */

@@ -19,10 +19,19 @@
  *    after the change is on stable storage (with sync FULL; NORMAL may lose
  *    the last commits on power loss, never corrupt).
  *  - Atomicity: a change set is stored entirely or not at all.
- *  - Visibility: readers of the in-memory tree see a change as soon as the
- *    operation returns, before it is durable; if the commit then fails the
- *    change is undone. Readers of the store (history, export, load) see only
- *    durable change sets.
+ *  - Visibility: a change is in the in-memory tree from the operation on,
+ *    before it is durable, and is undone if its commit fails; the store
+ *    commits the transaction (cfs_txn_commit()) only once it is durable
+ *    (SQLite) or committed by etcd's quorum and applied. No reader may
+ *    answer from what it read of the tree before that: readers bracket
+ *    their reads with core's cfs_read_begin()/cfs_read_end() (cfs.h,
+ *    "committed reads") and answer only once every transaction they may
+ *    have seen is committed, reading again when one was undone. So every
+ *    answer, and every ETag, names a committed revision (docs/DESIGN.md
+ *    "Committed reads"; proven by integration.http-fault and
+ *    cluster.linearize). Readers of the store (history, export, load) see
+ *    only durable change sets. In cluster mode a read is linearizable
+ *    when it first waits for cfs_store_read_index_async().
  */
 #ifndef CONFIGFS_STORE_H
 #define CONFIGFS_STORE_H
