@@ -59,6 +59,16 @@ char **
 ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex);
 void ctl_strv_free(char **v);
 
+/* summary.c: the summaries of the children of the folder @path, an
+ * object {name: text} of those whose type declares one; NULL when none
+ * does, when summaries are off (c->schemas NULL) or could not be read.
+ * New reference. */
+json_t *ctl_summaries(struct ctl *c, const char *path);
+/* @tmpl ("{attr}", "{@links}") filled from @node (its attributes with
+ * values, its links): each value's first line, "-" for an unset one, the
+ * link targets joined by ", ". New string. */
+char *ctl_summary_fill(const char *tmpl, const json_t *node);
+
 /* shell.c */
 int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv);
 

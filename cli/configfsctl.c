@@ -499,7 +499,21 @@ static void mode_string(char type, const char *mode, char out[11])
 
 /* ---- ls ---------------------------------------------------------------- */
 
-static void ls_line(const json_t *e, const char *kind, bool long_fmt)
+/* "  [SUMMARY]" of the entry @e when @sums has one for its name. */
+static void put_summary(const json_t *e, const json_t *sums)
+{
+    const json_t *s = json_object_get(sums, jstr(e, "name"));
+
+    if (json_is_string(s)) {
+        (void)fputs("  [", stdout);
+        ctl_put_escaped(stdout, json_string_value(s), json_string_length(s));
+        (void)putchar(']');
+    }
+}
+
+/* One entry; @sums: the children's summaries by name, or NULL. */
+static void
+ls_line(const json_t *e, const char *kind, bool long_fmt, const json_t *sums)
 {
     char mode[11];
     const json_t *rev = json_object_get(e, "revision");
@@ -507,6 +521,7 @@ static void ls_line(const json_t *e, const char *kind, bool long_fmt)
 
     if (!long_fmt) {
         put_name(jstr(e, "name"));
+        put_summary(e, sums);
         (void)putchar('\n');
         return;
     }
@@ -530,22 +545,23 @@ static void ls_line(const json_t *e, const char *kind, bool long_fmt)
         (void)fputs(" -> ", stdout);
         put_name(jstr(e, "target"));
     }
+    put_summary(e, sums);
     (void)putchar('\n');
 }
 
-static void ls_entries(const json_t *node, bool long_fmt)
+static void ls_entries(const json_t *node, bool long_fmt, const json_t *sums)
 {
     size_t i;
     json_t *e;
 
     json_array_foreach(json_object_get(node, "attributes"), i, e) {
-        ls_line(e, "attribute", long_fmt);
+        ls_line(e, "attribute", long_fmt, NULL);
     }
     json_array_foreach(json_object_get(node, "children"), i, e) {
-        ls_line(e, jstr(e, "kind"), long_fmt);
+        ls_line(e, jstr(e, "kind"), long_fmt, sums);
     }
     json_array_foreach(json_object_get(node, "links"), i, e) {
-        ls_line(e, "link", long_fmt);
+        ls_line(e, "link", long_fmt, NULL);
     }
 }
 
@@ -559,7 +575,7 @@ static int ls_recursive(struct ctl *c, json_t *node, bool long_fmt, bool first)
     }
     put_name(jstr(node, "path"));
     (void)fputs(":\n", stdout);
-    ls_entries(node, long_fmt);
+    ls_entries(node, long_fmt, NULL);
     json_array_foreach(json_object_get(node, "children"), i, e) {
         json_t *child = NULL;
         int ex = full_child(c, e, false, &child);
@@ -603,11 +619,17 @@ static int cmd_ls(struct ctl *c, const struct opts *o, int argc, char **argv)
     }
     kind = jstr(node, "kind");
     if (kind && (strcmp(kind, "attribute") == 0 || strcmp(kind, "link") == 0)) {
-        ls_line(node, kind, long_fmt);
+        ls_line(node, kind, long_fmt, NULL);
     } else if (rec) {
         ex = ls_recursive(c, node, long_fmt, true);
     } else {
-        ls_entries(node, long_fmt);
+        /* in the shell, each child's summary (summary.c) */
+        json_t *sums = json_array_size(json_object_get(node, "children"))
+                           ? ctl_summaries(c, path)
+                           : NULL;
+
+        ls_entries(node, long_fmt, sums);
+        json_decref(sums);
     }
 out:
     json_decref(node);
@@ -2121,8 +2143,9 @@ static const struct cmd cmds[] = {
      "shell",
      "An interactive shell, as targetcli's: cd, pwd, ls, tree and every\n"
      "command above, with paths relative to the working directory (ln -s\n"
-     "TARGET too, as configfs resolves it), tab completion of commands and\n"
-     "paths, and history (~/.configfsctl_history). Read from a pipe, it\n"
+     "TARGET too, as configfs resolves it), ls showing each child's summary\n"
+     "as its schema declares it, tab completion of commands and paths, and\n"
+     "history (~/.configfsctl_history). Read from a pipe, it\n"
      "runs the lines given, one command each, and exits with the last\n"
      "one's status."},
     {"completion",

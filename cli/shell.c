@@ -385,6 +385,7 @@ int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv)
     (void)argv;
     sh.c = c;
     sh.cwd = ctl_xstrdup("/");
+    c->schemas = json_object(); /* ls shows summaries, read once each */
     if (tty) {
         rl_readline_name = "configfsctl";
         rl_attempted_completion_function = complete;
@@ -428,6 +429,8 @@ int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv)
     matches = NULL;
     free(sh.history_file);
     free(sh.cwd);
+    json_decref(c->schemas);
+    c->schemas = NULL;
     memset(&sh, 0, sizeof(sh));
     return ex;
 }

@@ -36,7 +36,7 @@ session() {
 }
 
 if ! configfsd_start "$configfsd" "$tmp/server.log" --db "$tmp/c.db" \
-  --schema-dir "$schemas" --log-level warning; then
+  --schema-dir "$schemas" --log-level info; then
   echo "Bail out! configfsd did not start"
   exit 1
 fi
@@ -54,7 +54,26 @@ check "ln -s TARGET DIR/ in the shell: TARGET from the working directory, as con
 "$CTL" --server "$S" cat /usb_gadget/g1/configs/c.1/ncm.usb0 >/dev/null 2>&1
 session 'cd /usb_gadget/g1' 'write idVendor 0x1d6b' 'cat idVendor' 'cd strings' 'ls ../configs'
 check "write, cat and ls take paths from the working directory; write's value is left alone" \
-  '[ $rc = 0 ] && grep -qx 0x1d6b $out && grep -qx c.1 $out'
+  '[ $rc = 0 ] && grep -qx 0x1d6b $out && grep -q "^c\.1  \[" $out'
+
+# ---- summaries: the schema's template after each child in ls ------------------------
+"$CTL" --server "$S" write /usb_gadget/g1/UDC "$(printf 'dummy\033[2J\n')"
+mark=$(wc -l <"$tmp/server.log")
+session 'cd /usb_gadget' ls 'ls -l g1/configs' 'ls g1/functions' 'ls g1' 'ls' \
+  'ls /02-simple-children' 'ls -R g1/configs'
+tail -n +"$((mark + 1))" "$tmp/server.log" | grep -a "event=access" >"$tmp/access"
+check "ls: a gadget's summary from its template ({idVendor}:{idProduct}, UDC {UDC})" \
+  '[ $rc = 0 ] && grep -qxF "g1  [0x1d6b:0x0000, UDC dummy\\x1b[2J]" $out'
+check "ls -l: a config's links and MaxPower after its line; an unset value is -" \
+  'grep -q "^drwxr-xr-x  group .* c\.1  \[/usb_gadget/g1/functions/ncm\.usb0, MaxPower 2 mA\]$" $out && grep -qxF "ncm.usb0  [ifname -, host -]" $out'
+check "no summary where the type declares none (attributes, default groups, ls -R)" \
+  'grep -qx idVendor $out && grep -qx configs $out && grep -qx description $out && grep -qx c.1 $out'
+check "the description is asked once per subsystem, not at all for a folder without children" \
+  '[ "$(grep -c "path=/api/v1/schema/" $tmp/access)" = 1 ] && grep -q "path=/api/v1/schema/usb_gadget " $tmp/access'
+check "values are read only of the folders listed, not below them" \
+  '! grep "path=/api/v1/config/usb_gadget/g1/functions/" $tmp/access && [ "$(grep -c "path=/api/v1/config/usb_gadget/g1/functions " $tmp/access)" = 2 ]'
+"$CTL" --server "$S" ls /usb_gadget >"$out"
+check "plain ls (not the shell) prints names only, for scripts" '[ "$(cat $out)" = g1 ]'
 session 'cd /usb_gadget/g1/idVendor' pwd
 check "cd into an attribute: not a directory, the working directory kept" \
   'has "Not a directory" $err && grep -qx / $out'
