@@ -1222,42 +1222,6 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
 
 /* ---- ln -s, mv --------------------------------------------------------- */
 
-/* @rel resolved against the folder @dir ("." and ".." as a shell would).
- * New absolute path. */
-static char *resolve_path(const char *dir, const char *rel)
-{
-    char *joined =
-        rel[0] == '/' ? ctl_xstrdup(rel) : ctl_strdup_printf("%s/%s", dir, rel);
-    char *out = ctl_xmalloc(strlen(joined) + 2);
-    size_t o = 0;
-    char *save = NULL;
-
-    for (char *seg = strtok_r(joined, "/", &save); seg;
-         seg = strtok_r(NULL, "/", &save)) {
-        if (strcmp(seg, ".") == 0) {
-            continue;
-        }
-        if (strcmp(seg, "..") == 0) {
-            while (o > 0 && out[o - 1] != '/') {
-                o--;
-            }
-            if (o > 0) {
-                o--;
-            }
-            continue;
-        }
-        out[o++] = '/';
-        memcpy(out + o, seg, strlen(seg));
-        o += strlen(seg);
-    }
-    if (o == 0) {
-        out[o++] = '/';
-    }
-    out[o] = '\0';
-    free(joined);
-    return out;
-}
-
 static int cmd_ln(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
     size_t n = strlen(argv[1]);
@@ -1282,7 +1246,11 @@ static int cmd_ln(struct ctl *c, const struct opts *o, int argc, char **argv)
     } else {
         dir = ctl_dirname(link);
     }
-    target = resolve_path(dir, argv[0]);
+    target = ctl_resolve_path(dir, argv[0]);
+    if (!target) {
+        ex = ctl_above_root("ln -s", dir, argv[0]);
+        goto out;
+    }
     if (n && argv[1][n - 1] == '/') { /* ln -s T DIR/: the name of T */
         char *l = ctl_strdup_printf(
             "%s/%s", strcmp(link, "/") ? link : "", ctl_basename(target));
@@ -2206,6 +2174,10 @@ static void usage(FILE *out)
         "  --max-answer BYTES refuse an answer (or one event) larger than "
         "this\n"
         "                     (default 256M; K, M, G suffixes; 0: no cap)\n"
+        "  --cwd DIR          the working directory: relative paths (ln -s "
+        "TARGET\n"
+        "                     too, as configfs takes it) are taken from DIR\n"
+        "                     (CONFIGFSCTL_CWD; default: none, paths from /)\n"
         "  --json             print the server's JSON, for programs\n"
         "  -h, --help         this text; COMMAND --help: the command's\n"
         "  --version          print the version\n\n"
@@ -2245,6 +2217,7 @@ enum {
     OPT_BEFORE,
     OPT_SINCE,
     OPT_COUNT,
+    OPT_CWD,
 };
 
 static const struct option long_opts[] = {
@@ -2254,6 +2227,7 @@ static const struct option long_opts[] = {
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-answer", required_argument, NULL, OPT_MAX_ANSWER},
+    {"cwd", required_argument, NULL, OPT_CWD},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -2334,6 +2308,7 @@ struct globals {
     const char *cacert;
     const char *timeout;
     const char *max_answer;
+    const char *cwd;
     bool json;
     bool version;
 };
@@ -2407,6 +2382,9 @@ static int parse_args(int argc, char **argv, struct globals *g, struct opts *o)
             break;
         case OPT_TIMEOUT:
             g->timeout = optarg;
+            break;
+        case OPT_CWD:
+            g->cwd = optarg;
             break;
         case OPT_JSON:
             g->json = true;
@@ -2515,6 +2493,7 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     const char *server = g->server ? g->server : getenv("CONFIGFSCTL_SERVER");
     const char *token = g->token;
     const char *token_file = g->token_file;
+    const char *cwd;
     unsigned long long timeout = 60;
     char *file_token = NULL;
     int ex;
@@ -2561,6 +2540,13 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     c->timeout = (long)timeout;
     c->json = g->json;
     c->cacert = g->cacert ? g->cacert : getenv("CONFIGFSCTL_CACERT");
+    cwd = g->cwd ? g->cwd : getenv("CONFIGFSCTL_CWD");
+    if (cwd && cwd[0]) { /* the leading / may be left out, as in paths */
+        c->cwd = ctl_resolve_path("/", cwd);
+        if (!c->cwd) {
+            return ctl_above_root("--cwd", "/", cwd);
+        }
+    }
     ex = ctl_endpoints_set(c, server && server[0] ? server : DEFAULT_SERVER);
     if (ex) {
         return ex;
@@ -2627,8 +2613,10 @@ int ctl_run_line(struct ctl *c, int argc, char **argv)
         ex = usage_error("%s", "which command?");
     }
     if (ex == 0 && (g.server || g.token || g.token_file || g.cacert ||
-                    g.timeout || g.version)) {
-        ex = usage_error("%s", "only --json applies to one command here");
+                    g.timeout || g.version || g.max_answer || g.cwd)) {
+        ex = usage_error("%s",
+                         "only --json applies to one command here (cd "
+                         "changes the working directory)");
     }
     if (ex == 0) {
         ex = find_cmd(argv[optind], &o, argc - optind - 1, &cmd);
@@ -2642,9 +2630,26 @@ int ctl_run_line(struct ctl *c, int argc, char **argv)
     return ex;
 }
 
-char *ctl_resolve_path(const char *dir, const char *rel)
+/* Run @cmd on the words @words (the command and its arguments, @n of
+ * them), its config paths taken from the working directory c->cwd as
+ * the shell takes them (paths.c). */
+static int run_from_cwd(struct ctl *c,
+                        const struct cmd *cmd,
+                        const struct opts *o,
+                        int n,
+                        char **words)
 {
-    return resolve_path(dir, rel);
+    char **v = ctl_xmalloc(((size_t)n + 1) * sizeof(*v));
+    int ex;
+
+    for (int i = 0; i < n; i++) {
+        v[i] = ctl_xstrdup(words[i]);
+    }
+    v[n] = NULL;
+    n = ctl_resolve_args(c->cwd, &v, n, true);
+    ex = n < 0 ? -n : cmd->run(c, o, n - 1, v + 1);
+    ctl_strv_free(v);
+    return ex;
 }
 
 int main(int argc, char **argv)
@@ -2684,7 +2689,9 @@ int main(int argc, char **argv)
         goto out;
     }
     ex = setup_ctl(&c, &g);
-    if (ex == 0) {
+    if (ex == 0 && c.cwd) {
+        ex = run_from_cwd(&c, cmd, &o, nargs + 1, argv + optind);
+    } else if (ex == 0) {
         ex = cmd->run(&c, &o, nargs, argv + optind + 1);
     }
     if (c.curl) {
@@ -2697,6 +2704,7 @@ out:
         ex = CTL_EX_FAIL;
     }
     ctl_endpoints_free(&c);
+    free(c.cwd);
     free(c.auth);
     free(o.attrs);
     return ex;
