@@ -975,9 +975,14 @@ static int post_batch(struct ctl *c, json_t *doc, const char *what, bool quiet)
         } else if (c->json) {
             print_body(&r);
         } else if (!quiet && (res = ctl_resp_json(&r))) {
-            (void)printf("revision %lld\n",
-                         (long long)json_integer_value(
-                             json_object_get(res, "revision")));
+            const json_t *ok = json_object_get(res, "succeeded");
+
+            (void)printf(
+                "revision %lld%s\n",
+                (long long)json_integer_value(json_object_get(res, "revision")),
+                !json_is_boolean(ok) ? ""
+                : json_is_true(ok)   ? " (the compares held: ops ran)"
+                                     : " (a compare did not hold: else ran)");
         }
     }
     json_decref(res);
@@ -2049,6 +2054,11 @@ static const struct cmd cmds[] = {
      "batch FILE",
      "Run a batch document ({\"ops\": [...]}, or just the list of ops) from\n"
      "FILE (- for stdin) as one transaction; prints the new revision.\n"
+     "{\"op\": \"compare\", \"path\": P, \"value\": V} ops make it "
+     "conditional\n"
+     "on values, as etcd's txn: a compare that does not hold fails it (exit\n"
+     "9, op_index on stderr, nothing changed), or with {\"else\": [...]}\n"
+     "runs those ops instead (said after the revision).\n"
      "--if-revision REV: only if the global revision is still REV."},
     {"export",
      cmd_export,
