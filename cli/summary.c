@@ -20,34 +20,42 @@
 #include "cmds.h"
 #include "ctl.h"
 
+/* GET @url (freed here) as JSON: a new reference, or NULL when the answer
+ * is not a 200 of JSON (a summary is a help: no error of its own). */
+static json_t *get_json(struct ctl *c, char *url)
+{
+    static const char *const accept[] = {"Accept: application/json", NULL};
+    json_t *j = NULL;
+    struct ctl_resp r;
+
+    if (ctl_request(c, "GET", url, NULL, NULL, 0, accept, &r) == 0 &&
+        r.status == 200) {
+        j = json_loadb(r.body, r.len, 0, NULL);
+    }
+    ctl_resp_done(&r);
+    free(url);
+    return j;
+}
+
 /* The "types" of @subsystem's description (borrowed from c->schemas), or
  * NULL when it has none (no such schema, or an answer not understood). */
 static const json_t *schema_types(struct ctl *c, const char *subsystem)
 {
-    static const char *const accept[] = {"Accept: application/json", NULL};
     const json_t *have = json_object_get(c->schemas, subsystem);
-    json_t *desc = NULL;
-    struct ctl_resp r;
+    json_t *desc;
     char *esc;
-    char *url;
 
     if (have) {
         return json_object_get(have, "types"); /* NULL for a json null */
     }
     esc = ctl_query_escape(subsystem);
-    url = ctl_strdup_printf("/api/v1/schema/%s", esc);
-    if (ctl_request(c, "GET", url, NULL, NULL, 0, accept, &r) == 0 &&
-        r.status == 200) {
-        desc = json_loadb(r.body, r.len, 0, NULL);
-    }
-    ctl_resp_done(&r);
-    free(url);
+    desc = get_json(c, ctl_strdup_printf("/api/v1/schema/%s", esc));
     free(esc);
     if (!json_is_object(json_object_get(desc, "types"))) {
         json_decref(desc);
         desc = json_null(); /* asked once: no summaries here */
     }
-    json_object_set_new(c->schemas, subsystem, desc);
+    json_object_set_new_nocheck(c->schemas, subsystem, desc);
     return json_object_get(desc, "types");
 }
 
@@ -180,15 +188,12 @@ char *ctl_summary_fill(const char *tmpl, const json_t *node)
 
 json_t *ctl_summaries(struct ctl *c, const char *path)
 {
-    static const char *const accept[] = {"Accept: application/json", NULL};
     const json_t *types;
     const json_t *child;
-    json_t *node = NULL;
+    json_t *node;
     json_t *out = NULL;
-    struct ctl_resp r;
     char *subsystem;
     char *base;
-    char *url;
     size_t i;
 
     if (!c->schemas || strcmp(path, "/") == 0) {
@@ -202,13 +207,7 @@ json_t *ctl_summaries(struct ctl *c, const char *path)
         return NULL;
     }
     base = ctl_config_url(path);
-    url = ctl_strdup_printf("%s?depth=1&values=1", base);
-    if (ctl_request(c, "GET", url, NULL, NULL, 0, accept, &r) == 0 &&
-        r.status == 200) {
-        node = json_loadb(r.body, r.len, 0, NULL);
-    }
-    ctl_resp_done(&r);
-    free(url);
+    node = get_json(c, ctl_strdup_printf("%s?depth=1&values=1", base));
     free(base);
     json_array_foreach(json_object_get(node, "children"), i, child) {
         const char *name = json_string_value(json_object_get(child, "name"));

@@ -288,6 +288,29 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
     return true;
 }
 
+/* The bytes of the "value" (and "encoding") of op @i (@b), new; NULL
+ * when it is not a value (answered 400 with the op_index) or there is no
+ * memory (500). */
+static char *op_value(struct cfs_http_req *req,
+                      const struct batch_op *b,
+                      size_t i,
+                      size_t *ret_len)
+{
+    const char *why = NULL;
+    char *bytes =
+        cfs_http_json_value_bytes(b->value, b->encoding, ret_len, &why);
+
+    if (!bytes) {
+        batch_problem(req,
+                      why ? MHD_HTTP_BAD_REQUEST
+                          : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                      why ? -EINVAL : -ENOMEM,
+                      i,
+                      why ? why : "out of memory");
+    }
+    return bytes;
+}
+
 /* The problem of compare op @i: @status (0: from @err), @detail after
  * "op I (compare PATH): ". */
 static void compare_problem(struct cfs_http_req *req,
@@ -318,10 +341,8 @@ static int compare_check(struct cfs_http_req *req,
                          size_t i,
                          bool answer)
 {
-    const char *why = NULL;
     size_t want_len = 0;
-    char *want =
-        cfs_http_json_value_bytes(b->value, b->encoding, &want_len, &why);
+    char *want = op_value(req, b, i, &want_len);
     bool hidden_target = false;
     const char *refusal = NULL;
     struct cfs_entry e = {0};
@@ -331,12 +352,6 @@ static int compare_check(struct cfs_http_req *req,
     int r;
 
     if (!want) {
-        batch_problem(req,
-                      why ? MHD_HTTP_BAD_REQUEST
-                          : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                      why ? -EINVAL : -ENOMEM,
-                      i,
-                      why ? why : "out of memory");
         return -1;
     }
     r = op_reach(req, b, &hidden_target);
@@ -395,16 +410,8 @@ static bool op_run(struct cfs_http_req *req,
     int r;
 
     if (b->op == CFS_OP_STORE) {
-        const char *why = NULL;
-
-        bytes = cfs_http_json_value_bytes(b->value, b->encoding, &len, &why);
+        bytes = op_value(req, b, i, &len);
         if (!bytes) {
-            batch_problem(req,
-                          why ? MHD_HTTP_BAD_REQUEST
-                              : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                          why ? -EINVAL : -ENOMEM,
-                          i,
-                          why ? why : "out of memory");
             return false;
         }
     }
