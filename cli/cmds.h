@@ -27,9 +27,6 @@ const struct option *ctl_long_options(void);
  * command, its options and arguments) on @c, as main() would; only --json
  * of the global options applies. @return its exit status. */
 int ctl_run_line(struct ctl *c, int argc, char **argv);
-/* configfsctl.c: @rel (absolute, or relative with . and ..) from the
- * absolute @dir, as an absolute path. New string. */
-char *ctl_resolve_path(const char *dir, const char *rel);
 
 /* configfsctl.c: health against the one server in use. */
 int ctl_cmd_health_one(struct ctl *c,
@@ -58,6 +55,32 @@ int ctl_cmd_complete_path(struct ctl *c,
 char **
 ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex);
 void ctl_strv_free(char **v);
+
+/* paths.c: @rel (absolute, or relative with . and ..) from the absolute
+ * @dir, as an absolute path; NULL when its .. climbs above the root.
+ * New string. */
+char *ctl_resolve_path(const char *dir, const char *rel);
+/* paths.c: say that @rel (an argument of the command @what, or NULL)
+ * climbs above the root from @dir; @return the exit code (EPERM's). */
+int ctl_above_root(const char *what, const char *dir, const char *rel);
+/* paths.c: the config path arguments of the command line *@pv (v[0] the
+ * command, NULL-terminated, @n words, each a malloc'd string) resolved
+ * from the working directory @cwd in place, and @cwd added where the
+ * command's PATH may be left out. @parsed: options are already taken out
+ * (every word is an argument), else option words and their values are
+ * skipped as getopt would. @return the number of words now, or minus the
+ * exit code of a path above the root (printed). */
+int ctl_resolve_args(const char *cwd, char ***pv, int n, bool parsed);
+
+/* summary.c: the summaries of the children of the folder @path, an
+ * object {name: text} of those whose type declares one; NULL when none
+ * does, when summaries are off (c->schemas NULL) or could not be read.
+ * New reference. */
+json_t *ctl_summaries(struct ctl *c, const char *path);
+/* @tmpl ("{attr}", "{@links}") filled from @node (its attributes with
+ * values, its links): each value's first line, "-" for an unset one, the
+ * link targets joined by ", ". New string. */
+char *ctl_summary_fill(const char *tmpl, const json_t *node);
 
 /* shell.c */
 int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv);

@@ -11,6 +11,7 @@
  * installs both scripts under the FHS completion directories
  * (DATADIR/bash-completion/completions, DATADIR/zsh/site-functions).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,7 @@ static void print_bash(void)
         "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
         "    w=${COMP_WORDS[i]}\n"
         "    case $w in\n"
-        "      --server|--token|--token-file|--cacert)\n"
+        "      --server|--token|--token-file|--cacert|--cwd)\n"
         "        conn+=(\"$w\" \"${COMP_WORDS[i+1]}\"); i=$((i + 1)) ;;\n"
         "      %s) i=$((i + 1)) ;;\n"
         "      -*) ;;\n"
@@ -217,7 +218,7 @@ static void print_zsh(void)
         "for ((i = 2; i < CURRENT; i++)); do\n"
         "  w=${words[i]}\n"
         "  case $w in\n"
-        "    --server|--token|--token-file|--cacert)\n"
+        "    --server|--token|--token-file|--cacert|--cwd)\n"
         "      conn+=(\"$w\" \"${words[i+1]}\"); i=$((i + 1)) ;;\n"
         "    %s) i=$((i + 1)) ;;\n"
         "    -*) ;;\n"
@@ -326,12 +327,18 @@ ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex)
               : ctl_xstrdup("");
     const char *base = slash ? slash + 1 : word;
     char *abs = ctl_resolve_path(cwd, dir_prefix);
-    char *url = ctl_config_url(abs);
+    char *url;
     struct ctl_resp r;
     json_t *node = NULL;
     char **v = NULL;
     size_t n = 0;
 
+    if (!abs) { /* above the root: nothing to offer */
+        *ex = ctl_exit_errno(EPERM);
+        free(dir_prefix);
+        return NULL;
+    }
+    url = ctl_config_url(abs);
     *ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
     if (*ex == 0 && ctl_ok(&r)) {
         node = json_loadb(r.body, r.len, 0, NULL);
@@ -359,7 +366,8 @@ int ctl_cmd_complete_path(struct ctl *c,
                           char **argv)
 {
     int ex;
-    char **v = ctl_complete_names(c, "/", argc ? argv[0] : "", &ex);
+    char **v =
+        ctl_complete_names(c, c->cwd ? c->cwd : "/", argc ? argv[0] : "", &ex);
 
     (void)o;
     for (size_t i = 0; v && v[i]; i++) {

@@ -499,7 +499,21 @@ static void mode_string(char type, const char *mode, char out[11])
 
 /* ---- ls ---------------------------------------------------------------- */
 
-static void ls_line(const json_t *e, const char *kind, bool long_fmt)
+/* "  [SUMMARY]" of the entry @e when @sums has one for its name. */
+static void put_summary(const json_t *e, const json_t *sums)
+{
+    const json_t *s = json_object_get(sums, jstr(e, "name"));
+
+    if (json_is_string(s)) {
+        (void)fputs("  [", stdout);
+        ctl_put_escaped(stdout, json_string_value(s), json_string_length(s));
+        (void)putchar(']');
+    }
+}
+
+/* One entry; @sums: the children's summaries by name, or NULL. */
+static void
+ls_line(const json_t *e, const char *kind, bool long_fmt, const json_t *sums)
 {
     char mode[11];
     const json_t *rev = json_object_get(e, "revision");
@@ -507,6 +521,7 @@ static void ls_line(const json_t *e, const char *kind, bool long_fmt)
 
     if (!long_fmt) {
         put_name(jstr(e, "name"));
+        put_summary(e, sums);
         (void)putchar('\n');
         return;
     }
@@ -530,22 +545,23 @@ static void ls_line(const json_t *e, const char *kind, bool long_fmt)
         (void)fputs(" -> ", stdout);
         put_name(jstr(e, "target"));
     }
+    put_summary(e, sums);
     (void)putchar('\n');
 }
 
-static void ls_entries(const json_t *node, bool long_fmt)
+static void ls_entries(const json_t *node, bool long_fmt, const json_t *sums)
 {
     size_t i;
     json_t *e;
 
     json_array_foreach(json_object_get(node, "attributes"), i, e) {
-        ls_line(e, "attribute", long_fmt);
+        ls_line(e, "attribute", long_fmt, NULL);
     }
     json_array_foreach(json_object_get(node, "children"), i, e) {
-        ls_line(e, jstr(e, "kind"), long_fmt);
+        ls_line(e, jstr(e, "kind"), long_fmt, sums);
     }
     json_array_foreach(json_object_get(node, "links"), i, e) {
-        ls_line(e, "link", long_fmt);
+        ls_line(e, "link", long_fmt, NULL);
     }
 }
 
@@ -559,7 +575,7 @@ static int ls_recursive(struct ctl *c, json_t *node, bool long_fmt, bool first)
     }
     put_name(jstr(node, "path"));
     (void)fputs(":\n", stdout);
-    ls_entries(node, long_fmt);
+    ls_entries(node, long_fmt, NULL);
     json_array_foreach(json_object_get(node, "children"), i, e) {
         json_t *child = NULL;
         int ex = full_child(c, e, false, &child);
@@ -603,11 +619,17 @@ static int cmd_ls(struct ctl *c, const struct opts *o, int argc, char **argv)
     }
     kind = jstr(node, "kind");
     if (kind && (strcmp(kind, "attribute") == 0 || strcmp(kind, "link") == 0)) {
-        ls_line(node, kind, long_fmt);
+        ls_line(node, kind, long_fmt, NULL);
     } else if (rec) {
         ex = ls_recursive(c, node, long_fmt, true);
     } else {
-        ls_entries(node, long_fmt);
+        /* in the shell, each child's summary (summary.c) */
+        json_t *sums = json_array_size(json_object_get(node, "children"))
+                           ? ctl_summaries(c, path)
+                           : NULL;
+
+        ls_entries(node, long_fmt, sums);
+        json_decref(sums);
     }
 out:
     json_decref(node);
@@ -953,9 +975,14 @@ static int post_batch(struct ctl *c, json_t *doc, const char *what, bool quiet)
         } else if (c->json) {
             print_body(&r);
         } else if (!quiet && (res = ctl_resp_json(&r))) {
-            (void)printf("revision %lld\n",
-                         (long long)json_integer_value(
-                             json_object_get(res, "revision")));
+            const json_t *ok = json_object_get(res, "succeeded");
+
+            (void)printf(
+                "revision %lld%s\n",
+                (long long)json_integer_value(json_object_get(res, "revision")),
+                !json_is_boolean(ok) ? ""
+                : json_is_true(ok)   ? " (the compares held: ops ran)"
+                                     : " (a compare did not hold: else ran)");
         }
     }
     json_decref(res);
@@ -1200,42 +1227,6 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
 
 /* ---- ln -s, mv --------------------------------------------------------- */
 
-/* @rel resolved against the folder @dir ("." and ".." as a shell would).
- * New absolute path. */
-static char *resolve_path(const char *dir, const char *rel)
-{
-    char *joined =
-        rel[0] == '/' ? ctl_xstrdup(rel) : ctl_strdup_printf("%s/%s", dir, rel);
-    char *out = ctl_xmalloc(strlen(joined) + 2);
-    size_t o = 0;
-    char *save = NULL;
-
-    for (char *seg = strtok_r(joined, "/", &save); seg;
-         seg = strtok_r(NULL, "/", &save)) {
-        if (strcmp(seg, ".") == 0) {
-            continue;
-        }
-        if (strcmp(seg, "..") == 0) {
-            while (o > 0 && out[o - 1] != '/') {
-                o--;
-            }
-            if (o > 0) {
-                o--;
-            }
-            continue;
-        }
-        out[o++] = '/';
-        memcpy(out + o, seg, strlen(seg));
-        o += strlen(seg);
-    }
-    if (o == 0) {
-        out[o++] = '/';
-    }
-    out[o] = '\0';
-    free(joined);
-    return out;
-}
-
 static int cmd_ln(struct ctl *c, const struct opts *o, int argc, char **argv)
 {
     size_t n = strlen(argv[1]);
@@ -1260,7 +1251,11 @@ static int cmd_ln(struct ctl *c, const struct opts *o, int argc, char **argv)
     } else {
         dir = ctl_dirname(link);
     }
-    target = resolve_path(dir, argv[0]);
+    target = ctl_resolve_path(dir, argv[0]);
+    if (!target) {
+        ex = ctl_above_root("ln -s", dir, argv[0]);
+        goto out;
+    }
     if (n && argv[1][n - 1] == '/') { /* ln -s T DIR/: the name of T */
         char *l = ctl_strdup_printf(
             "%s/%s", strcmp(link, "/") ? link : "", ctl_basename(target));
@@ -2059,6 +2054,11 @@ static const struct cmd cmds[] = {
      "batch FILE",
      "Run a batch document ({\"ops\": [...]}, or just the list of ops) from\n"
      "FILE (- for stdin) as one transaction; prints the new revision.\n"
+     "{\"op\": \"compare\", \"path\": P, \"value\": V} ops make it "
+     "conditional\n"
+     "on values, as etcd's txn: a compare that does not hold fails it (exit\n"
+     "9, op_index on stderr, nothing changed), or with {\"else\": [...]}\n"
+     "runs those ops instead (said after the revision).\n"
      "--if-revision REV: only if the global revision is still REV."},
     {"export",
      cmd_export,
@@ -2121,8 +2121,9 @@ static const struct cmd cmds[] = {
      "shell",
      "An interactive shell, as targetcli's: cd, pwd, ls, tree and every\n"
      "command above, with paths relative to the working directory (ln -s\n"
-     "TARGET too, as configfs resolves it), tab completion of commands and\n"
-     "paths, and history (~/.configfsctl_history). Read from a pipe, it\n"
+     "TARGET too, as configfs resolves it), ls showing each child's summary\n"
+     "as its schema declares it, tab completion of commands and paths, and\n"
+     "history (~/.configfsctl_history). Read from a pipe, it\n"
      "runs the lines given, one command each, and exits with the last\n"
      "one's status."},
     {"completion",
@@ -2183,6 +2184,10 @@ static void usage(FILE *out)
         "  --max-answer BYTES refuse an answer (or one event) larger than "
         "this\n"
         "                     (default 256M; K, M, G suffixes; 0: no cap)\n"
+        "  --cwd DIR          the working directory: relative paths (ln -s "
+        "TARGET\n"
+        "                     too, as configfs takes it) are taken from DIR\n"
+        "                     (CONFIGFSCTL_CWD; default: none, paths from /)\n"
         "  --json             print the server's JSON, for programs\n"
         "  -h, --help         this text; COMMAND --help: the command's\n"
         "  --version          print the version\n\n"
@@ -2222,6 +2227,7 @@ enum {
     OPT_BEFORE,
     OPT_SINCE,
     OPT_COUNT,
+    OPT_CWD,
 };
 
 static const struct option long_opts[] = {
@@ -2231,6 +2237,7 @@ static const struct option long_opts[] = {
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-answer", required_argument, NULL, OPT_MAX_ANSWER},
+    {"cwd", required_argument, NULL, OPT_CWD},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -2311,6 +2318,7 @@ struct globals {
     const char *cacert;
     const char *timeout;
     const char *max_answer;
+    const char *cwd;
     bool json;
     bool version;
 };
@@ -2384,6 +2392,9 @@ static int parse_args(int argc, char **argv, struct globals *g, struct opts *o)
             break;
         case OPT_TIMEOUT:
             g->timeout = optarg;
+            break;
+        case OPT_CWD:
+            g->cwd = optarg;
             break;
         case OPT_JSON:
             g->json = true;
@@ -2492,6 +2503,7 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     const char *server = g->server ? g->server : getenv("CONFIGFSCTL_SERVER");
     const char *token = g->token;
     const char *token_file = g->token_file;
+    const char *cwd;
     unsigned long long timeout = 60;
     char *file_token = NULL;
     int ex;
@@ -2538,6 +2550,13 @@ static int setup_ctl(struct ctl *c, const struct globals *g)
     c->timeout = (long)timeout;
     c->json = g->json;
     c->cacert = g->cacert ? g->cacert : getenv("CONFIGFSCTL_CACERT");
+    cwd = g->cwd ? g->cwd : getenv("CONFIGFSCTL_CWD");
+    if (cwd && cwd[0]) { /* the leading / may be left out, as in paths */
+        c->cwd = ctl_resolve_path("/", cwd);
+        if (!c->cwd) {
+            return ctl_above_root("--cwd", "/", cwd);
+        }
+    }
     ex = ctl_endpoints_set(c, server && server[0] ? server : DEFAULT_SERVER);
     if (ex) {
         return ex;
@@ -2604,8 +2623,10 @@ int ctl_run_line(struct ctl *c, int argc, char **argv)
         ex = usage_error("%s", "which command?");
     }
     if (ex == 0 && (g.server || g.token || g.token_file || g.cacert ||
-                    g.timeout || g.version)) {
-        ex = usage_error("%s", "only --json applies to one command here");
+                    g.timeout || g.version || g.max_answer || g.cwd)) {
+        ex = usage_error("%s",
+                         "only --json applies to one command here (cd "
+                         "changes the working directory)");
     }
     if (ex == 0) {
         ex = find_cmd(argv[optind], &o, argc - optind - 1, &cmd);
@@ -2619,9 +2640,26 @@ int ctl_run_line(struct ctl *c, int argc, char **argv)
     return ex;
 }
 
-char *ctl_resolve_path(const char *dir, const char *rel)
+/* Run @cmd on the words @words (the command and its arguments, @n of
+ * them), its config paths taken from the working directory c->cwd as
+ * the shell takes them (paths.c). */
+static int run_from_cwd(struct ctl *c,
+                        const struct cmd *cmd,
+                        const struct opts *o,
+                        int n,
+                        char **words)
 {
-    return resolve_path(dir, rel);
+    char **v = ctl_xmalloc(((size_t)n + 1) * sizeof(*v));
+    int ex;
+
+    for (int i = 0; i < n; i++) {
+        v[i] = ctl_xstrdup(words[i]);
+    }
+    v[n] = NULL;
+    n = ctl_resolve_args(c->cwd, &v, n, true);
+    ex = n < 0 ? -n : cmd->run(c, o, n - 1, v + 1);
+    ctl_strv_free(v);
+    return ex;
 }
 
 int main(int argc, char **argv)
@@ -2661,7 +2699,9 @@ int main(int argc, char **argv)
         goto out;
     }
     ex = setup_ctl(&c, &g);
-    if (ex == 0) {
+    if (ex == 0 && c.cwd) {
+        ex = run_from_cwd(&c, cmd, &o, nargs + 1, argv + optind);
+    } else if (ex == 0) {
         ex = cmd->run(&c, &o, nargs, argv + optind + 1);
     }
     if (c.curl) {
@@ -2674,6 +2714,7 @@ out:
         ex = CTL_EX_FAIL;
     }
     ctl_endpoints_free(&c);
+    free(c.cwd);
     free(c.auth);
     free(o.attrs);
     return ex;

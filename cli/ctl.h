@@ -44,6 +44,11 @@ struct ctl {
     bool json;          /* --json: print the server's JSON */
     size_t max_answer;  /* --max-answer: bytes of one answer; 0: no cap */
     CURL *curl;
+    char *cwd;       /* --cwd, CONFIGFSCTL_CWD: the working directory
+                        relative paths are taken from, absolute; NULL:
+                        none (paths.c; owned) */
+    json_t *schemas; /* shell: ls shows summaries (summary.c); the
+                        descriptions asked so far, by subsystem (owned) */
 };
 
 /* The default of --max-answer: far above any answer of a tree configfsd

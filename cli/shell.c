@@ -8,14 +8,10 @@
  * ~/.configfsctl_history. Line editing is libedit's (its readline
  * interface: BSD-licensed, in Debian).
  *
- * Paths: an argument that names a config path and does not start with '/'
- * is taken from the working directory, with . and .. resolved, before the
- * command sees it; for `ln -s TARGET LINK` that includes TARGET, which is
- * how configfs resolves a relative target (from the caller's working
- * directory, fs/configfs/symlink.c), not from LINK's folder as ln -s on
- * another filesystem would. Arguments that are values or local files
- * (write's VALUE, batch and import's FILE) and option values are left
- * alone.
+ * Paths: the arguments that name config paths are resolved from the
+ * working directory before the command sees them, `ln -s` targets
+ * included, as configfs resolves them (paths.c, which --cwd uses too).
+ * It starts in --cwd's folder (or CONFIGFSCTL_CWD's) when given.
  *
  * Read from something that is not a terminal, it runs the lines given, one
  * command each, without prompt or history, and exits with the status of
@@ -97,121 +93,21 @@ static int split(const char *line, char ***ret)
     return (int)n;
 }
 
-/* Does the option word @w take the next word as its value? */
-static bool takes_value(const char *w)
-{
-    const struct option *lo = ctl_long_options();
-
-    if (strcmp(w, "-a") == 0) {
-        return true;
-    }
-    if (strncmp(w, "--", 2) != 0 || strchr(w, '=')) {
-        return false;
-    }
-    for (; lo->name; lo++) {
-        if (strcmp(w + 2, lo->name) == 0) {
-            return lo->has_arg == required_argument;
-        }
-    }
-    return false;
-}
-
-/* Which arguments of @cmd are config paths: all, the first only, none. */
-enum paths { PATHS_ALL, PATHS_FIRST, PATHS_NONE };
-
-static enum paths paths_of(const char *cmd)
-{
-    static const char *const none[] = {
-        "batch", "import", "health", "cluster", "completion", "shell", NULL};
-
-    if (strcmp(cmd, "write") == 0) {
-        return PATHS_FIRST;
-    }
-    for (size_t i = 0; none[i]; i++) {
-        if (strcmp(cmd, none[i]) == 0) {
-            return PATHS_NONE;
-        }
-    }
-    return PATHS_ALL;
-}
-
-/* The commands whose PATH is optional: in the shell, the working
- * directory when none is given. */
-static bool path_optional(const char *cmd)
-{
-    static const char *const opt[] = {
-        "ls", "tree", "export", "history", "watch", NULL};
-
-    for (size_t i = 0; opt[i]; i++) {
-        if (strcmp(cmd, opt[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The path arguments of the command in *@v (v[0] the command) resolved
- * from the working directory, in place, and the working directory added
- * where a PATH may be left out. A trailing '/' is kept: it means
- * something to ln and mv. @return the number of words now. */
-static int resolve_args(char ***pv, int n)
-{
-    char **v = *pv;
-    enum paths which = paths_of(v[0]);
-    bool after_dashes = false;
-    bool asks_help = false;
-    int seen = 0;
-
-    for (size_t i = 1; v[i] && which != PATHS_NONE; i++) {
-        char *abs;
-        size_t len;
-
-        if (!after_dashes && strcmp(v[i], "--") == 0) {
-            after_dashes = true;
-            continue;
-        }
-        if (!after_dashes && v[i][0] == '-' && v[i][1]) {
-            asks_help = asks_help || strcmp(v[i], "--help") == 0 ||
-                        strcmp(v[i], "-h") == 0;
-            if (takes_value(v[i]) && v[i + 1]) {
-                i++;
-            }
-            continue;
-        }
-        if (which == PATHS_FIRST && seen) {
-            continue;
-        }
-        seen++;
-        len = strlen(v[i]);
-        abs = ctl_resolve_path(sh.cwd, v[i]);
-        if (len && v[i][len - 1] == '/' && strcmp(abs, "/") != 0) {
-            char *slashed = ctl_strdup_printf("%s/", abs);
-
-            free(abs);
-            abs = slashed;
-        }
-        free(v[i]);
-        v[i] = abs;
-    }
-    if (!seen && !asks_help && path_optional(v[0])) {
-        v = ctl_xrealloc(v, ((size_t)n + 2) * sizeof(*v));
-        v[n++] = ctl_xstrdup(sh.cwd);
-        v[n] = NULL;
-        *pv = v;
-    }
-    return n;
-}
-
 /* ---- builtins ------------------------------------------------------- */
 
 static int cd(char **v, int n)
 {
     char *to = ctl_resolve_path(sh.cwd, n > 1 ? v[1] : "/");
-    char *url = ctl_config_url(to);
+    char *url;
     struct ctl_resp r;
     json_t *node = NULL;
-    int ex = ctl_request(sh.c, "GET", url, NULL, NULL, 0, NULL, &r);
+    int ex;
 
+    if (!to) {
+        return ctl_above_root("cd", sh.cwd, v[1]);
+    }
+    url = ctl_config_url(to);
+    ex = ctl_request(sh.c, "GET", url, NULL, NULL, 0, NULL, &r);
     if (ex == 0 && !ctl_ok(&r)) {
         ex = ctl_fail(sh.c, to, &r);
     } else if (ex == 0) {
@@ -296,7 +192,11 @@ static int run_line(const char *line, bool *quit)
     } else {
         char **argv;
 
-        n = resolve_args(&v, n);
+        n = ctl_resolve_args(sh.cwd, &v, n, false);
+        if (n < 0) {
+            ctl_strv_free(v);
+            return -n;
+        }
         argv = ctl_xmalloc(((size_t)n + 2) * sizeof(*argv));
         argv[0] = (char *)"configfsctl";
         memcpy(argv + 1, v, ((size_t)n + 1) * sizeof(*argv));
@@ -385,6 +285,17 @@ int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv)
     (void)argv;
     sh.c = c;
     sh.cwd = ctl_xstrdup("/");
+    if (c->cwd) { /* --cwd: start there, if it is a folder */
+        char *v[] = {(char *)"cd", c->cwd, NULL};
+
+        ex = cd(v, 2);
+        if (ex) {
+            free(sh.cwd);
+            memset(&sh, 0, sizeof(sh));
+            return ex;
+        }
+    }
+    c->schemas = json_object(); /* ls shows summaries, read once each */
     if (tty) {
         rl_readline_name = "configfsctl";
         rl_attempted_completion_function = complete;
@@ -428,6 +339,8 @@ int ctl_cmd_shell(struct ctl *c, const struct opts *o, int argc, char **argv)
     matches = NULL;
     free(sh.history_file);
     free(sh.cwd);
+    json_decref(c->schemas);
+    c->schemas = NULL;
     memset(&sh, 0, sizeof(sh));
     return ex;
 }

@@ -3,7 +3,13 @@
  * h-batch.c - POST /api/v1/rename and POST /api/v1/batch: operations named
  * in a JSON body, run in one transaction, so a request either stands whole
  * or changes nothing. Each op is an enum cfs_op, read from the names
- * cfs_op_name() gives, checked and run through one switch each.
+ * cfs_op_name() gives, checked and run through one switch each; besides
+ * them a batch may hold "compare" ops, etcd's txn compare on a value: the
+ * attribute must hold the value given, read in the same transaction (so
+ * after the batch's earlier ops, and with no other change in between: a
+ * compare-and-set), or the batch fails 412 with the compare's op_index and
+ * nothing changed; with an "else" list, a failed leading compare runs
+ * those ops instead, in the same transaction (etcd's success/failure).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +52,8 @@ int cfs_http_apply(struct cfs_txn *txn,
 
 /* One op of a batch, as read from its JSON (strings borrowed from it). */
 struct batch_op {
-    enum cfs_op op;
+    enum cfs_op op;   /* 0 for a compare */
+    bool compare;     /* {"op": "compare", "path", "value", "encoding"?} */
     const char *path; /* "path"; a rename's "from" */
     const char *arg;  /* a symlink's "target", a rename's "to" */
     json_t *value;    /* a store's "value" and "encoding" */
@@ -201,13 +208,17 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
     b->op = json_is_object(op)
                 ? op_of(json_string_value(json_object_get(op, "op")))
                 : 0;
-    if (!b->op) {
+    b->compare =
+        !b->op && json_is_object(op) &&
+        json_is_string(json_object_get(op, "op")) &&
+        strcmp(json_string_value(json_object_get(op, "op")), "compare") == 0;
+    if (!b->op && !b->compare) {
         batch_problem(req,
                       MHD_HTTP_BAD_REQUEST,
                       -EINVAL,
                       i,
                       "each op is an object whose \"op\" is mkdir, "
-                      "rmdir, store, symlink, unlink or rename");
+                      "rmdir, store, symlink, unlink, rename or compare");
         return false;
     }
     json_object_foreach(op, key, v) {
@@ -222,7 +233,7 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
             return false;
         }
     }
-    switch (b->op) {
+    switch (b->compare ? CFS_OP_STORE : b->op) {
     case CFS_OP_RENAME:
         r = path_member(req, op, "from");
         if (r == 0) {
@@ -277,6 +288,114 @@ op_read(struct cfs_http_req *req, json_t *op, size_t i, struct batch_op *b)
     return true;
 }
 
+/* The bytes of the "value" (and "encoding") of op @i (@b), new; NULL
+ * when it is not a value (answered 400 with the op_index) or there is no
+ * memory (500). */
+static char *op_value(struct cfs_http_req *req,
+                      const struct batch_op *b,
+                      size_t i,
+                      size_t *ret_len)
+{
+    const char *why = NULL;
+    char *bytes =
+        cfs_http_json_value_bytes(b->value, b->encoding, ret_len, &why);
+
+    if (!bytes) {
+        batch_problem(req,
+                      why ? MHD_HTTP_BAD_REQUEST
+                          : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                      why ? -EINVAL : -ENOMEM,
+                      i,
+                      why ? why : "out of memory");
+    }
+    return bytes;
+}
+
+/* The problem of compare op @i: @status (0: from @err), @detail after
+ * "op I (compare PATH): ". */
+static void compare_problem(struct cfs_http_req *req,
+                            const struct batch_op *b,
+                            size_t i,
+                            int status,
+                            int err,
+                            const char *detail)
+{
+    char text[512];
+
+    (void)snprintf(
+        text, sizeof(text), "op %zu (compare %s): %s", i, b->path, detail);
+    batch_problem(req, status, err, i, text);
+}
+
+/* Check the compare op @i (@b) in the transaction the batch holds: does
+ * the attribute at b->path show b->value? A text attribute's value
+ * compares as the node JSON shows it and as a store takes it: one
+ * trailing newline of show() and of the value given does not count; a
+ * binary attribute's bytes compare exactly. @return 1 when it does; 0
+ * when it holds another value (answered 412 ESTALE with the op_index
+ * when @answer); -1 when there is no value to compare (answered: 404,
+ * 409 for a folder or link, 403 for a write-only attribute, 400 for a
+ * value that is not). */
+static int compare_check(struct cfs_http_req *req,
+                         const struct batch_op *b,
+                         size_t i,
+                         bool answer)
+{
+    size_t want_len = 0;
+    char *want = op_value(req, b, i, &want_len);
+    bool hidden_target = false;
+    const char *refusal = NULL;
+    struct cfs_entry e = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    int ret = -1;
+    int r;
+
+    if (!want) {
+        return -1;
+    }
+    r = op_reach(req, b, &hidden_target);
+    if (r == 0) {
+        r = cfs_stat(b->path, &e);
+    }
+    if (r == 0 && e.kind != CFS_KIND_ATTR && e.kind != CFS_KIND_BIN_ATTR) {
+        r = -EISDIR;
+        refusal = "not an attribute: a compare reads an attribute's value";
+    } else if (r == 0 && !e.readable) {
+        r = -EACCES;
+        refusal = "the attribute cannot be read (write-only): there is no "
+                  "value to compare";
+    }
+    if (r == 0) {
+        r = cfs_show(b->path, &buf, &len);
+    }
+    if (r < 0) {
+        compare_problem(req, b, i, 0, r, refusal ? refusal : strerror(-r));
+    } else {
+        if (e.kind == CFS_KIND_ATTR && len && buf[len - 1] == '\n') {
+            len--; /* one trailing newline of show() */
+        }
+        if (e.kind == CFS_KIND_ATTR && want_len && want[want_len - 1] == '\n') {
+            want_len--; /* as a store strips it */
+        }
+        ret = len == want_len &&
+              (len == 0 || (buf && memcmp(buf, want, len) == 0));
+        if (!ret && answer) {
+            compare_problem(req,
+                            b,
+                            i,
+                            MHD_HTTP_PRECONDITION_FAILED,
+                            -ESTALE,
+                            "the attribute holds another value; nothing "
+                            "was changed");
+        }
+    }
+    cfs_free(buf);
+    cfs_entry_done(&e);
+    free(want);
+    return ret;
+}
+
 /* Run op @i in @txn. False: answered (400 for a value that is not, or the
  * object model's refusal), with its op_index. */
 static bool op_run(struct cfs_http_req *req,
@@ -291,16 +410,8 @@ static bool op_run(struct cfs_http_req *req,
     int r;
 
     if (b->op == CFS_OP_STORE) {
-        const char *why = NULL;
-
-        bytes = cfs_http_json_value_bytes(b->value, b->encoding, &len, &why);
+        bytes = op_value(req, b, i, &len);
         if (!bytes) {
-            batch_problem(req,
-                          why ? MHD_HTTP_BAD_REQUEST
-                              : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                          why ? -EINVAL : -ENOMEM,
-                          i,
-                          why ? why : "out of memory");
             return false;
         }
     }
@@ -342,13 +453,67 @@ static bool op_run(struct cfs_http_req *req,
     return false;
 }
 
+/* Check the syntax of every op of @ops (numbered from @base) before
+ * anything changes; with @leading, every compare comes before the first
+ * other op. False: answered 400 with the op_index. */
+static bool
+ops_read(struct cfs_http_req *req, json_t *ops, size_t base, bool leading)
+{
+    bool changed = false;
+    struct batch_op b;
+    json_t *op;
+    size_t i;
+
+    json_array_foreach(ops, i, op) {
+        if (!op_read(req, op, base + i, &b)) {
+            return false;
+        }
+        if (leading && b.compare && changed) {
+            batch_problem(req,
+                          MHD_HTTP_BAD_REQUEST,
+                          -EINVAL,
+                          base + i,
+                          "with \"else\", the compares of \"ops\" come "
+                          "before its other ops (etcd's txn: compare, then "
+                          "success or failure)");
+            return false;
+        }
+        changed = changed || !b.compare;
+    }
+    return true;
+}
+
+/* With "else": do the leading compares of @ops all hold? @return 1, 0, or
+ * -1 when one has no value to compare (answered). */
+static int compares_hold(struct cfs_http_req *req, json_t *ops)
+{
+    struct batch_op b;
+    json_t *op;
+    size_t i;
+
+    json_array_foreach(ops, i, op) {
+        int r;
+
+        (void)op_read(req, op, i, &b); /* checked before: it holds */
+        if (!b.compare) {
+            break;
+        }
+        r = compare_check(req, &b, i, false);
+        if (r <= 0) {
+            return r;
+        }
+    }
+    return 1;
+}
+
 void cfs_http_handle_batch(struct cfs_http_req *req)
 {
     json_t *body = cfs_http_json_body(req);
-    json_t *ops, *op, *ifrev, *results = NULL;
+    json_t *ops, *elses, *run, *op, *ifrev, *results = NULL;
     struct cfs_txn *txn = NULL;
     struct batch_op b;
-    size_t i;
+    size_t i, base = 0;
+    bool succeeded = true;
     uint64_t rev;
     int r;
 
@@ -356,17 +521,22 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         return;
     }
     ops = json_object_get(body, "ops");
+    elses = json_object_get(body, "else");
     ifrev = json_object_get(body, "if_revision");
     if (!cfs_http_known_members(
-            req, body, (const char *const[]){"ops", "if_revision", NULL})) {
+            req,
+            body,
+            (const char *const[]){"ops", "else", "if_revision", NULL})) {
         goto out;
     }
-    if (!json_is_array(ops) || (ifrev && !json_is_integer(ifrev))) {
-        cfs_http_bad_request(
-            req, "the body is {\"ops\": [...], \"if_revision\": N?}");
+    if (!json_is_array(ops) || (elses && !json_is_array(elses)) ||
+        (ifrev && !json_is_integer(ifrev))) {
+        cfs_http_bad_request(req,
+                             "the body is {\"ops\": [...], \"else\": "
+                             "[...]?, \"if_revision\": N?}");
         goto out;
     }
-    if (json_array_size(ops) > CFS_BATCH_MAX) {
+    if (json_array_size(ops) + json_array_size(elses) > CFS_BATCH_MAX) {
         cfs_http_problem(req,
                          MHD_HTTP_CONTENT_TOO_LARGE,
                          -E2BIG,
@@ -375,11 +545,11 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
                          CFS_BATCH_MAX);
         goto out;
     }
-    /* Check the syntax of every op before anything changes. */
-    json_array_foreach(ops, i, op) {
-        if (!op_read(req, op, i, &b)) {
-            goto out;
-        }
+    /* Check the syntax of every op before anything changes; the ops of
+     * "else" are numbered after those of "ops". */
+    if (!ops_read(req, ops, 0, elses != NULL) ||
+        (elses && !ops_read(req, elses, json_array_size(ops), false))) {
+        goto out;
     }
 
     r = cfs_txn_begin(&txn);
@@ -402,17 +572,34 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         cfs_txn_abort(txn);
         goto out;
     }
+    run = ops;
+    if (elses) {
+        /* under the same transaction as the branch that follows: nothing
+         * can change between the compares and it */
+        r = compares_hold(req, ops);
+        if (r < 0) {
+            cfs_txn_abort(txn);
+            goto out;
+        }
+        if (r == 0) {
+            succeeded = false;
+            run = elses;
+            base = json_array_size(ops);
+        }
+    }
     results = json_array();
-    json_array_foreach(ops, i, op) {
+    json_array_foreach(run, i, op) {
         json_t *res;
 
-        (void)op_read(req, op, i, &b); /* checked above: it holds */
-        if (!op_run(req, txn, &b, i)) {
+        (void)op_read(req, op, base + i, &b); /* checked above: it holds */
+        if (b.compare ? compare_check(req, &b, base + i, true) != 1
+                      : !op_run(req, txn, &b, base + i)) {
             cfs_txn_abort(txn);
             goto out;
         }
         res = json_object();
-        json_object_set_new(res, "op", json_string(cfs_op_name(b.op)));
+        json_object_set_new(
+            res, "op", json_string(b.compare ? "compare" : cfs_op_name(b.op)));
         json_object_set_new(res, "path", json_string(b.path));
         json_object_set_new(res, "status", json_string("ok"));
         json_array_append_new(results, res);
@@ -429,6 +616,9 @@ void cfs_http_handle_batch(struct cfs_http_req *req)
         json_t *doc = json_object();
 
         json_object_set_new(doc, "revision", json_integer((json_int_t)rev));
+        if (elses) {
+            json_object_set_new(doc, "succeeded", json_boolean(succeeded));
+        }
         json_object_set_new(doc, "results", results);
         results = NULL;
         cfs_http_reply_json(req, MHD_HTTP_OK, doc);

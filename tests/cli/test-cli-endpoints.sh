@@ -81,6 +81,9 @@ check "completion: config paths from the server given on the line, folders with 
 complete_words --server "$A" cat usb_gadget/g1/id
 check "completion: attributes, relative as typed" \
   'grep -qx "usb_gadget/g1/idVendor " $out && grep -qx "usb_gadget/g1/idProduct " $out'
+complete_words --server "$A" --cwd /usb_gadget/g1 ls f
+check "completion with --cwd on the line: paths relative to that working directory" \
+  '[ "$(cat $out)" = functions/ ]'
 run completion zsh
 check "completion zsh: a #compdef function asking __complete" \
   '[ $rc = 0 ] && head -1 $out | grep -qx "#compdef configfsctl" && has "__complete"'

@@ -298,6 +298,36 @@ STDIN=<(echo '{"ops":[') run batch -
 check "batch of malformed JSON: EINVAL (5) with the line" '[ $rc = 5 ] && has "-:" $err'
 run batch "$tmp/nonexistent.json"
 check "batch of a missing file: ENOENT (3)" '[ $rc = 3 ]'
+# compare ops: etcd's txn compare on a value (b1/storeme holds 7)
+STDIN=<(echo '[{"op":"compare","path":"/02-simple-children/b1/storeme","value":"7\n"},{"op":"store","path":"/02-simple-children/b1/storeme","value":"8"}]') \
+  run batch -
+check "batch with a compare that holds: runs, prints the revision" \
+  '[ $rc = 0 ] && grep -qE "^revision [0-9]+$" $out && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 8 ]'
+STDIN=<(echo '[{"op":"mkdir","path":"/02-simple-children/b3"},{"op":"compare","path":"/02-simple-children/b1/storeme","value":"7"},{"op":"store","path":"/02-simple-children/b1/storeme","value":"9"}]') \
+  run batch -
+check "a compare that does not hold: ESTALE (9), its op_index on stderr, nothing changed" \
+  '[ $rc = 9 ] && has "op_index 1" $err && has "compare /02-simple-children/b1/storeme" $err && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 8 ] && ! "$CTL" ls /02-simple-children | grep -qx b3'
+cat >"$tmp/txn.json" <<'EOF'
+{"ops": [{"op": "compare", "path": "/02-simple-children/b1/storeme", "value": "8"},
+         {"op": "store", "path": "/02-simple-children/b1/storeme", "value": "10"}],
+ "else": [{"op": "mkdir", "path": "/02-simple-children/was-not-8"}]}
+EOF
+run batch "$tmp/txn.json"
+check "batch with else, the compares holding: ops ran, said" \
+  '[ $rc = 0 ] && grep -qE "^revision [0-9]+ \(the compares held: ops ran\)$" $out && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 10 ]'
+run batch "$tmp/txn.json"
+check "batch with else, a compare not holding: else ran, said, exit 0" \
+  '[ $rc = 0 ] && grep -qE "^revision [0-9]+ \(a compare did not hold: else ran\)$" $out && "$CTL" ls /02-simple-children | grep -qx was-not-8 && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 10 ]'
+run rmdir /02-simple-children/was-not-8
+run --json batch "$tmp/txn.json"
+check "batch --json with else: the server's succeeded" '[ $rc = 0 ] && has "\"succeeded\":false"'
+STDIN=<(echo '[{"op":"compare","path":"/02-simple-children/b1","value":""}]') run batch -
+check "a compare of a folder: said, not taken for another value" \
+  '[ $rc != 0 ] && [ $rc != 9 ] && has "not an attribute" $err && has "op_index 0" $err'
+STDIN=<(echo '{"ops":[{"op":"compare","path":"/02-simple-children/b1/storeme","value":"10"},{"op":"store","path":"/02-simple-children/b1/storeme","value":"7"}]}') \
+  run batch -
+check "compare and store as one: the value put back (7)" \
+  '[ $rc = 0 ] && [ "$("$CTL" cat /02-simple-children/b1/storeme)" = 7 ]'
 
 # ---- export, import --------------------------------------------------------
 run export /02-simple-children
