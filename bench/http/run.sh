@@ -14,8 +14,12 @@
 # report is one table of the medians over the rounds, each ratio taken
 # within its round. Fails if any answer was not a 2xx; socket errors
 # (wrk's timeouts, 2 s) are printed.
-# Usage: run.sh CONFIGFSD BARE_SERVER [SECONDS] [CONNECTIONS] [ROUNDS]
-#               [READERS]
+# With BEFORE=OTHER_CONFIGFSD in the environment (an older build), that
+# binary is measured too, in the same rounds against the same baselines,
+# and the table puts its ratios beside this one's: a change's cost, read
+# on one noisy machine in one run.
+# Usage: [BEFORE=CONFIGFSD] run.sh CONFIGFSD BARE_SERVER [SECONDS]
+#               [CONNECTIONS] [ROUNDS] [READERS]
 set -euo pipefail
 configfsd=$1
 bare=$2
@@ -23,6 +27,7 @@ secs=${3:-10}
 conns=${4:-64}
 rounds=${5:-5}
 readers=${6:-8}
+before=${BEFORE:-}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v wrk >/dev/null || "$here/../../scripts/deps.sh" run wrk
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null; }
@@ -68,12 +73,24 @@ wait_port "$bp"
 
 mkdir "$tmp/schemas"
 cp "$here/bench10.json" "$tmp/schemas/"
-cp_=$(free_port)
-"$configfsd" --listen "127.0.0.1:$cp_" --db "$tmp/c.db" --no-samples \
-  --schema-dir "$tmp/schemas" --threads 2 --log-level warning 2>"$tmp/log" & pids+=($!)
-wait_port "$cp_"
-api="http://127.0.0.1:$cp_/api/v1/config"
-curl -sf -X POST -H 'Content-Type: application/json' -d '{"name":"i"}' "$api/bench" >/dev/null
+declare -A api port
+start_configfsd() { # SIDE BINARY: a configfsd on its own database
+  local p
+  p=$(free_port)
+  "$2" --listen "127.0.0.1:$p" --db "$tmp/$1.db" --no-samples \
+    --schema-dir "$tmp/schemas" --threads 2 --log-level warning 2>"$tmp/$1.log" & pids+=($!)
+  wait_port "$p"
+  port[$1]=$p
+  api[$1]="http://127.0.0.1:$p/api/v1/config"
+  curl -sf -X POST -H 'Content-Type: application/json' -d '{"name":"i"}' \
+    "${api[$1]}/bench" >/dev/null
+}
+sides=new
+start_configfsd new "$configfsd"
+if [ -n "$before" ]; then
+  sides="new old"
+  start_configfsd old "$before"
+fi
 
 sp=$(free_port)
 "$bare" "$sp" 2 --sqlite "$tmp/b.db" 2>/dev/null & pids+=($!)
@@ -82,61 +99,89 @@ gp=$(free_port)
 "$bare" "$gp" 2 --sqlite "$tmp/g.db" --group 2>/dev/null & pids+=($!)
 wait_port "$gp"
 
+# One line per round of NAME=VALUE (requests/s; latencies in us).
 : >"$tmp/rounds"
 for round in $(seq 1 "$rounds"); do
-  bare_get=$(rps bare_get "http://127.0.0.1:$bp/")
-  attr_get=$(rps attr_get "$api/bench/i/a0")
-  item_get=$(rps item_get "$api/bench/i")
-  ceiling=$(rps one_commit "http://127.0.0.1:$sp/" -s "$here/put.lua")
-  group=$(rps group_commit "http://127.0.0.1:$gp/" -s "$here/put.lua")
-  put=$(rps put "$api/bench/i/a1" -s "$here/put.lua")
-  # the hot attribute: a1, alone, then while it is written at full speed
-  hot=$(latency hot "$api/bench/i/a1")
-  wrk -t1 -c"$conns" -d"${secs}s" -s "$here/put.lua" "$api/bench/i/a1" \
-    >"$tmp/hot_put.out" &
-  w=$!
-  hot_w=$(latency hot_under_put "$api/bench/i/a1")
-  wait "$w"
-  hot_put=$(checked hot_put | awk '/Requests\/sec/ {print $2}')
-  echo "$bare_get $attr_get $item_get $ceiling $group $put $hot $hot_w $hot_put" >>"$tmp/rounds"
-  echo "round $round: $(tail -1 "$tmp/rounds")" >&2
+  row="bare=$(rps bare_get "http://127.0.0.1:$bp/")"
+  for s in $sides; do
+    a=${api[$s]}
+    row+=" ${s}_attr=$(rps "${s}_attr" "$a/bench/i/a0")"
+    row+=" ${s}_item=$(rps "${s}_item" "$a/bench/i")"
+  done
+  row+=" one=$(rps one_commit "http://127.0.0.1:$sp/" -s "$here/put.lua")"
+  row+=" group=$(rps group_commit "http://127.0.0.1:$gp/" -s "$here/put.lua")"
+  for s in $sides; do
+    a=${api[$s]}
+    row+=" ${s}_put=$(rps "${s}_put" "$a/bench/i/a1" -s "$here/put.lua")"
+    # the hot attribute: a1, alone, then while it is written at full speed
+    read -r p50 p99 r <<<"$(latency "${s}_hot" "$a/bench/i/a1")"
+    row+=" ${s}_hot_p50=$p50 ${s}_hot_p99=$p99 ${s}_hot=$r"
+    wrk -t1 -c"$conns" -d"${secs}s" -s "$here/put.lua" "$a/bench/i/a1" \
+      >"$tmp/${s}_hot_put.out" &
+    w=$!
+    read -r p50 p99 r <<<"$(latency "${s}_hot_w" "$a/bench/i/a1")"
+    wait "$w"
+    row+=" ${s}_hotw_p50=$p50 ${s}_hotw_p99=$p99 ${s}_hotw=$r"
+    row+=" ${s}_hotw_put=$(checked "${s}_hot_put" | awk '/Requests\/sec/ {print $2}')"
+  done
+  echo "$row" >>"$tmp/rounds"
+  echo "round $round: $row" >&2
 done
-store=$(curl -sf "http://127.0.0.1:$cp_/metrics" |
+store=$(curl -sf "http://127.0.0.1:${port[new]}/metrics" |
   awk '/^configfsd_store_(transactions|commits)_total/ {print $2}' | tr '\n' ' ')
 
-python3 - "$tmp/rounds" "$tmp/bad" "$secs" "$conns" "$readers" $store <<'PY'
+python3 - "$tmp/rounds" "$tmp/bad" "$secs" "$conns" "$readers" "$before" $store <<'PY'
 import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+rows = [dict((k, float(v)) for k, v in (f.split("=") for f in l.split()))
+        for l in open(sys.argv[1]) if l.strip()]
 bad = [l.strip() for l in open(sys.argv[2]) if l.strip()]
-secs, conns, readers = sys.argv[3:6]
-txns, commits = (float(sys.argv[6]), float(sys.argv[7])) if len(sys.argv) > 7 else (0, 0)
-(BARE, ATTR, ITEM, ONE, GROUP, PUT, HP50, HP99, HRPS, WP50, WP99, WRPS,
- WPUT) = range(13)
-med = lambda i: statistics.median(r[i] for r in rows)
+secs, conns, readers, before = sys.argv[3:7]
+txns, commits = (float(sys.argv[7]), float(sys.argv[8])) if len(sys.argv) > 8 else (0, 0)
+med = lambda k: statistics.median(r[k] for r in rows)
 ratio = lambda a, b: statistics.median(r[a] / r[b] for r in rows)
-ms = lambda us: "%.0f us" % us if us < 1000 else "%.2f ms" % (us / 1000)
-per_s = lambda i: "{:,.0f}/s".format(med(i)).replace(",", " ")
+us = lambda v: "%.0f us" % v if v < 1000 else "%.2f ms" % (v / 1000)
+per_s = lambda k: "{:,.0f}/s".format(med(k)).replace(",", " ")
+pct = lambda v: "%.1f%%" % (100 * v)
+times = lambda v: "%.2fx" % v
+sides = ["new", "old"] if before else ["new"]
 print(f"configfsd against baselines of the same run: median of {len(rows)} "
       f"rounds, {secs} s per figure, {conns} connections")
-fmt = "{:<27} {:>10}  {:<37} {:>6}  {}"
-print(fmt.format("figure", "configfsd", "baseline", "ratio", "goal"))
-for name, a, base, r, goal in [
-    ("GET attribute", per_s(ATTR), "bare server " + per_s(BARE),
-     "%.1f%%" % (100 * ratio(ATTR, BARE)), ">= 60%"),
-    ("GET item (10 attributes)", per_s(ITEM), "bare server " + per_s(BARE),
-     "%.1f%%" % (100 * ratio(ITEM, BARE)), ">= 35%"),
-    ("durable PUT", per_s(PUT), "bare + SQLite group commit " + per_s(GROUP),
-     "%.1f%%" % (100 * ratio(PUT, GROUP)), ""),
-    ("durable PUT", per_s(PUT), "one SQLite commit per PUT " + per_s(ONE),
-     "%.1fx" % ratio(PUT, ONE), ">= 8x"),
-    ("hot GET p50, PUTs on it", ms(med(WP50)), "no writes " + ms(med(HP50)),
-     "%.2fx" % ratio(WP50, HP50), ""),
-    ("hot GET p99, PUTs on it", ms(med(WP99)), "no writes " + ms(med(HP99)),
-     "%.2fx" % ratio(WP99, HP99), ""),
-]:
-    print(fmt.format(name, a, base, r, goal).rstrip())
-print(f"hot GET: {readers} connections, {per_s(HRPS)} alone, {per_s(WRPS)} "
-      f"while {conns} connections PUT {per_s(WPUT)} to it")
+if before:
+    print(f"before: {before}, measured in the same rounds")
+# (figure, configfsd's figure, baseline, ratio of a side, format, goal)
+lines = [
+    ("GET attribute", lambda s: per_s(s + "_attr"),
+     "bare server " + per_s("bare"),
+     lambda s: ratio(s + "_attr", "bare"), pct, ">= 60%"),
+    ("GET item (10 attributes)", lambda s: per_s(s + "_item"),
+     "bare server " + per_s("bare"),
+     lambda s: ratio(s + "_item", "bare"), pct, ">= 35%"),
+    ("durable PUT", lambda s: per_s(s + "_put"),
+     "bare + SQLite group commit " + per_s("group"),
+     lambda s: ratio(s + "_put", "group"), pct, ""),
+    ("durable PUT", lambda s: per_s(s + "_put"),
+     "one SQLite commit per PUT " + per_s("one"),
+     lambda s: ratio(s + "_put", "one"), lambda v: "%.1fx" % v, ">= 8x"),
+    ("hot GET p50, PUTs on it", lambda s: us(med(s + "_hotw_p50")),
+     "no writes " + us(med("new_hot_p50")),
+     lambda s: ratio(s + "_hotw_p50", s + "_hot_p50"), times, ""),
+    ("hot GET p99, PUTs on it", lambda s: us(med(s + "_hotw_p99")),
+     "no writes " + us(med("new_hot_p99")),
+     lambda s: ratio(s + "_hotw_p99", s + "_hot_p99"), times, ""),
+]
+fmt = "{:<25} {:>10}  {:<37} {:>6}" + ("  {:>6}" if before else "{}") + "  {}"
+print(fmt.format("figure", "configfsd", "baseline", "ratio",
+                 "before" if before else "", "goal"))
+for name, fig, base, r, f, goal in lines:
+    print(fmt.format(name, fig("new"), base, f(r("new")),
+                     f(r("old")) if before else "", goal).rstrip())
+for s in sides:
+    print(f"hot GET{' (before)' if s == 'old' else ''}: {readers} "
+          f"connections, {per_s(s + '_hot')} alone, {per_s(s + '_hotw')} "
+          f"while {conns} connections PUT {per_s(s + '_hotw_put')} to it"
+          + (f"; under writes p50 {us(med(s + '_hotw_p50'))}, p99 "
+             f"{us(med(s + '_hotw_p99'))}, alone {us(med(s + '_hot_p50'))}, "
+             f"{us(med(s + '_hot_p99'))}" if s == "old" else ""))
 if commits:
     print(f"group commit: {txns / commits:.1f} changes per database commit")
 for l in bad:
