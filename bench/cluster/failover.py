@@ -278,9 +278,7 @@ class Run:
     def stop_nodes(self):
         self.stop.set()
         for n in self.nodes:
-            if n.proc:
-                n.proc.send_signal(signal.SIGCONT)
-                n.stop()
+            n.stop()  # a stopped one too (Node.stop() continues it)
 
 
 def spread(xs):
