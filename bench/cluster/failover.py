@@ -31,10 +31,12 @@ after which a figure missing counts as not reached).
 
 Prints a table (median and max over the runs, and over the nodes for the
 per-node figures) and, last, one JSON line with the same figures and each
-run's raw ones.
+run's raw ones. With --check (a test) it also fails unless every figure
+was reached and every failed request was of a kind docs/cluster.md
+names; without etcd it then exits 77 (skip) instead of installing it.
 Usage: failover.py CONFIGFSD [--runs N] [--modes racing,forward]
                    [--faults kill,pause] [--pause S] [--clients K]
-                   [--timeout S] [--settle S]
+                   [--timeout S] [--settle S] [--check]
 """
 import argparse
 import json
@@ -290,8 +292,41 @@ def spread(xs):
             len(xs) - len(got))
 
 
-def need_etcd():
+# What docs/cluster.md ("Failover") says a client may get while the writer
+# dies or hangs; --check fails on anything else.
+DOCUMENTED = {"503 EAGAIN", "503 EIO", "503 ETIMEDOUT", "refused", "reset",
+              "timeout"}
+
+
+def check(raw):
+    """What the runs in @raw show against docs/cluster.md: every figure
+    reached, every failure of a documented kind. A list of problems."""
+    out = []
+    for mode, faults in raw.items():
+        for fault, runs in faults.items():
+            for k, r in enumerate(runs, 1):
+                where = "%s %s run %d" % (mode, fault, k)
+                figs = dict(r["first_write"])
+                figs.update(("writer named by %s" % i, x)
+                            for i, x in r.get("writer_named", {}).items())
+                if "resumed_first_write" in r:
+                    figs["resumed"] = r["resumed_first_write"]
+                out += ["%s: %s not reached" % (where, f)
+                        for f, x in sorted(figs.items()) if x is None]
+                for side in ("hit", "others"):
+                    out += ["%s: %d answered %s on %s (not in docs/"
+                            "cluster.md)" % (where, n, kind, side)
+                            for kind, n in sorted(r["failed"][side].items())
+                            if kind not in DOCUMENTED]
+    return out
+
+
+def need_etcd(skip):
+    """etcd installed if missing; with @skip, exit 77 (a skip) instead."""
     if not shutil.which("etcd"):
+        if skip:
+            print("etcd is not installed (scripts/etcd-deps.sh): skipped")
+            sys.exit(77)
         subprocess.run([os.path.join(here, "..", "..", "scripts",
                                      "etcd-deps.sh")], check=True)
 
@@ -311,6 +346,10 @@ def main():
     p.add_argument("--settle", type=float, default=20.0,
                    help="seconds after the fault (after SIGCONT) for the "
                         "figures to come in")
+    p.add_argument("--check", action="store_true",
+                   help="fail unless every figure was reached and every "
+                        "failed request was of a kind docs/cluster.md "
+                        "names (a test: skipped without etcd)")
     a = p.parse_args()
     modes = [m for m in a.modes.split(",") if m]
     faults = [f for f in a.faults.split(",") if f]
@@ -318,7 +357,7 @@ def main():
     assert set(faults) <= {"kill", "pause"}, faults
     # a timeout's SIGTERM still stops etcd and the nodes (finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    need_etcd()
+    need_etcd(a.check)
     c = Cluster(a.configfsd, nodes=0)
     raw = {}
     try:
@@ -341,6 +380,13 @@ def main():
     summary = report(raw, a)
     print(json.dumps({"failover": summary, "runs": raw,
                       "settings": vars(a)}, sort_keys=True))
+    if a.check:
+        problems = check(raw)
+        for x in problems:
+            print("CHECK FAILED: " + x)
+        if problems:
+            return 1
+        print("check: every figure reached, every failure documented")
     return 0
 
 
