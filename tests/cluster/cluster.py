@@ -250,6 +250,8 @@ class Node:
 
     def stop(self):
         if self.proc:
+            # a process SIGSTOPped (a fault) would see SIGTERM only later
+            self.proc.send_signal(signal.SIGCONT)
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(20)
