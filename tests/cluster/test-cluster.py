@@ -647,7 +647,8 @@ def t_unreadable_entry(c):
     """A log entry this node cannot read (a newer configfsd's format, or
     damaged: a deflated entry cut short) is a problem of the node, step
     "log", errno EIO: /readyz 503, counted in /metrics; nothing after it
-    is applied, and reads go on. Never skipped."""
+    is applied, and serializable reads go on (a linearizable one cannot:
+    504, the node cannot reach the head). Never skipped."""
     import zlib
     from cluster import Node
 
@@ -692,8 +693,11 @@ def t_unreadable_entry(c):
             sent = metric(n, "configfsd_etcd_requests_total") - before
             assert sent < 20, "%d etcd requests for 60 entries" % sent
             assert revision_of(n) == rev
-            assert show(n, SUB + "/u1/storeme") is not None
-            assert show(n, SUB + "/u2/storeme") is None
+            ser = "/storeme?consistency=serializable"
+            assert show(n, SUB + "/u1" + ser) is not None
+            assert show(n, SUB + "/u2" + ser) is None
+            st, _, b = n.req("GET", SUB + "/u1/storeme")
+            assert st == 504 and b"serializable" in b, (st, b)
         finally:
             n.stop()
 
