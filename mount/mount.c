@@ -5,7 +5,8 @@
  * kernel's configfs gives (docs/configfs-rules.md; rule numbers below).
  *
  * Reads take no transaction: cfs_stat(), cfs_readdir(), cfs_show() and
- * cfs_readlink() see the tree as it is. Every change is one transaction,
+ * cfs_readlink() see the tree as it is, and return it once what they saw
+ * is committed (read_over()). Every change is one transaction,
  * committed through the options' commit function (the server's durable
  * commit, journaled as "uid:N" of the caller) before the reply goes back
  * to the kernel, so the syscall returns only once the change is durable.
@@ -221,14 +222,38 @@ static void fill_stat(struct cfs_mount *m,
     }
 }
 
+/*
+ * Committed reads (docs/DESIGN.md §6): what the mount returns is committed
+ * state, as over HTTP. A read brackets itself (cfs_read_begin()); this
+ * FUSE thread then waits for the changes it may have seen to be committed,
+ * and the read runs again when one was undone or another thread changed
+ * the tree while it read (a bounded number of times: then it stands).
+ */
+#define READ_TRIES 32
+
+static bool read_over(struct cfs_read_mark *rm, int *tries)
+{
+    return cfs_read_wait(rm) == 0 || ++*tries >= READ_TRIES;
+}
+
 static int
 m_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
+    struct cfs_read_mark rm;
     struct cfs_entry e;
-    int r;
+    int r, tries = 0;
 
     path = fh_path(path, fi);
-    r = cfs_stat(path, &e);
+    for (;;) {
+        cfs_read_begin(&rm);
+        r = cfs_stat(path, &e);
+        if (read_over(&rm, &tries)) {
+            break;
+        }
+        if (r == 0) {
+            cfs_entry_done(&e);
+        }
+    }
     if (r) {
         return r;
     }
@@ -270,13 +295,25 @@ static int m_readdir(const char *path,
 {
     struct cfs_mount *m = self();
     struct cfs_entry *es = NULL;
+    struct cfs_read_mark rm;
     struct stat st;
     size_t n = 0;
-    int r;
+    int r, tries = 0;
 
     (void)off;
     (void)flags;
-    r = cfs_readdir(fh_path(path, fi), &es, &n);
+    for (;;) {
+        cfs_read_begin(&rm);
+        r = cfs_readdir(fh_path(path, fi), &es, &n);
+        if (read_over(&rm, &tries)) {
+            break;
+        }
+        if (r == 0) {
+            cfs_entries_free(es, n);
+            es = NULL;
+            n = 0;
+        }
+    }
     if (r) {
         return r;
     }
@@ -380,8 +417,18 @@ static int m_symlink(const char *text, const char *path)
 static int m_readlink(const char *path, char *buf, size_t size)
 {
     char *target = NULL, *text;
-    int r = cfs_readlink(path, &target);
+    struct cfs_read_mark rm;
+    int r, tries = 0;
 
+    for (;;) {
+        cfs_read_begin(&rm);
+        r = cfs_readlink(path, &target);
+        if (read_over(&rm, &tries)) {
+            break;
+        }
+        cfs_free(target);
+        target = NULL;
+    }
     if (r) {
         return r;
     }
@@ -547,8 +594,18 @@ static int m_read(const char *path,
     if (!f->have_snap) {
         char *data = NULL;
         size_t len = 0;
+        struct cfs_read_mark rm;
+        int tries = 0;
 
-        r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
+        for (;;) {
+            cfs_read_begin(&rm);
+            r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
+            if (read_over(&rm, &tries)) {
+                break;
+            }
+            cfs_free(data);
+            data = NULL;
+        }
         if (r) {
             goto out; /* RD5: the next read tries again */
         }
