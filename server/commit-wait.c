@@ -136,6 +136,9 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     struct cfs_http_evbatch *evs = cfs_http_events_prepare(ch, n);
     int r;
 
+    /* A request that changed the tree is never run again as a read is
+     * (its answer waits for its own commit instead) */
+    req->wait.wrote = req->wait.wrote || n > 0;
     if (!srv->opts.store) {
         cfs_txn_commit(txn); /* a tree in memory only */
         cfs_http_events_publish(srv->events, evs);
@@ -251,6 +254,7 @@ static void run_again(struct cfs_http_req *req)
     }
     req->n_decoded = 0;
     req->wait.commit_err = 0;
+    req->wait.wrote = false; /* undone: it runs afresh */
 }
 
 static void lost_every_race(struct cfs_http_req *req)

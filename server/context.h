@@ -153,6 +153,7 @@ struct cfs_http_wait {
     bool read;
     bool held;
     bool indexed; /* cluster: a refused write ran again, caught up */
+    bool wrote;   /* it committed (or is committing) a change */
     unsigned rereads;
     struct cfs_http_req *hnext, *hprev;
 };

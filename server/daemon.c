@@ -452,7 +452,8 @@ static enum cfs_http_phase dispatch(struct cfs_http_req *req)
             cfs_http_fwd_batch_run(req, run);
         }
     }
-    if (req->wait.read && !req->wait.committing && cfs_http_read_hold(req)) {
+    if (req->wait.read && !req->wait.committing && !req->wait.wrote &&
+        cfs_http_read_hold(req)) {
         return CFS_HTTP_PHASE_DISPATCH; /* something it saw was undone */
     }
     /* The answer waits for the disk (or the node to catch up, the writer,

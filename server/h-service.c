@@ -25,6 +25,20 @@ void cfs_http_handle_healthz(struct cfs_http_req *req)
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
+/* The last committed revision: the store's last durable one (a change not
+ * yet durable is never named, docs/DESIGN.md §6), or the tree's without a
+ * store. */
+static uint64_t committed_revision(struct cfs_http_req *req)
+{
+    struct cfs_store_info info;
+    struct cfs_store *store = cfs_http_opts(req)->store;
+
+    if (store && cfs_store_info(store, &info) == 0) {
+        return info.revision;
+    }
+    return cfs_revision();
+}
+
 /* Cluster mode: how far this node follows the shared log, into @o. */
 static void put_following(json_t *o, const struct cfs_store_cluster_info *cl)
 {
@@ -82,7 +96,7 @@ void cfs_http_handle_readyz(struct cfs_http_req *req)
     body = json_object();
     json_object_set_new(body, "status", json_string("ready"));
     json_object_set_new(
-        body, "revision", json_integer((json_int_t)cfs_revision()));
+        body, "revision", json_integer((json_int_t)committed_revision(req)));
     cfs_http_reply_json(req, MHD_HTTP_OK, body);
 }
 
@@ -132,7 +146,7 @@ void cfs_http_handle_api_root(struct cfs_http_req *req)
     json_object_set_new(doc, "name", json_string("configfsd"));
     json_object_set_new(doc, "version", json_string(CFS_VERSION));
     json_object_set_new(
-        doc, "revision", json_integer((json_int_t)cfs_revision()));
+        doc, "revision", json_integer((json_int_t)committed_revision(req)));
     json_object_set_new(doc, "subsystems", subs);
     json_object_set_new(doc, "described", described);
     json_object_set_new(doc, "problems", cfs_http_problems_json(req));
