@@ -397,7 +397,7 @@ struct cfs_txn {
     uint64_t stamp;
     const char *insert_before; /* undoing an rmdir: keep sibling order */
     bool undo_raw_store;       /* undoing a store: leave written values be */
-    uint64_t ticket;            /* visible.c: its place among open ones */
+    uint64_t ticket;           /* visible.c: its place among open ones */
     struct cfs_txn *vprev, *vnext; /* visible.c: the open transactions */
 };
 

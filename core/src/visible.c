@@ -14,9 +14,10 @@
  * out: everything it may have seen was done by a transaction with a
  * ticket up to that one. It may answer once none of those is open any
  * more; it reads again when one was undone since it began (any but its
- * own thread's during the read: conservative, never wrong). cfs_read_end() says which; cfs_read_wait() blocks until
- * then, and the hooks tell a server that does not block (it holds the
- * answer, its worker goes on) when a transaction ended.
+ * own thread's during the read: conservative, never wrong). cfs_read_end() says
+ * which; cfs_read_wait() blocks until then, and the hooks tell a server that
+ * does not block (it holds the answer, its worker goes on) when a transaction
+ * ended.
  *
  * The rule covers whatever a read sees, module state included: a show()
  * that reads a module's own structures is answered only once every

@@ -484,7 +484,6 @@ static void test_txn_callbacks_cannot_mutate(void **state)
     assert_string_equal(rec_ls("/sub"), "x y z");
 }
 
-
 /* ---- committed reads (docs/DESIGN.md §6) --------------------------------- */
 
 static void *other_thread_write(void *arg)
