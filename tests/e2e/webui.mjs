@@ -17,6 +17,7 @@
 // (reported, never asserted: speed is for bench/).
 //
 // usage: node webui.mjs CONFIGFSD SOURCE_ROOT
+//   (CFS_E2E_ONLY=PATTERN runs only the scenarios whose name matches)
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -1110,7 +1111,7 @@ scenario('axe on every main view in both themes and at phone width: no serious o
   }
 });
 
-scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view', async () => {
+scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view, jump to end and start, type-to-find', async () => {
   const bbase = await startServer('big');
   const bapi = client(bbase);
   const fill = async (dir, n) => {
@@ -1135,8 +1136,8 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       await p.click(rowName(dir));
       await p.waitForSelector(row(`${dir}/c000000`));
       measure(`first expand of ${name} children`, Date.now() - t);
-      const rows = await p.$$eval(`${row(dir)} > [role="group"] > [role="treeitem"]`, (l) => l.length);
-      ok(rows <= 201, `at most a page of rows (${rows})`);
+      const rows = await p.$$eval(`${row(dir)} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+      ok(rows <= 200, `at most a page of rows (${rows})`);
       ok((await p.textContent(`${row(dir)} > [role="group"] > .tree-more`)).includes(`${(n - 200).toLocaleString('en')} not shown`), 'the more row counts the rest');
       await panelAt(p, dir);
       t = Date.now();
@@ -1145,6 +1146,29 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       measure(`select a child of ${name}`, Date.now() - t);
     }
     await shot(p, 'big-group');
+    // jump to the end: the last child in one click (it took 499 "Show
+    // more" clicks in 100,000), then read back a page, then the start
+    for (const [dir, n] of [['/03-group-children/g2k', 2000], ['/02-simple-children', 100000]]) {
+      const grp = `${row(dir)} > [role="group"]`;
+      const last = `${dir}/c${String(n - 1).padStart(6, '0')}`;
+      ok(!(await p.$(row(last))), `${last} is not read yet`);
+      ok((await p.textContent(`${grp} > .tree-more[data-more="end"]`)).includes(`the last 200 of ${n.toLocaleString('en')}`), 'the end row says what it shows');
+      const t0 = Date.now();
+      await p.click(`${grp} > .tree-more[data-more="end"]`);
+      await p.waitForFunction((x) => document.activeElement?.dataset.path === x, last);
+      measure(`jump to the end of ${n.toLocaleString('en')} children (1 click)`, Date.now() - t0);
+      const rows = await p.$$eval(`${grp} > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+      ok(rows <= 202, `a page of rows at the end (${rows})`);
+      ok(!(await p.$(`${grp} > .tree-more[data-more="next"]`)), 'nothing after the last child');
+      ok((await p.textContent(`${grp} > .tree-more[data-more="prev"]`)).includes(`${(n - 200).toLocaleString('en')} above`), 'the earlier row counts what is above');
+      // "Show earlier" reads the page before (prev_before)
+      await p.click(`${grp} > .tree-more[data-more="prev"]`);
+      await p.waitForSelector(row(`${dir}/c${String(n - 400).padStart(6, '0')}`));
+      ok((await p.textContent(`${grp} > .tree-more[data-more="prev"]`)).includes(`${(n - 400).toLocaleString('en')} above`), 'and counts again');
+      await p.click(`${grp} > .tree-more[data-more="start"]`);
+      await p.waitForFunction((x) => document.activeElement?.dataset.path === x, `${dir}/c000000`);
+      ok(!(await p.$(`${grp} > .tree-more[data-more="prev"]`)), 'back at the first child');
+    }
     // the next page
     const more = `${row('/02-simple-children')} > [role="group"] > .tree-more[data-more="next"]`;
     await p.click(more);
@@ -1185,6 +1209,28 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       return r.top >= v.top && r.bottom <= v.bottom;
     });
     ok(inView, 'the selected row is in the tree\'s view');
+    // type-to-find: the server's page from the typed name on, in the
+    // panel and in the tree; Enter opens the match
+    await p.click(rowName('/02-simple-children'));
+    await panelAt(p, '/02-simple-children');
+    const findIn = '#panel .find-child input';
+    const t1 = Date.now();
+    await p.fill(findIn, 'c04321');
+    await p.waitForSelector('#panel .child-list li.found[data-child="c043210"]');
+    measure('type-to-find a child of 100,000 (c04321)', Date.now() - t1);
+    ok((await p.textContent('#panel .find-child .hint')).includes('c043210 is child 43,211 of 100,000'), `the find says where (${await p.textContent('#panel .find-child .hint')})`);
+    await p.waitForSelector(row('/02-simple-children/c043210'));
+    const treeRows = await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+    ok(treeRows <= 202, `the tree moved there with a page of rows (${treeRows})`);
+    await p.fill(findIn, 'c04321x');
+    await p.waitForFunction(() => /No name starts with .c04321x.; the list goes on from c043220/.test(document.querySelector('#panel .find-child .hint').textContent));
+    await p.fill(findIn, 'c2');
+    await p.waitForFunction(() => /No name sorts at or after .c2./.test(document.querySelector('#panel .find-child .hint').textContent));
+    await p.fill(findIn, 'c09');
+    await p.waitForSelector('#panel .child-list li.found[data-child="c090000"]');
+    await axeCheck(p, 'big group: find a child');
+    await p.press(findIn, 'Enter');
+    await panelAt(p, '/02-simple-children/c090000');
     await axeCheck(p, 'big group');
     ok(p.problems.length === 0, p.problems.join('; '));
   } finally {
@@ -1600,8 +1646,15 @@ async function main() {
     scenarios.forEach((s, i) => console.log(`not ok ${i + 1} - ${s.name} # setup failed`));
     return 1;
   }
+  // CFS_E2E_ONLY: a pattern of the scenarios to run, for work on one that
+  // needs none before it (the others are reported skipped)
+  const only = process.env.CFS_E2E_ONLY ? new RegExp(process.env.CFS_E2E_ONLY) : null;
   for (const [i, s] of scenarios.entries()) {
     const started = Date.now();
+    if (only && !only.test(s.name)) {
+      console.log(`ok ${i + 1} - ${s.name} # SKIP not in CFS_E2E_ONLY`);
+      continue;
+    }
     try {
       for (const p of openPages) p.problems.length = 0;
       await s.fn();

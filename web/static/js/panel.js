@@ -643,11 +643,13 @@ export class Panel {
   renderChildren(node) {
     const all = [...node.links.map((l) => ({ l })), ...node.children.map((c) => ({ c }))];
     let next = node.next_after ?? null;
-    const total = (node.children_total ?? node.children.length) + node.links.length;
+    const ctotal = node.children_total ?? node.children.length;
+    const total = ctotal + node.links.length;
+    let offset = 0; // the children before the list (after a find)
     const list = h('ul', { class: 'child-list' }, all.map((it) => this.childItem(node, it)));
     const more = h('button', { type: 'button', class: 'small more-children' });
     const label = () => {
-      const left = total - list.children.length;
+      const left = ctotal - offset - list.querySelectorAll(':scope > li[data-child]').length;
       more.hidden = !next || left <= 0;
       more.textContent = `Show ${Math.min(CHILD_PAGE, left)} more (${left.toLocaleString('en')} not shown)`;
     };
@@ -663,10 +665,19 @@ export class Panel {
     });
     label();
     this.fillSummaries(node, list).catch(() => {}); // a summary is a help, not the listing
+    // a group not listed whole: find a child by the start of its name
+    const find = next ? this.findChild(node, (r) => {
+      offset = r.children_offset ?? 0;
+      list.replaceChildren(...r.children.map((c) => this.childItem(node, { c })));
+      next = r.next_after ?? null;
+      label();
+      return list;
+    }) : null;
     const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
       h('h3', { id: 'children-h' }, `Children and links${total ? ` (${total.toLocaleString('en')})` : ''}`),
+      find,
       total ? [list, more] : h('p', { class: 'muted' }, 'None.'),
       usedBy.length || node.kind === 'item' || node.kind === 'group'
         ? h('section', { class: 'used-by', 'aria-labelledby': 'usedby-h' },
@@ -677,6 +688,57 @@ export class Panel {
             : h('p', { class: 'muted' }, 'No link points here.'))
         : null,
     );
+  }
+
+  /** Type-to-find in a big group: as the user types, the server's page
+   * from the first name at or past the text (?name_from=, a binary
+   * search: nothing else is read) replaces the list (@show(answer) ->
+   * the list) and the tree's rows move there too; Enter opens the first
+   * child whose name starts with the text. */
+  findChild(node, show) {
+    const id = uid('find-child');
+    const input = h('input', { id, type: 'search', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${id}-out`, placeholder: 'e.g. the first letters of a name' });
+    const out = h('p', { class: 'hint', id: `${id}-out`, 'aria-live': 'polite' });
+    let seq = 0;
+    let timer = null;
+    let hit = null;
+    const run = async () => {
+      const text = input.value;
+      const my = ++seq;
+      try {
+        const r = await api.children(node.path, { limit: CHILD_PAGE, nameFrom: text });
+        if (my !== seq || this.node !== node) return;
+        const first = r.data.children[0] || null;
+        hit = first && text && first.name.startsWith(text) ? first : null;
+        const list = show(r.data);
+        const li = hit ? list.querySelector(':scope > li[data-child]') : null;
+        if (li) li.classList.add('found');
+        const place = `${((r.data.children_offset ?? 0) + 1).toLocaleString('en')} of ${r.data.children_total.toLocaleString('en')}`;
+        if (!text) out.textContent = '';
+        else if (hit) out.textContent = `${hit.name} is child ${place}: Enter opens it.`;
+        else if (first) out.textContent = `No name starts with “${text}”; the list goes on from ${first.name} (${place}).`;
+        else out.textContent = `No name sorts at or after “${text}”.`;
+        await this.ctx.tree.seekIn(node.path, text);
+      } catch (e) {
+        if (my === seq) this.ctx.notify.error(e, { anchor: input });
+      }
+    };
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(run, 200);
+    });
+    return h('form', {
+      class: 'find-child',
+      role: 'search',
+      'aria-label': 'Find a child',
+      novalidate: true,
+      onsubmit: async (e) => {
+        e.preventDefault();
+        clearTimeout(timer);
+        await run();
+        if (hit) await this.ctx.navigate(hit.path);
+      },
+    }, h('label', { for: id }, 'Find a child by the start of its name'), ' ', input, out);
   }
 
   childItem(node, { c, l }) {

@@ -8,7 +8,12 @@
 // Big groups: a group's children are read a page (PAGE, sorted by name) at
 // a time with ?limit= and the server's next_after cursor, and at most PAGE
 // of the pages read are rows at once (a window); "Show more" reads or
-// shows the next page, "Show earlier" moves the window back. A node
+// shows the next page, "Show earlier" moves the window back (reading the
+// page before with the prev_before cursor when the pages read do not
+// start at the first child). "Jump to end" reads the last page
+// (?from=end), "Jump to start" the first, and seek() the page from a
+// name on (?name_from=, type-to-find): what is read is always one run of
+// the names in order, children_offset of them before it. A node
 // revealed beyond what was read (a deep link) is looked up by name and
 // shown after the "Show more" row. The filter keeps the rows whose name
 // holds the text and the ancestors of such rows; in a group not read
@@ -79,6 +84,9 @@ export class Tree {
       start: 0,
       count: PAGE,
       next: null,
+      prev: null, // the cursor of the page before the names read
+      head: 0, // the children before the names read
+      ctotal: 0, // the children (no links) the server counts
       total: 0,
       extra: new Map(), // path -> child revealed beyond the pages read
       found: null, // the server's answer to the filter: {query, kids, total}
@@ -134,10 +142,14 @@ export class Tree {
    * dropped.
    */
   fill(e, node) {
-    const want = Tree.infos(node, e === this.root);
+    e.head = node.children_offset ?? 0;
+    e.prev = node.prev_before ?? null;
+    // links are not paged: they sort in with the run from the first name
+    const want = Tree.infos(e.head ? { ...node, links: [] } : node, e === this.root);
     e.kids = want;
     e.next = node.next_after ?? null;
     const links = (node.links || []).length;
+    e.ctotal = node.children_total ?? (node.children || []).length;
     e.total = node.children_total !== undefined ? node.children_total + links : want.length;
     for (const p of [...e.extra.keys()]) if (want.some((w) => w.path === p)) e.extra.delete(p);
     e.found = null;
@@ -163,8 +175,55 @@ export class Tree {
     const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !e.kids.some((k) => k.path === w.path));
     e.kids = e.kids.concat(more);
     e.next = r.data.next_after ?? null;
+    e.ctotal = r.data.children_total;
     e.total = r.data.children_total + (r.data.links || []).length;
     for (const w of more) e.extra.delete(w.path);
+  }
+
+  /** Read the page of @e's children before those read; @return how many
+   * rows came before the first one read. */
+  async readEarlier(e) {
+    if (!e.prev) return 0;
+    const r = await api.children(e.path, { limit: PAGE, before: e.prev });
+    const have = new Set(e.kids.map((k) => k.path));
+    const atStart = !r.data.children_offset;
+    const more = Tree.infos(atStart ? r.data : { ...r.data, links: [] }).filter((w) => !have.has(w.path));
+    const old = e.kids.length;
+    e.kids = more.concat(e.kids);
+    if (atStart) e.kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    e.head = r.data.children_offset ?? 0;
+    e.prev = r.data.prev_before ?? null;
+    e.ctotal = r.data.children_total;
+    e.total = r.data.children_total + (r.data.links || []).length;
+    for (const w of more) e.extra.delete(w.path);
+    return e.kids.length - old;
+  }
+
+  /** The children of @e after the names read, not read yet. */
+  static unreadAfter(e) {
+    return Math.max(0, e.ctotal - e.head - e.kids.filter((k) => k.kind !== 'link').length);
+  }
+
+  /** Type-to-find: read the page of @e's children from the first name at
+   * or past @text on (the server finds it by a binary search) and show
+   * it; @return the first child's info (null: no name sorts there). */
+  async seek(e, text) {
+    const r = await api.children(e.path, { limit: PAGE, nameFrom: text });
+    if (!this.entries.has(e.path)) return null;
+    e.start = 0;
+    e.count = PAGE;
+    this.fill(e, r.data);
+    const first = e.kids.find((k) => k.kind !== 'link' && k.name >= text) || null;
+    if (first) {
+      const i = this.shownKids(e).indexOf(first);
+      if (i > 0) {
+        e.start = i;
+        this.render(e);
+      }
+      const c = this.entries.get(first.path);
+      if (c && e.expanded) this.scrollTo(c);
+    }
+    return first;
   }
 
   /** The children of @e the filter lets through. */
@@ -208,7 +267,9 @@ export class Tree {
       if (at !== li) e.group.insertBefore(li, at);
       prev = li;
     };
-    if (e.start > 0) place(this.moreRow(e, 'prev', e.start));
+    const above = e.start + (this.query ? 0 : e.head);
+    if (above > 0 && !this.query && e.start + e.head > PAGE) place(this.moreRow(e, 'start', above));
+    if (above > 0) place(this.moreRow(e, 'prev', above));
     for (const w of win) {
       let c = this.entries.get(w.path);
       if (c && (c.kind !== w.kind || c.target !== (w.target || null))) {
@@ -227,9 +288,10 @@ export class Tree {
       place(c.li);
       if (c.loaded && this.query) this.render(c);
     }
-    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : e.total - e.kids.length;
+    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : Tree.unreadAfter(e);
     const after = list.length - e.start - win.length + Math.max(0, unread);
     if (after > 0) place(this.moreRow(e, 'next', after));
+    if (after > PAGE && !this.query) place(this.moreRow(e, 'end', Math.min(PAGE, e.ctotal)));
     for (const x of extra) {
       let c = this.entries.get(x.path);
       if (!c) c = this.makeEntry(x, e);
@@ -243,7 +305,13 @@ export class Tree {
   }
 
   moreRow(e, dir, n) {
-    const text = dir === 'next' ? `Show ${Math.min(n, PAGE)} more (${n.toLocaleString('en')} not shown)` : `Show ${Math.min(n, PAGE)} earlier (${n.toLocaleString('en')} above)`;
+    const texts = {
+      next: () => `Show ${Math.min(n, PAGE)} more (${n.toLocaleString('en')} not shown)`,
+      prev: () => `Show ${Math.min(n, PAGE)} earlier (${n.toLocaleString('en')} above)`,
+      end: () => `Jump to end (the last ${n.toLocaleString('en')} of ${e.total.toLocaleString('en')})`,
+      start: () => 'Jump to start',
+    };
+    const text = texts[dir]();
     const li = h('li', {
       role: 'treeitem',
       class: 'tree-more',
@@ -255,10 +323,15 @@ export class Tree {
     return li;
   }
 
-  /** Move @p's parent window one page on (or back); focus the first new row. */
+  /** Move @p's parent window one page on (or back), or to the end (or the
+   * start); focus the first new row (at the end: the last). */
   async showMore(p) {
     const e = p.parent;
     let first;
+    if (p.more === 'end' || p.more === 'start') {
+      await this.jump(e, p.more);
+      return;
+    }
     if (p.more === 'next') {
       first = e.start + e.count;
       const have = this.shownKids(e).length;
@@ -273,14 +346,44 @@ export class Tree {
         e.count = 3 * PAGE;
       }
     } else {
+      if (e.start < PAGE && e.prev && !this.query) e.start += await this.readEarlier(e);
       first = Math.max(0, e.start - PAGE);
-      e.count += e.start - first;
+      e.count = Math.min(3 * PAGE, e.count + e.start - first);
       e.start = first;
     }
     this.render(e);
     const list = this.shownKids(e);
     const k = list[Math.min(first, list.length - 1)];
     if (k) this.moveTo(this.entries.get(k.path));
+  }
+
+  /** seek() in the loaded group @path (nothing when it is not shown). */
+  async seekIn(path, text) {
+    const e = this.entries.get(path);
+    if (!e || !e.loaded || e === this.root) return null;
+    if (!text) return this.jump(e, 'start', false);
+    return this.seek(e, text);
+  }
+
+  /** Show the last page of @e's children (@where 'end') or the first
+   * ('start'), reading it when it was not read; focus its last (first)
+   * row. */
+  async jump(e, where, focus = true) {
+    if (where === 'end' && Tree.unreadAfter(e) > 0) {
+      const r = await api.children(e.path, { limit: PAGE, end: true });
+      if (!this.entries.has(e.path)) return;
+      this.fill(e, r.data);
+    } else if (where === 'start' && e.head > 0) {
+      const r = await api.children(e.path, { limit: PAGE });
+      if (!this.entries.has(e.path)) return;
+      this.fill(e, r.data);
+    }
+    const list = this.shownKids(e);
+    e.count = PAGE;
+    e.start = where === 'end' ? Math.max(0, list.length - PAGE) : 0;
+    this.render(e);
+    const k = where === 'end' ? list[list.length - 1] : list[0];
+    if (k && focus) this.moveTo(this.entries.get(k.path));
   }
 
   /** Filter the rows by @text (part of the name): groups read whole are
@@ -301,7 +404,7 @@ export class Tree {
     };
     walk(this.root);
     if (q) {
-      await Promise.all(loaded.filter((e) => e.next && !(e.found && e.found.query === q)).map(async (e) => {
+      await Promise.all(loaded.filter((e) => (e.next || e.head) && !(e.found && e.found.query === q)).map(async (e) => {
         try {
           const r = await api.children(e.path, { limit: PAGE, contains: q });
           e.found = { query: q, kids: Tree.infos({ ...r.data, links: r.data.links }), total: r.data.children_total + (r.data.links || []).length, next: r.data.next_after ?? null };
@@ -363,7 +466,9 @@ export class Tree {
     if (!e) return;
     if (path === '/') return this.reloadRoot();
     try {
-      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)) });
+      // a run read past the first name is read again from where it starts
+      const from = e.head > 0 ? e.kids.find((k) => k.kind !== 'link') : null;
+      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)), nameFrom: from ? from.name : '' });
       const now = this.entries.get(path);
       if (now) {
         this.fill(now, r.data);
@@ -404,7 +509,7 @@ export class Tree {
       this.render(e);
       return;
     }
-    if (!e.next && !e.extra.size) return;
+    if (!e.next && !e.head && !e.extra.size) return;
     const name = baseName(path);
     const r = await api.children(e.path, { limit: 50, contains: name });
     const hit = Tree.infos(r.data).find((k) => k.path === path);
