@@ -640,7 +640,7 @@ scenario('checked as you type: an IPv4 value, a uint range and a name rule are s
   ok(await api.revision() === before, 'still nothing was sent');
 });
 
-scenario('reading: each child row carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions)', async () => {
+scenario('reading: each child row, in the panel and in the tree, carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions), kept current by the event stream', async () => {
   page.allowed = new Set();
   const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
   await openPath(page, `${T}/lun`);
@@ -655,6 +655,16 @@ scenario('reading: each child row carries the one-line summary its schema gives 
   await openPath(page, '/target/core/fileio_0');
   await page.waitForSelector('#panel li[data-child="disk1"] .summary');
   ok(/enable/.test(await page.textContent('#panel li[data-child="disk1"] .summary')), 'a storage object says whether it is enabled');
+  // the tree's rows carry them too, muted after the name, in full on hover
+  const sum = (p) => `${row(p)} > .tree-row > .tree-summary:not([hidden])`;
+  await page.waitForSelector(sum(`${T}/lun/lun_0`));
+  ok(await page.textContent(sum(`${T}/lun/lun_0`)) === '-> /target/core/fileio_0/disk1', `the LUN's row names its backstore (${await page.textContent(sum(`${T}/lun/lun_0`))})`);
+  await page.waitForSelector(sum('/usb_gadget/g1/configs/c.1'));
+  ok(await page.getAttribute(sum('/usb_gadget/g1/configs/c.1'), 'title') === '/usb_gadget/g1/functions/acm.GS0, MaxPower 500 mA', 'the config\'s row, in full on hover');
+  ok(await page.$eval(sum('/usb_gadget/g1/configs/c.1'), (e) => getComputedStyle(e).color !== getComputedStyle(e.parentElement.querySelector('.tree-name')).color), 'muted, unlike the name');
+  // a value changed elsewhere reaches the row's summary (the event stream)
+  ok((await api.store('/target/core/fileio_0/disk1/udev_path', '/srv/disk1.img')).status === 200, 'udev_path stored');
+  await page.waitForFunction((s) => /^\/srv\/disk1\.img \(enable/.test(document.querySelector(s)?.textContent || ''), sum('/target/core/fileio_0/disk1'));
 });
 
 scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
@@ -1126,6 +1136,11 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
   await fill('/03-group-children/g2k', 2000);
   await fill('/02-simple-children', 100000);
   const p = await openPage(bbase, { height: 700 });
+  // no summary template in these subsystems: no child's values are read
+  const valueReads = [];
+  p.on('request', (q) => {
+    if (/[?&]depth=[1-9]/.test(q.url()) && /\/(02-simple-children|03-group-children\/g2k)\b/.test(q.url())) valueReads.push(q.url());
+  });
   try {
     for (const [dir, n, name] of [['/03-group-children/g2k', 2000, '2,000'], ['/02-simple-children', 100000, '100,000']]) {
       if (dir.startsWith('/03')) {
@@ -1231,6 +1246,7 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
     await axeCheck(p, 'big group: find a child');
     await p.press(findIn, 'Enter');
     await panelAt(p, '/02-simple-children/c090000');
+    ok(valueReads.length === 0, `no read of the children's values for summaries (${valueReads.slice(0, 2)})`);
     await axeCheck(p, 'big group');
     ok(p.problems.length === 0, p.problems.join('; '));
   } finally {

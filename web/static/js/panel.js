@@ -9,7 +9,7 @@
 
 import { api, ApiError } from './api.js';
 import { h, uid, replaceChildren, parentPath, baseName, joinPath, isUnder } from './dom.js';
-import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue } from './schema.js';
+import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue, summaryOf } from './schema.js';
 import { kindLabel } from './tree.js';
 import { deleteOps, batchOps, planList, planSummary, isPartial, BATCH_MAX } from './plan.js';
 import { linkPicker, candidatesOf } from './picker.js';
@@ -1252,19 +1252,6 @@ function showAt(input, errEl, msg) {
   if (msg) input.setAttribute('aria-invalid', 'true');
   else input.removeAttribute('aria-invalid');
   return msg;
-}
-
-/** @template ("{attr}", "{@links}") filled from the node @n (with its
- * attributes and links), values shown as the forms show them; '–' for
- * an empty one. */
-export function summaryOf(template, n, props) {
-  return template.replace(/\{([^{}]+)\}/g, (_, key) => {
-    if (key === '@links') return (n.links || []).map((l) => l.target).join(', ') || '–';
-    const a = (n.attributes || []).find((x) => x.name === key);
-    if (!a || a.value === undefined) return '–';
-    const v = displayValue(props ? props[key] : null, a.value).split('\n')[0].trim();
-    return v === '' ? '–' : v;
-  });
 }
 
 /** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the

@@ -18,9 +18,16 @@
 // shown after the "Show more" row. The filter keeps the rows whose name
 // holds the text and the ancestors of such rows; in a group not read
 // whole, the server filters (?name_contains=).
+//
+// Summaries: where the subsystem's schema gives a type a "summary"
+// template, the rows shown (the window, never the rest of the group) get
+// it after their name, from one read of those children with their values
+// (?depth=1 from the window's first name, as many as it shows); a
+// subsystem without templates costs nothing.
 
 import { api } from './api.js';
 import { h, joinPath, parentPath, baseName, isUnder } from './dom.js';
+import { schemaOf, propsOf, summaryOf } from './schema.js';
 
 export const PAGE = 200;
 
@@ -94,7 +101,8 @@ export class Tree {
     const label = h('span', { class: 'tree-name', title: info.name }, info.name);
     const kind = h('span', { class: `badge kind-${kindLabel(info).replace(' ', '-')}` }, kindLabel(info));
     e.countEl = h('span', { class: 'tree-count', hidden: true });
-    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind, e.countEl);
+    e.sumEl = h('span', { class: 'tree-summary', hidden: true });
+    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind, e.countEl, e.sumEl);
     if (info.kind === 'link') {
       row.append(' ', h('span', { class: 'link-target', title: info.target }, `→ ${info.target}`));
     }
@@ -298,10 +306,45 @@ export class Tree {
       place(c.li);
     }
     e.group.hidden = !e.expanded;
+    if (!this.query) this.summarize(e, win).catch(() => {}); // a help, not the listing
     if (!this.focused || !this.focused.li.isConnected) {
       const first = this.ul.querySelector('[role=treeitem]');
       if (first) this.setFocusable(this.entryOf(first));
     }
+  }
+
+  /** Put the schema's one-line summary after the rows of @win (children
+   * of @e, in name order): one read of them with their values, skipped
+   * when the subsystem has no summary or the same rows have theirs. */
+  async summarize(e, win, again = false) {
+    if (e === this.root || e.kind === 'link') return;
+    const kids = win.filter((w) => w.kind !== 'link');
+    if (!kids.length) return;
+    const key = `${kids[0].name}/${kids.length}`;
+    if (!again && e.sumKey === key && kids.every((k) => this.entries.get(k.path)?.sumEl.dataset.done)) return;
+    e.sumKey = key;
+    const desc = await schemaOf(e.path.split('/')[1]);
+    if (!desc || !Object.values(desc.types).some((t) => t.summary)) return;
+    const r = await api.node(e.path, { depth: '1', limit: String(kids.length), name_from: kids[0].name });
+    for (const c of r.data.children) {
+      const t = c.type && desc.types[c.type];
+      const row = this.entries.get(c.path);
+      if (!row || !row.sumEl) continue;
+      const text = t && t.summary ? summaryOf(t.summary, c, propsOf(desc, c.type)) : '';
+      row.sumEl.textContent = text;
+      row.sumEl.title = text;
+      row.sumEl.hidden = !text;
+      row.sumEl.dataset.done = '1';
+    }
+  }
+
+  /** Something in a child of loaded @dirPath changed (a value, a link):
+   * read the summaries of its rows again. */
+  async resummarize(dirPath) {
+    const e = this.entries.get(dirPath);
+    if (!e || !e.loaded || !e.group || this.query) return;
+    const win = this.shownKids(e).slice(e.start, e.start + e.count);
+    await this.summarize(e, win, true);
   }
 
   moreRow(e, dir, n) {
