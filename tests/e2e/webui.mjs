@@ -667,6 +667,44 @@ scenario('reading: each child row, in the panel and in the tree, carries the one
   await page.waitForFunction((s) => /^\/srv\/disk1\.img \(enable/.test(document.querySelector(s)?.textContent || ''), sum('/target/core/fileio_0/disk1'));
 });
 
+scenario('the LUN\'s storage-object picker: a new name is offered as "Create … and link it", made and linked as one change in one click, or by keyboard', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  for (const lun of ['lun_1', 'lun_2']) ok((await api.mkdir(`${T}/lun`, lun)).status === 201, `mkdir ${lun}`);
+  await openPath(page, `${T}/lun/lun_1`);
+  const target = page.getByRole('combobox', { name: 'Target' });
+  const createOpt = (dir, name) => `#panel .symlink-form [role="option"][data-create="${dir}"][data-name="${name}"]`;
+  // an existing name is picked, not created; a name with a slash is no name
+  await target.fill('disk1');
+  await page.waitForSelector('#panel .symlink-form [role="option"][data-path="/target/core/fileio_0/disk1"]');
+  ok(!(await page.$('#panel .symlink-form [role="option"][data-create]')), 'no create entry for a name that exists');
+  await target.fill('core/x');
+  await page.waitForSelector('#panel .symlink-form [role="listbox"]:not([hidden]) [role="option"]');
+  ok(!(await page.$('#panel .symlink-form [role="option"][data-create]')), 'no create entry for a path');
+  // a new name: one option per group that makes storage objects
+  const before = await api.revision();
+  await target.fill('disk2');
+  await page.waitForSelector(createOpt('/target/core/fileio_0', 'disk2'));
+  ok((await page.textContent(createOpt('/target/core/fileio_0', 'disk2'))).includes('Create disk2 in /target/core/fileio_0 and link it'), 'the entry says what it makes and where');
+  await axeCheck(page, 'link picker with a create entry');
+  await page.click(createOpt('/target/core/fileio_0', 'disk2'));
+  await page.waitForSelector(`${row(`${T}/lun/lun_1/disk2`)}[data-kind="link"]`);
+  ok((await api.get(`${T}/lun/lun_1/disk2`)).json.target === '/target/core/fileio_0/disk2', 'the server has the link to the new storage object');
+  ok((await api.get('/target/core/fileio_0/disk2')).status === 200, 'and the storage object');
+  ok(await api.revision() === before + 1, 'made and linked as one change');
+  ok(await page.inputValue('#panel .symlink-form input[role="combobox"]') === '', 'the field is cleared');
+  // by keyboard: Down to the entry, Enter
+  await openPath(page, `${T}/lun/lun_2`);
+  await target.fill('disk3');
+  await page.waitForSelector(createOpt('/target/core/fileio_0', 'disk3'));
+  await target.press('ArrowDown');
+  await page.waitForSelector(`${createOpt('/target/core/fileio_0', 'disk3')}[aria-selected="true"]`);
+  await target.press('Enter');
+  await page.waitForSelector(`${row(`${T}/lun/lun_2/disk3`)}[data-kind="link"]`);
+  ok((await api.get(`${T}/lun/lun_2/disk3`)).json.target === '/target/core/fileio_0/disk3', 'linked by keyboard');
+});
+
 scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
   page.allowed = new Set();
   await clearMessages(page);

@@ -915,16 +915,36 @@ export class Panel {
     const nId = uid('lname');
     const allowTypes = schemaType && schemaType.links ? schemaType.links.allow : null;
     const subsystem = node.path.split('/').filter(Boolean)[0];
+    // the types that make an allowed target (a LUN's storage objects are
+    // made in an HBA group): the picker offers to create one there
+    const makers = allowTypes && desc ? Object.entries(desc.types).filter(([, t]) => t.creates && allowTypes.includes(t.creates.type)).map(([tn]) => tn) : [];
+    const err = h('p', { class: 'field-error', hidden: true, id: `${tId}-err` });
     const picker = linkPicker({
       id: tId,
       describedBy: `${tId}-hint`,
       what: allowTypes ? allowTypes.join(' or ') : null,
       load: () => (allowTypes && desc ? candidatesOf(subsystem, desc, allowTypes) : this.ctx.tree.knownNodes().filter((p) => !isUnder(p, node.path))),
+      makers: makers.length ? async () => nearestFirst(await candidatesOf(subsystem, desc, makers), node.path) : null,
+      nameOk: (n) => !nameProblem(n),
+      onCreate: async (dir, name) => {
+        const ok = await this.createAndLink(node, dir, name, (x) => {
+          err.hidden = false;
+          err.textContent = x.problem && x.problem.detail ? x.problem.detail : String(x.message || x);
+          target.setAttribute('aria-invalid', 'true');
+        });
+        if (ok) {
+          target.value = '';
+          err.hidden = true;
+          target.removeAttribute('aria-invalid');
+        }
+        return ok;
+      },
     });
     const target = picker.input;
     const lname = h('input', { id: nId, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'the target\u2019s name', 'aria-describedby': `${nId}-hint` });
-    const allow = allowTypes ? `Pick a ${allowTypes.join(' or ')}: type part of its name or path.` : 'Type part of a loaded node\u2019s path, or an absolute path; the subsystem decides which targets it accepts.';
-    const err = h('p', { class: 'field-error', hidden: true, id: `${tId}-err` });
+    const allow = allowTypes
+      ? `Pick a ${allowTypes.join(' or ')}: type part of its name or path${makers.length ? `, or a new name to create one and link it` : ''}.`
+      : 'Type part of a loaded node\u2019s path, or an absolute path; the subsystem decides which targets it accepts.';
     const form = h(
       'form',
       {
@@ -969,6 +989,27 @@ export class Panel {
       allowTypes && desc ? this.createAndLinkForm(node, desc, subsystem, allowTypes, () => picker.reset()) : null);
   }
 
+  /** Make @dir/@name and link it into @node under the same name, as one
+   * batch; then the tree, the panel and a toast say so. On a refusal,
+   * @showErr(error) puts it at the field; nothing was made. @return
+   * whether it was made. */
+  async createAndLink(node, dir, name, showErr) {
+    const target = joinPath(dir, name);
+    const link = joinPath(node.path, name);
+    try {
+      await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+    } catch (x) {
+      showErr(x);
+      this.ctx.notify.error(x, { lead: 'Nothing was created.' });
+      return false;
+    }
+    await this.ctx.tree.changed(dir);
+    await this.ctx.tree.changed(node.path);
+    await this.structureChanged();
+    this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
+    return true;
+  }
+
   /** "Create and link": where links.allow names types made by a group
    * (a config's functions, a LUN's storage objects), make one there and
    * link it here, as one batch. The groups are read when it is opened;
@@ -985,13 +1026,6 @@ export class Panel {
     const err = h('p', { class: 'field-error', id: `${nId}-err`, hidden: true });
     const submit = h('button', { type: 'submit' }, 'Create and link');
     let loaded = false;
-    const common = (p) => {
-      let n = 0;
-      const a = p.split('/');
-      const b = node.path.split('/');
-      while (n < a.length && a[n] === b[n]) n++;
-      return n;
-    };
     const hintFor = () => {
       const t = makers.find(([tn]) => tn === parent.selectedOptions[0]?.dataset.type);
       const made = t ? desc.types[t[1].creates.type] : null;
@@ -1008,22 +1042,14 @@ export class Panel {
         const bad = !dir ? `no group here makes a ${what}` : nameProblem(name.value);
         showAt(name, err, bad);
         if (bad) return;
-        const target = joinPath(dir, name.value);
-        const link = joinPath(node.path, name.value);
         submit.disabled = true;
-        try {
-          await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+        const ok = await this.createAndLink(node, dir, name.value, (x) => {
+          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
+        });
+        submit.disabled = false;
+        if (ok) {
           name.value = '';
           changed();
-          await this.ctx.tree.changed(dir);
-          await this.ctx.tree.changed(node.path);
-          await this.structureChanged();
-          this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
-        } catch (x) {
-          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
-          this.ctx.notify.error(x, { lead: 'Nothing was created.' });
-        } finally {
-          submit.disabled = false;
         }
       } },
       h('div', { class: 'attr-row' }, h('label', { for: pId, class: 'attr-name' }, 'In'), h('div', { class: 'attr-input' }, parent)),
@@ -1035,7 +1061,8 @@ export class Panel {
       try {
         const found = [];
         for (const [tn] of makers) for (const p of await candidatesOf(subsystem, desc, [tn])) found.push({ p, tn });
-        found.sort((a, b) => common(b.p) - common(a.p) || a.p.localeCompare(b.p));
+        const order = nearestFirst(found.map((f) => f.p), node.path);
+        found.sort((a, b) => order.indexOf(a.p) - order.indexOf(b.p));
         replaceChildren(parent, found.map((f) => h('option', { value: f.p, dataset: { type: f.tn } }, f.p)));
         parent.addEventListener('change', hintFor);
         hintFor();
@@ -1252,6 +1279,19 @@ function showAt(input, errEl, msg) {
   if (msg) input.setAttribute('aria-invalid', 'true');
   else input.removeAttribute('aria-invalid');
   return msg;
+}
+
+/** @paths, those sharing the longest start with @near first (the group
+ * nearest a node), then by path. */
+function nearestFirst(paths, near) {
+  const b = near.split('/');
+  const common = (p) => {
+    let n = 0;
+    const a = p.split('/');
+    while (n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  return [...paths].sort((x, y) => common(y) - common(x) || x.localeCompare(y));
 }
 
 /** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the
