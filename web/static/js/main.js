@@ -403,16 +403,24 @@ async function navigate(path, { focusPanel = true, push = true, ask = true } = {
 
 panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate, subsystems: () => subsystemsInfo, denyWrite, online: isReachable });
 
-// Back, Forward and an edited fragment
+// Back, Forward and an edited fragment. An edited fragment fires both
+// popstate and hashchange: the second finds the first under way and
+// leaves it (two loads of the panel would replace it under the user).
+let following = null;
 async function followUrl() {
   const want = pathOfHash();
-  if (want === (panel.path || '/')) return;
-  const from = panel.path || '/';
-  if (!(await canLeave(want))) {
-    history.pushState({ path: from }, '', hashOf(from));
-    return;
+  if (want === (panel.path || '/') || want === following) return;
+  following = want;
+  try {
+    const from = panel.path || '/';
+    if (!(await canLeave(want))) {
+      history.pushState({ path: from }, '', hashOf(from));
+      return;
+    }
+    await navigate(want, { push: false, ask: false, focusPanel: false });
+  } finally {
+    if (following === want) following = null;
   }
-  await navigate(want, { push: false, ask: false, focusPanel: false });
 }
 window.addEventListener('popstate', followUrl);
 window.addEventListener('hashchange', followUrl);

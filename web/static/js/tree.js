@@ -325,6 +325,7 @@ export class Tree {
     e.sumKey = key;
     const desc = await schemaOf(e.path.split('/')[1]);
     if (!desc || !Object.values(desc.types).some((t) => t.summary)) return;
+    if (this.entries.get(e.path) !== e || !e.loaded) return; // gone meanwhile
     const r = await api.node(e.path, { depth: '1', limit: String(kids.length), name_from: kids[0].name });
     for (const c of r.data.children) {
       const t = c.type && desc.types[c.type];
