@@ -703,6 +703,17 @@ scenario('the LUN\'s storage-object picker: a new name is offered as "Create …
   await target.press('Enter');
   await page.waitForSelector(`${row(`${T}/lun/lun_2/disk3`)}[data-kind="link"]`);
   ok((await api.get(`${T}/lun/lun_2/disk3`)).json.target === '/target/core/fileio_0/disk3', 'linked by keyboard');
+  // the form below the picker does the same: the nearest group chosen
+  // first, the schema's example in the name field
+  ok((await api.mkdir(`${T}/lun`, 'lun_3')).status === 201, 'mkdir lun_3');
+  await openPath(page, `${T}/lun/lun_3`);
+  await page.click('#panel details.create-link > summary');
+  await page.waitForFunction(() => document.querySelector('#panel details.create-link select')?.value === '/target/core/fileio_0');
+  ok(await page.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. disk1', 'the storage object name shows an example');
+  await page.fill('#panel details.create-link input', 'disk4');
+  await page.click('#panel details.create-link button[type=submit]');
+  await page.waitForSelector('#panel .child-list li.link-row[data-link="disk4"]');
+  ok((await api.get(`${T}/lun/lun_3/disk4`)).json.target === '/target/core/fileio_0/disk4', 'linked by the form');
 });
 
 scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
@@ -1596,12 +1607,12 @@ scenario('guided setup: a USB gadget with a function linked into a config, bound
     await panelAt(p, G);
     await c.child('configs', `${G}/configs`);
     await c.create(`${G}/configs`, 'c.1');
-    // create and link: the function is made in this gadget's functions/
-    await c.click('#panel details.create-link > summary', 'Or create a new function and link it here');
-    await p.waitForFunction((g) => document.querySelector('#panel details.create-link select')?.value === `${g}/functions`, G);
-    ok(await p.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. ncm.usb0', 'the function name shows an example');
-    await c.fill('#panel details.create-link input', 'ncm.usb0');
-    await c.click('#panel details.create-link button[type=submit]', 'Create and link');
+    // create and link from the picker: a new name is offered to be made
+    // in this gadget's functions/ (the nearest group that makes one)
+    await c.fill('#panel .symlink-form [role="combobox"]', 'ncm.usb0');
+    const opt = `#panel .symlink-form [role="option"][data-create="${G}/functions"][data-name="ncm.usb0"]`;
+    await p.waitForSelector(opt);
+    await c.click(opt, 'Create ncm.usb0 in functions/ and link it');
     await p.waitForSelector('#panel .child-list li.link-row[data-link="ncm.usb0"]');
     ok(await sapi.status(`${G}/functions/ncm.usb0`) === 200, 'the function was made');
     await c.crumb('g1', G);
