@@ -903,6 +903,20 @@ static void test_children_ends_and_seek(void **state)
         assert_null(pg.prev);
         ends_page_done(&pg);
     }
+    /* the typed route pages the same way */
+    http(&r,
+         "GET",
+         "/api/v1/node/03-group-children/ends?values=0&limit=1&from=end",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        "c00022");
+    assert_int_equal(
+        json_integer_value(json_object_get(r.json, "children_offset")), 22);
+    http_resp_done(&r);
 
     /* bad values: 400 problem+json naming the rule, nothing listed */
     static const char *const bad[][2] = {
