@@ -1273,6 +1273,12 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       return r.top >= v.top && r.bottom <= v.bottom;
     });
     ok(inView, 'the selected row is in the tree\'s view');
+    // type-ahead in the tree: keys typed on a row of a group not read
+    // whole move focus to the server's page from that name on
+    await p.focus(row('/02-simple-children/c000000'));
+    await p.keyboard.type('c0777');
+    await p.waitForFunction(() => document.activeElement?.dataset.path === '/02-simple-children/c077700');
+    ok(await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length) <= 202, 'a page of rows there');
     // type-to-find: the server's page from the typed name on, in the
     // panel and in the tree; Enter opens the match
     await p.click(rowName('/02-simple-children'));

@@ -3,7 +3,10 @@
 // "tree view" pattern): lazy loading, one level per GET with ?depth=1 and
 // ?values=0, roving tabindex, keyboard: Up/Down, Left/Right (collapse or
 // go to the parent / expand or go to the first child), Home/End, Enter
-// (select; on a link, go to its target), * (expand the siblings).
+// (select; on a link, go to its target), * (expand the siblings), and
+// type-ahead: printable keys typed in quick succession move focus to the
+// next sibling whose name starts with them (in a group not read whole,
+// the server's page from that name on, ?name_from=).
 //
 // Big groups: a group's children are read a page (PAGE, sorted by name) at
 // a time with ?limit= and the server's next_after cursor, and at most PAGE
@@ -54,6 +57,7 @@ export class Tree {
     this.focused = null;
     this.query = '';
     this.pinned = null; // a path revealed while a filter hides it
+    this.typed = { text: '', at: 0 }; // type-ahead: the keys typed lately
     ul.addEventListener('keydown', (e) => this.onKey(e));
     ul.addEventListener('click', (e) => this.onClick(e));
   }
@@ -214,10 +218,11 @@ export class Tree {
 
   /** Type-to-find: read the page of @e's children from the first name at
    * or past @text on (the server finds it by a binary search) and show
-   * it; @return the first child's info (null: no name sorts there). */
-  async seek(e, text) {
+   * it, unless @current() says a newer seek was asked for; @return the
+   * first child's info (null: no name sorts there, or not shown). */
+  async seek(e, text, current = () => true) {
     const r = await api.children(e.path, { limit: PAGE, nameFrom: text });
-    if (!this.entries.has(e.path)) return null;
+    if (!this.entries.has(e.path) || !current()) return null; // typed on meanwhile
     e.start = 0;
     e.count = PAGE;
     this.fill(e, r.data);
@@ -734,12 +739,37 @@ export class Tree {
         }
         break;
       default:
-        handled = false;
+        handled = ev.key.length === 1 && ev.key !== ' ' && this.typeAhead(e, ev.key, ev.timeStamp);
     }
     if (handled) {
       ev.preventDefault();
       ev.stopPropagation();
     }
+  }
+
+  /** Type-ahead from row @e: @key joins the keys typed in the last
+   * second; focus moves to the first sibling (from @e on, wrapping) whose
+   * name starts with them; in a group not read whole, to the server's
+   * page from that name on. @return whether the key was taken. */
+  typeAhead(e, key, now) {
+    const parent = e.more ? e.parent : this.entries.get(parentPath(e.path));
+    if (!parent || !parent.loaded) return false;
+    this.typed.text = now - this.typed.at < 1000 ? this.typed.text + key : key;
+    this.typed.at = now;
+    const text = this.typed.text;
+    const list = this.shownKids(parent);
+    const from = Math.max(0, list.findIndex((k) => k.path === e.path));
+    const order = list.slice(from + (text.length === 1 ? 1 : 0)).concat(list.slice(0, from + (text.length === 1 ? 1 : 0)));
+    const hit = order.find((k) => k.name.startsWith(text));
+    const whole = !parent.next && !parent.head && !this.query;
+    if (hit || whole || this.query) {
+      if (hit) this.windowTo(parent, hit.path).then(() => this.moveTo(this.entries.get(hit.path))).catch((err) => this.hd.onError(err));
+      return true;
+    }
+    this.seek(parent, text, () => this.typed.text === text).then((k) => {
+      if (k && this.typed.text === text) this.moveTo(this.entries.get(k.path));
+    }).catch((err) => this.hd.onError(err));
+    return true;
   }
 
   /** True when the tree shows @path. */
