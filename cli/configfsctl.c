@@ -410,6 +410,8 @@ static int read_on(struct ctl *c,
         char *text;
 
         json_object_del(node, "next_after");
+        json_object_del(node, "prev_before");
+        json_object_del(node, "children_offset");
         json_object_del(node, "children_total");
         text = json_dumps(node, JSON_COMPACT);
         if (!text) {

@@ -180,26 +180,59 @@ static void reply_link(struct cfs_http_req *req,
 }
 
 /* ?limit=, ?after= and ?name_contains=: a page of the children, sorted
- * by name; ?used_by=1: the links pointing at the node. Any of the first
- * three asks for paging; the page holds PAGE_DEFAULT
+ * by name; ?before=, ?from=end or ?name_from= instead of ?after= (at most
+ * one of the four): the page before a cursor, the last page, the page
+ * from a name on (type-to-find); ?used_by=1: the links pointing at the
+ * node. Any of the first six asks for paging; the page holds PAGE_DEFAULT
  * children unless limit says otherwise, PAGE_MAX at most. On a bad value
- * the 400 is sent and -EINVAL returned. *ret_after (page->after) is
- * malloc'd, for the caller to free. */
+ * the 400 is sent and -EINVAL returned. *ret_after and *ret_before
+ * (page->after, page->before) are malloc'd, for the caller to free. */
 #define PAGE_DEFAULT CFS_HTTP_PAGE_DEFAULT
 #define PAGE_MAX     CFS_HTTP_PAGE_MAX
+
+/* The name in the cursor @text of query parameter @what (NULL: none
+ * given) into *@ret (malloc'd); on a bad one the 400 is sent. */
+static int parse_cursor(struct cfs_http_req *req,
+                        const char *what,
+                        const char *field,
+                        const char *text,
+                        char **ret)
+{
+    int r;
+
+    if (!text) {
+        return 0;
+    }
+    r = cfs_http_cursor_name(text, ret);
+    if (r == -ENOMEM) {
+        cfs_http_op_problem(req, r, "readdir", "");
+        return r;
+    }
+    if (r < 0) {
+        cfs_http_bad_request(
+            req, "%s must be a %s cursor of an earlier page", what, field);
+    }
+    return r;
+}
 
 static int parse_page(struct cfs_http_req *req,
                       struct cfs_http_page *page,
                       bool *ret_paged,
-                      char **ret_after)
+                      char **ret_after,
+                      char **ret_before)
 {
     const char *limit = cfs_http_query(req, "limit");
     const char *after = cfs_http_query(req, "after");
+    const char *before = cfs_http_query(req, "before");
+    const char *from = cfs_http_query(req, "from");
+    const char *name_from = cfs_http_query(req, "name_from");
     const char *contains = cfs_http_query(req, "name_contains");
     const char *used_by = cfs_http_query(req, "used_by");
+    bool seek = limit || after || before || from || name_from || contains;
+    int r;
 
-    *ret_paged = limit || after || contains || used_by;
-    page->paged = limit || after || contains;
+    *ret_paged = seek || used_by;
+    page->paged = seek;
     if (used_by && strcmp(used_by, "0") != 0 && strcmp(used_by, "1") != 0) {
         cfs_http_bad_request(req, "used_by must be 0 or 1");
         return -EINVAL;
@@ -217,23 +250,33 @@ static int parse_page(struct cfs_http_req *req,
         }
         page->limit = (size_t)v;
     }
-    if (after) {
-        char *name = NULL;
-        int r = cfs_http_cursor_name(after, &name);
-
-        if (r == -ENOMEM) {
-            cfs_http_op_problem(req, r, "readdir", "");
-            return r;
-        }
-        if (r < 0) {
-            cfs_http_bad_request(req,
-                                 "after must be a next_after cursor of an "
-                                 "earlier page");
-            return r;
-        }
-        page->after = name;
-        *ret_after = name;
+    if (from && strcmp(from, "start") != 0 && strcmp(from, "end") != 0) {
+        cfs_http_bad_request(req, "from must be start or end");
+        return -EINVAL;
     }
+    if (name_from && strlen(name_from) > 255) {
+        cfs_http_bad_request(req, "name_from must be at most 255 bytes");
+        return -EINVAL;
+    }
+    if ((after != NULL) + (before != NULL) + (from != NULL) +
+            (name_from != NULL) >
+        1) {
+        cfs_http_bad_request(req,
+                             "after, before, from and name_from each say "
+                             "where the page starts: give at most one");
+        return -EINVAL;
+    }
+    page->from_end = from && strcmp(from, "end") == 0;
+    page->name_from = name_from && *name_from ? name_from : NULL;
+    r = parse_cursor(req, "after", "next_after", after, ret_after);
+    if (r == 0) {
+        r = parse_cursor(req, "before", "prev_before", before, ret_before);
+    }
+    if (r < 0) {
+        return r;
+    }
+    page->after = *ret_after;
+    page->before = *ret_before;
     if (contains && !*contains) {
         contains = NULL;
     }
@@ -242,14 +285,15 @@ static int parse_page(struct cfs_http_req *req,
 }
 
 /* The node JSON of a directory (root, subsystem, group or item); a page
- * of its children with ?limit=, ?after=, ?name_contains=, the links to it
- * with ?used_by=1. */
+ * of its children with ?limit=, ?after=, ?before=, ?from=, ?name_from=,
+ * ?name_contains=, the links to it with ?used_by=1. */
 static void
 get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
 {
     struct cfs_http_page page = {0};
     bool paged = false;
     char *after = NULL;
+    char *before = NULL;
     const char *values;
     char *text = NULL;
     size_t text_len = 0;
@@ -265,7 +309,9 @@ get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
         cfs_http_bad_request(req, "values must be 0 or 1");
         return;
     }
-    if (parse_page(req, &page, &paged, &after) < 0) {
+    if (parse_page(req, &page, &paged, &after, &before) < 0) {
+        free(after);
+        free(before);
         return;
     }
     r = cfs_http_node_page_text(path,
@@ -277,7 +323,9 @@ get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
                                 &text,
                                 &text_len);
     free(page.next);
+    free(page.prev);
     free(after);
+    free(before);
     if (r < 0) {
         cfs_http_op_problem(req, r, "readdir", path);
         return;

@@ -147,10 +147,34 @@ static bool child_shown(const char *path,
     return true;
 }
 
+/* The index of the first of @sel[0..@k) (sorted by name) whose name
+ * sorts after @name (@inclusive: at or after it): a binary search. */
+static size_t first_past(struct cfs_entry *const *sel,
+                         size_t k,
+                         const char *name,
+                         bool inclusive)
+{
+    size_t lo = 0;
+    size_t hi = k;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(sel[mid]->name, name);
+
+        if (c < 0 || (c == 0 && !inclusive)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /* The children of @es (directories of @path, in creation order) that
  * @page and @scope let through, sorted by name, at most page->limit of
- * them: a new array of pointers into @es (*ret_n of them), page->total and
- * page->next set. */
+ * them from where the page asks: a new array of pointers into @es
+ * (*ret_n of them), page->total, page->offset, page->next and page->prev
+ * set. */
 static int page_children(const char *path,
                          struct cfs_entry *es,
                          size_t n,
@@ -163,7 +187,8 @@ static int page_children(const char *path,
 
     struct cfs_entry **sel = malloc((n ? n : 1) * sizeof(struct cfs_entry *));
     size_t k = 0;
-    size_t from = 0;
+    size_t lo = 0;
+    size_t hi;
 
     if (!sel) {
         return -ENOMEM;
@@ -182,27 +207,45 @@ static int page_children(const char *path,
         sel[k++] = e;
     }
     qsort(sel, k, sizeof(struct cfs_entry *), by_name);
-    /* the first name past the cursor: names that came or went since the
-     * last page move nothing else, so a child that stays is listed once */
-    while (page->after && from < k &&
-           strcmp(sel[from]->name, page->after) <= 0) {
-        from++;
+    /* where the page starts or ends, by name: names that came or went
+     * since the last page move nothing else, so a child that stays is
+     * listed once */
+    if (page->before || page->from_end) {
+        hi = page->before ? first_past(sel, k, page->before, true) : k;
+        lo = hi > page->limit ? hi - page->limit : 0;
+    } else {
+        if (page->after) {
+            lo = first_past(sel, k, page->after, false);
+        } else if (page->name_from) {
+            lo = first_past(sel, k, page->name_from, true);
+        }
+        hi = k - lo > page->limit ? lo + page->limit : k;
     }
-    memmove(sel, sel + from, (k - from) * sizeof(struct cfs_entry *));
-    k -= from;
+    page->offset = lo;
     page->next = NULL;
-    if (k > page->limit) {
-        k = page->limit;
-        /* a page that holds none of them (no budget left) continues from
-         * the start: the empty name, before every name */
-        page->next = strdup(k ? sel[k - 1]->name : "");
+    page->prev = NULL;
+    if (hi < k) {
+        /* a page that holds none of them (no budget left) continues
+         * after the name before it; at the start, from the empty name,
+         * before every name */
+        page->next = strdup(hi ? sel[hi - 1]->name : "");
         if (!page->next) {
             free(sel);
             return -ENOMEM;
         }
     }
+    if (lo > 0 && lo < hi) {
+        page->prev = strdup(sel[lo]->name);
+        if (!page->prev) {
+            free(page->next);
+            page->next = NULL;
+            free(sel);
+            return -ENOMEM;
+        }
+    }
+    memmove(sel, sel + lo, (hi - lo) * sizeof(struct cfs_entry *));
     *ret_sel = sel;
-    *ret_n = k;
+    *ret_n = hi - lo;
     return 0;
 }
 
@@ -327,25 +370,34 @@ used_by_json(struct jw *w, const char *path, const struct cfs_http_scope *scope)
 
 /* A paged listing says how many children there are and where to read
  * on. */
+static int cursor_json(struct jw *w, const char *name)
+{
+    char *c;
+
+    if (!name) {
+        JW_LIT(w, "null");
+        return 0;
+    }
+    c = cfs_http_cursor(name);
+    jw_str(w, c);
+    free(c);
+    return c ? 0 : -ENOMEM;
+}
+
 static int page_json(struct jw *w, const struct cfs_http_page *pg)
 {
-    int r = 0;
+    int r;
+    int pr;
 
     JW_LIT(w, ",\"children_total\":");
     jw_u64(w, pg->total);
+    JW_LIT(w, ",\"children_offset\":");
+    jw_u64(w, pg->offset);
     JW_LIT(w, ",\"next_after\":");
-    if (pg->next) {
-        char *c = cfs_http_cursor(pg->next);
-
-        if (!c) {
-            r = -ENOMEM;
-        }
-        jw_str(w, c);
-        free(c);
-    } else {
-        JW_LIT(w, "null");
-    }
-    return r;
+    r = cursor_json(w, pg->next);
+    JW_LIT(w, ",\"prev_before\":");
+    pr = cursor_json(w, pg->prev);
+    return r ? r : pr;
 }
 
 /* Which page of @path's children the answer holds: @page when the client
@@ -493,6 +545,7 @@ static int node_json(struct jw *w,
     }
     JW_LIT(w, "}");
     free(own.next);
+    free(own.prev);
     free(sel);
     cfs_entries_free(es, n);
     return r;

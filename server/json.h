@@ -38,27 +38,38 @@ int cfs_http_node_text(const char *path,
 #define CFS_HTTP_PAGE_DEFAULT 1000
 #define CFS_HTTP_PAGE_MAX     10000
 
-/* A page of a node's children (GET ?limit=&after=&name_contains=): the
- * children whose name holds @contains (any, when NULL), sorted by name
- * (bytewise), the first @limit after the name @after (none: from the
+/* A page of a node's children (GET ?limit=&after=&name_contains=, or
+ * &before=, &from=end, &name_from=): the children whose name holds
+ * @contains (any, when NULL), sorted by name (bytewise); the page is the
+ * first @limit after the name @after, or the last @limit before the name
+ * @before, or the last @limit of all (@from_end), or the first @limit
+ * from the first name at or past @name_from (none of them: from the
  * start). Links are filtered by @contains but not paged. Out: @total, the
- * children that pass the filter; @next, the name to continue after (NULL
- * when this page is the last; malloc'd). */
+ * children that pass the filter; @offset, how many of them sort before
+ * the page; @next, the name to continue after (NULL when this page is the
+ * last; malloc'd); @prev, the name to read back before (NULL when the
+ * page starts at the first child or is empty; malloc'd). */
 struct cfs_http_page {
     bool paged;   /* else every child that fits, in creation order */
     bool used_by; /* add "used_by": the links that point at the node */
     size_t limit;
     const char *after;
+    const char *before;
+    bool from_end;
+    const char *name_from;
     const char *contains;
     size_t total;
+    size_t offset;
     char *next;
+    char *prev;
 };
 
 /* cfs_http_node_text() with @page (NULL: every child that fits the cap,
  * in creation order, no used_by) applied to the top node; page->limit is
  * lowered to the cap, page->next is set when the page is not the last
- * (the caller frees it); children and used_by outside
- * @scope are left out (and not counted in page->total). */
+ * and page->prev when it is not the first (the caller frees both);
+ * children and used_by outside @scope are left out (and not counted in
+ * page->total). */
 int cfs_http_node_page_text(const char *path,
                             const struct cfs_entry *self,
                             int depth,

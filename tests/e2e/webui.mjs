@@ -17,6 +17,7 @@
 // (reported, never asserted: speed is for bench/).
 //
 // usage: node webui.mjs CONFIGFSD SOURCE_ROOT
+//   (CFS_E2E_ONLY=PATTERN runs only the scenarios whose name matches)
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -145,7 +146,7 @@ async function openPage(base, { width = 1024, height = 800, colorScheme = 'light
     const url = new URL(r.url());
     // no exception for /api/v1/schema/: the page asks only for the
     // subsystems GET /api/v1 lists as described
-    if (!page.allowed.has(s)) page.problems.push(`unexpected HTTP ${s} for ${r.request().method()} ${url.pathname}`);
+    if (!page.allowed.has(s)) page.problems.push(`unexpected HTTP ${s} for ${r.request().method()} ${url.pathname}${url.search}`);
   });
   await page.exposeFunction('__cfsViolation', (v) => page.problems.push(`CSP violation: ${v}`));
   await page.addInitScript((t) => {
@@ -639,7 +640,7 @@ scenario('checked as you type: an IPv4 value, a uint range and a name rule are s
   ok(await api.revision() === before, 'still nothing was sent');
 });
 
-scenario('reading: each child row carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions)', async () => {
+scenario('reading: each child row, in the panel and in the tree, carries the one-line summary its schema gives (a LUN\'s backstore, a config\'s functions), kept current by the event stream', async () => {
   page.allowed = new Set();
   const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
   await openPath(page, `${T}/lun`);
@@ -654,6 +655,65 @@ scenario('reading: each child row carries the one-line summary its schema gives 
   await openPath(page, '/target/core/fileio_0');
   await page.waitForSelector('#panel li[data-child="disk1"] .summary');
   ok(/enable/.test(await page.textContent('#panel li[data-child="disk1"] .summary')), 'a storage object says whether it is enabled');
+  // the tree's rows carry them too, muted after the name, in full on hover
+  const sum = (p) => `${row(p)} > .tree-row > .tree-summary:not([hidden])`;
+  await page.waitForSelector(sum(`${T}/lun/lun_0`));
+  ok(await page.textContent(sum(`${T}/lun/lun_0`)) === '-> /target/core/fileio_0/disk1', `the LUN's row names its backstore (${await page.textContent(sum(`${T}/lun/lun_0`))})`);
+  await page.waitForSelector(sum('/usb_gadget/g1/configs/c.1'));
+  ok(await page.getAttribute(sum('/usb_gadget/g1/configs/c.1'), 'title') === '/usb_gadget/g1/functions/acm.GS0, MaxPower 500 mA', 'the config\'s row, in full on hover');
+  ok(await page.$eval(sum('/usb_gadget/g1/configs/c.1'), (e) => getComputedStyle(e).color !== getComputedStyle(e.parentElement.querySelector('.tree-name')).color), 'muted, unlike the name');
+  // a value changed elsewhere reaches the row's summary (the event stream)
+  ok((await api.store('/target/core/fileio_0/disk1/udev_path', '/srv/disk1.img')).status === 200, 'udev_path stored');
+  await page.waitForFunction((s) => /^\/srv\/disk1\.img \(enable/.test(document.querySelector(s)?.textContent || ''), sum('/target/core/fileio_0/disk1'));
+});
+
+scenario('the LUN\'s storage-object picker: a new name is offered as "Create … and link it", made and linked as one change in one click, or by keyboard', async () => {
+  page.allowed = new Set();
+  await clearMessages(page);
+  const T = '/target/iscsi/iqn.2003-01.org.example:t1/tpgt_1';
+  for (const lun of ['lun_1', 'lun_2']) ok((await api.mkdir(`${T}/lun`, lun)).status === 201, `mkdir ${lun}`);
+  await openPath(page, `${T}/lun/lun_1`);
+  const target = page.getByRole('combobox', { name: 'Target' });
+  const createOpt = (dir, name) => `#panel .symlink-form [role="option"][data-create="${dir}"][data-name="${name}"]`;
+  // an existing name is picked, not created; a name with a slash is no name
+  await target.fill('disk1');
+  await page.waitForSelector('#panel .symlink-form [role="option"][data-path="/target/core/fileio_0/disk1"]');
+  ok(!(await page.$('#panel .symlink-form [role="option"][data-create]')), 'no create entry for a name that exists');
+  await target.fill('core/x');
+  await page.waitForSelector('#panel .symlink-form [role="listbox"]:not([hidden]) [role="option"]');
+  ok(!(await page.$('#panel .symlink-form [role="option"][data-create]')), 'no create entry for a path');
+  // a new name: one option per group that makes storage objects
+  const before = await api.revision();
+  await target.fill('disk2');
+  await page.waitForSelector(createOpt('/target/core/fileio_0', 'disk2'));
+  ok((await page.textContent(createOpt('/target/core/fileio_0', 'disk2'))).includes('Create disk2 in /target/core/fileio_0 and link it'), 'the entry says what it makes and where');
+  await axeCheck(page, 'link picker with a create entry');
+  await page.click(createOpt('/target/core/fileio_0', 'disk2'));
+  await page.waitForSelector(`${row(`${T}/lun/lun_1/disk2`)}[data-kind="link"]`);
+  ok((await api.get(`${T}/lun/lun_1/disk2`)).json.target === '/target/core/fileio_0/disk2', 'the server has the link to the new storage object');
+  ok((await api.get('/target/core/fileio_0/disk2')).status === 200, 'and the storage object');
+  ok(await api.revision() === before + 1, 'made and linked as one change');
+  await page.waitForFunction(() => document.querySelector('#panel .symlink-form input[role="combobox"]')?.value === '');
+  // by keyboard: Down to the entry, Enter
+  await openPath(page, `${T}/lun/lun_2`);
+  await target.fill('disk3');
+  await page.waitForSelector(createOpt('/target/core/fileio_0', 'disk3'));
+  await target.press('ArrowDown');
+  await page.waitForSelector(`${createOpt('/target/core/fileio_0', 'disk3')}[aria-selected="true"]`);
+  await target.press('Enter');
+  await page.waitForSelector(`${row(`${T}/lun/lun_2/disk3`)}[data-kind="link"]`);
+  ok((await api.get(`${T}/lun/lun_2/disk3`)).json.target === '/target/core/fileio_0/disk3', 'linked by keyboard');
+  // the form below the picker does the same: the nearest group chosen
+  // first, the schema's example in the name field
+  ok((await api.mkdir(`${T}/lun`, 'lun_3')).status === 201, 'mkdir lun_3');
+  await openPath(page, `${T}/lun/lun_3`);
+  await page.click('#panel details.create-link > summary');
+  await page.waitForFunction(() => document.querySelector('#panel details.create-link select')?.value === '/target/core/fileio_0');
+  ok(await page.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. disk1', 'the storage object name shows an example');
+  await page.fill('#panel details.create-link input', 'disk4');
+  await page.click('#panel details.create-link button[type=submit]');
+  await page.waitForSelector('#panel .child-list li.link-row[data-link="disk4"]');
+  ok((await api.get(`${T}/lun/lun_3/disk4`)).json.target === '/target/core/fileio_0/disk4', 'linked by the form');
 });
 
 scenario('feedback: History opens in view with focus; a request over 300 ms shows progress until it ends', async () => {
@@ -1110,7 +1170,7 @@ scenario('axe on every main view in both themes and at phone width: no serious o
   }
 });
 
-scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view', async () => {
+scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep link kept in view, jump to end and start, type-to-find', async () => {
   const bbase = await startServer('big');
   const bapi = client(bbase);
   const fill = async (dir, n) => {
@@ -1125,6 +1185,11 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
   await fill('/03-group-children/g2k', 2000);
   await fill('/02-simple-children', 100000);
   const p = await openPage(bbase, { height: 700 });
+  // no summary template in these subsystems: no child's values are read
+  const valueReads = [];
+  p.on('request', (q) => {
+    if (/[?&]depth=[1-9]/.test(q.url()) && /\/(02-simple-children|03-group-children\/g2k)\b/.test(q.url())) valueReads.push(q.url());
+  });
   try {
     for (const [dir, n, name] of [['/03-group-children/g2k', 2000, '2,000'], ['/02-simple-children', 100000, '100,000']]) {
       if (dir.startsWith('/03')) {
@@ -1135,8 +1200,8 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       await p.click(rowName(dir));
       await p.waitForSelector(row(`${dir}/c000000`));
       measure(`first expand of ${name} children`, Date.now() - t);
-      const rows = await p.$$eval(`${row(dir)} > [role="group"] > [role="treeitem"]`, (l) => l.length);
-      ok(rows <= 201, `at most a page of rows (${rows})`);
+      const rows = await p.$$eval(`${row(dir)} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+      ok(rows <= 200, `at most a page of rows (${rows})`);
       ok((await p.textContent(`${row(dir)} > [role="group"] > .tree-more`)).includes(`${(n - 200).toLocaleString('en')} not shown`), 'the more row counts the rest');
       await panelAt(p, dir);
       t = Date.now();
@@ -1145,6 +1210,29 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       measure(`select a child of ${name}`, Date.now() - t);
     }
     await shot(p, 'big-group');
+    // jump to the end: the last child in one click (it took 499 "Show
+    // more" clicks in 100,000), then read back a page, then the start
+    for (const [dir, n] of [['/03-group-children/g2k', 2000], ['/02-simple-children', 100000]]) {
+      const grp = `${row(dir)} > [role="group"]`;
+      const last = `${dir}/c${String(n - 1).padStart(6, '0')}`;
+      ok(!(await p.$(row(last))), `${last} is not read yet`);
+      ok((await p.textContent(`${grp} > .tree-more[data-more="end"]`)).includes(`the last 200 of ${n.toLocaleString('en')}`), 'the end row says what it shows');
+      const t0 = Date.now();
+      await p.click(`${grp} > .tree-more[data-more="end"]`);
+      await p.waitForFunction((x) => document.activeElement?.dataset.path === x, last);
+      measure(`jump to the end of ${n.toLocaleString('en')} children (1 click)`, Date.now() - t0);
+      const rows = await p.$$eval(`${grp} > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+      ok(rows <= 202, `a page of rows at the end (${rows})`);
+      ok(!(await p.$(`${grp} > .tree-more[data-more="next"]`)), 'nothing after the last child');
+      ok((await p.textContent(`${grp} > .tree-more[data-more="prev"]`)).includes(`${(n - 200).toLocaleString('en')} above`), 'the earlier row counts what is above');
+      // "Show earlier" reads the page before (prev_before)
+      await p.click(`${grp} > .tree-more[data-more="prev"]`);
+      await p.waitForSelector(row(`${dir}/c${String(n - 400).padStart(6, '0')}`));
+      ok((await p.textContent(`${grp} > .tree-more[data-more="prev"]`)).includes(`${(n - 400).toLocaleString('en')} above`), 'and counts again');
+      await p.click(`${grp} > .tree-more[data-more="start"]`);
+      await p.waitForFunction((x) => document.activeElement?.dataset.path === x, `${dir}/c000000`);
+      ok(!(await p.$(`${grp} > .tree-more[data-more="prev"]`)), 'back at the first child');
+    }
     // the next page
     const more = `${row('/02-simple-children')} > [role="group"] > .tree-more[data-more="next"]`;
     await p.click(more);
@@ -1185,6 +1273,35 @@ scenario('big groups: 2,000 and 100,000 children, paged rows, the filter, a deep
       return r.top >= v.top && r.bottom <= v.bottom;
     });
     ok(inView, 'the selected row is in the tree\'s view');
+    // type-ahead in the tree: keys typed on a row of a group not read
+    // whole move focus to the server's page from that name on
+    await p.focus(row('/02-simple-children/c000000'));
+    await p.keyboard.type('c0777');
+    await p.waitForFunction(() => document.activeElement?.dataset.path === '/02-simple-children/c077700');
+    ok(await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length) <= 202, 'a page of rows there');
+    // type-to-find: the server's page from the typed name on, in the
+    // panel and in the tree; Enter opens the match
+    await p.click(rowName('/02-simple-children'));
+    await panelAt(p, '/02-simple-children');
+    const findIn = '#panel .find-child input';
+    const t1 = Date.now();
+    await p.fill(findIn, 'c04321');
+    await p.waitForSelector('#panel .child-list li.found[data-child="c043210"]');
+    measure('type-to-find a child of 100,000 (c04321)', Date.now() - t1);
+    ok((await p.textContent('#panel .find-child .hint')).includes('c043210 is child 43,211 of 100,000'), `the find says where (${await p.textContent('#panel .find-child .hint')})`);
+    await p.waitForSelector(row('/02-simple-children/c043210'));
+    const treeRows = await p.$$eval(`${row('/02-simple-children')} > [role="group"] > [role="treeitem"]:not(.tree-more)`, (l) => l.length);
+    ok(treeRows <= 202, `the tree moved there with a page of rows (${treeRows})`);
+    await p.fill(findIn, 'c04321x');
+    await p.waitForFunction(() => /No name starts with .c04321x.; the list goes on from c043220/.test(document.querySelector('#panel .find-child .hint').textContent));
+    await p.fill(findIn, 'c2');
+    await p.waitForFunction(() => /No name sorts at or after .c2./.test(document.querySelector('#panel .find-child .hint').textContent));
+    await p.fill(findIn, 'c09');
+    await p.waitForSelector('#panel .child-list li.found[data-child="c090000"]');
+    await axeCheck(p, 'big group: find a child');
+    await p.press(findIn, 'Enter');
+    await panelAt(p, '/02-simple-children/c090000');
+    ok(valueReads.length === 0, `no read of the children's values for summaries (${valueReads.slice(0, 2)})`);
     await axeCheck(p, 'big group');
     ok(p.problems.length === 0, p.problems.join('; '));
   } finally {
@@ -1496,12 +1613,12 @@ scenario('guided setup: a USB gadget with a function linked into a config, bound
     await panelAt(p, G);
     await c.child('configs', `${G}/configs`);
     await c.create(`${G}/configs`, 'c.1');
-    // create and link: the function is made in this gadget's functions/
-    await c.click('#panel details.create-link > summary', 'Or create a new function and link it here');
-    await p.waitForFunction((g) => document.querySelector('#panel details.create-link select')?.value === `${g}/functions`, G);
-    ok(await p.getAttribute('#panel details.create-link input', 'placeholder') === 'e.g. ncm.usb0', 'the function name shows an example');
-    await c.fill('#panel details.create-link input', 'ncm.usb0');
-    await c.click('#panel details.create-link button[type=submit]', 'Create and link');
+    // create and link from the picker: a new name is offered to be made
+    // in this gadget's functions/ (the nearest group that makes one)
+    await c.fill('#panel .symlink-form [role="combobox"]', 'ncm.usb0');
+    const opt = `#panel .symlink-form [role="option"][data-create="${G}/functions"][data-name="ncm.usb0"]`;
+    await p.waitForSelector(opt);
+    await c.click(opt, 'Create ncm.usb0 in functions/ and link it');
     await p.waitForSelector('#panel .child-list li.link-row[data-link="ncm.usb0"]');
     ok(await sapi.status(`${G}/functions/ncm.usb0`) === 200, 'the function was made');
     await c.crumb('g1', G);
@@ -1600,8 +1717,15 @@ async function main() {
     scenarios.forEach((s, i) => console.log(`not ok ${i + 1} - ${s.name} # setup failed`));
     return 1;
   }
+  // CFS_E2E_ONLY: a pattern of the scenarios to run, for work on one that
+  // needs none before it (the others are reported skipped)
+  const only = process.env.CFS_E2E_ONLY ? new RegExp(process.env.CFS_E2E_ONLY) : null;
   for (const [i, s] of scenarios.entries()) {
     const started = Date.now();
+    if (only && !only.test(s.name)) {
+      console.log(`ok ${i + 1} - ${s.name} # SKIP not in CFS_E2E_ONLY`);
+      continue;
+    }
     try {
       for (const p of openPages) p.problems.length = 0;
       await s.fn();

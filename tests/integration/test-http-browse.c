@@ -2,7 +2,9 @@
 /*
  * test-http-browse.c - what a tree browser needs of GET and of refusals:
  * paged children (?limit=, ?after=, ?name_contains=), stable while the
- * group changes between pages; the links that point at a node
+ * group changes between pages; the last page (?from=end), pages back
+ * (?before=) and a page from a name on (?name_from=, type-to-find); the links
+ * that point at a node
  * (?used_by=1); refusals that name what blocks them (ENOTEMPTY and
  * EBUSY with "blockers", a missing link target by its path), for single
  * requests and for batches; and the schema's hints for forms (x-display,
@@ -729,6 +731,230 @@ static void test_children_has_children(void **state)
     delete_path("/api/v1/config/03-group-children/hc", 204);
 }
 
+#define ENDS "/03-group-children/ends"
+
+/* One page of ENDS with @query: its children's names into @names (at most
+ * @max), their count; the page's members into the others (cursors
+ * malloc'd, NULL when null). */
+struct ends_page {
+    char names[64][8];
+    size_t n;
+    long total;
+    long offset;
+    char *next;
+    char *prev;
+};
+
+static void ends_page(const char *query, struct ends_page *pg)
+{
+    struct http_resp r;
+    char url[512];
+    json_t *c;
+    size_t i;
+
+    (void)snprintf(
+        url, sizeof(url), "/api/v1/config" ENDS "?values=0&%s", query);
+    http(&r, "GET", url, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    pg->n = 0;
+    json_array_foreach(json_object_get(r.json, "children"), i, c) {
+        assert_true(pg->n < 64);
+        (void)snprintf(
+            pg->names[pg->n++], sizeof(pg->names[0]), "%s", jstr(c, "name"));
+    }
+    pg->total =
+        (long)json_integer_value(json_object_get(r.json, "children_total"));
+    pg->offset =
+        (long)json_integer_value(json_object_get(r.json, "children_offset"));
+    assert_true(json_is_integer(json_object_get(r.json, "children_offset")));
+    assert_non_null(json_object_get(r.json, "next_after"));
+    assert_non_null(json_object_get(r.json, "prev_before"));
+    pg->next =
+        jstr(r.json, "next_after") ? strdup(jstr(r.json, "next_after")) : NULL;
+    pg->prev = jstr(r.json, "prev_before") ? strdup(jstr(r.json, "prev_before"))
+                                           : NULL;
+    http_resp_done(&r);
+}
+
+static void ends_page_done(struct ends_page *pg)
+{
+    free(pg->next);
+    free(pg->prev);
+    pg->next = pg->prev = NULL;
+}
+
+/* With @n children c00000.. in ENDS and pages of @limit: from=end is the
+ * last page, and walking back by prev_before lists every child once, in
+ * order, each page's offset its place; each page's next_after reads the
+ * page after it; name_from starts at the first name at or past the text,
+ * whatever the text (a name, between two names, before all, past all). */
+static void check_ends(int n, int limit)
+{
+    struct ends_page pg = {0};
+    char q[600];
+    int end = n; /* the children not yet seen, from the end back */
+    int pages = 0;
+
+    (void)snprintf(q, sizeof(q), "limit=%d&from=end", limit);
+    for (;;) {
+        int want = end < limit ? end : limit;
+
+        ends_page(q, &pg);
+        assert_int_equal(pg.total, n);
+        assert_int_equal(pg.n, want);
+        assert_int_equal(pg.offset, end - want);
+        for (int i = 0; i < want; i++) {
+            char name[8];
+
+            (void)snprintf(name, sizeof(name), "c%05d", end - want + i);
+            assert_string_equal(pg.names[i], name);
+        }
+        /* the last page has no next; any other goes on where it ends */
+        if (pages == 0) {
+            assert_null(pg.next);
+        } else {
+            struct ends_page on = {0};
+            char name[8];
+
+            assert_non_null(pg.next);
+            (void)snprintf(q, sizeof(q), "limit=1&after=%s", pg.next);
+            ends_page(q, &on);
+            (void)snprintf(name, sizeof(name), "c%05d", end);
+            assert_string_equal(on.names[0], name);
+            ends_page_done(&on);
+        }
+        end -= want;
+        pages++;
+        if (!pg.prev) {
+            break;
+        }
+        assert_true(end > 0);
+        (void)snprintf(q, sizeof(q), "limit=%d&before=%s", limit, pg.prev);
+        ends_page_done(&pg);
+    }
+    ends_page_done(&pg);
+    assert_int_equal(end, 0);
+    assert_int_equal(pages, n ? (n + limit - 1) / limit : 1);
+
+    /* name_from: a name, one between two names, before all, past all */
+    for (int i = 0; i <= n; i++) {
+        for (int f = 0; f < 3; f++) {
+            char text[16];
+            int first = f == 1 ? i + 1 : f == 2 ? (i / 10) * 10 : i;
+
+            if (f == 0) {
+                (void)snprintf(text, sizeof(text), "c%05d", i);
+            } else if (f == 1) {
+                (void)snprintf(text, sizeof(text), "c%05d-", i);
+            } else {
+                (void)snprintf(text, sizeof(text), "c%04d", i / 10);
+            }
+            (void)snprintf(q, sizeof(q), "limit=%d&name_from=%s", limit, text);
+            ends_page(q, &pg);
+            first = first > n ? n : first;
+            assert_int_equal(pg.offset, first);
+            assert_int_equal(pg.n, n - first < limit ? n - first : limit);
+            if (pg.n) {
+                char name[8];
+
+                (void)snprintf(name, sizeof(name), "c%05d", first);
+                assert_string_equal(pg.names[0], name);
+            }
+            /* a page back exactly when it starts past the first child
+             * and holds one */
+            assert_true((pg.prev != NULL) == (first > 0 && pg.n > 0));
+            assert_true((pg.next != NULL) == (first + limit < n));
+            ends_page_done(&pg);
+        }
+    }
+}
+
+/* Jump to the end and back, and type-to-find, for group sizes from empty
+ * to a few pages and pages of one to more than all; bad values are 400
+ * and name the rule. */
+static void test_children_ends_and_seek(void **state)
+{
+    static const int limits[] = {1, 2, 3, 7, 50};
+    struct http_resp r;
+    int made = 0;
+
+    (void)state;
+    mkdir_in("/api/v1/config/03-group-children", "ends");
+    for (int n = 0; n <= 23; n += n < 3 ? 1 : 5) {
+        items(ENDS, made, n, true);
+        made = n;
+        for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+            check_ends(n, limits[l]);
+        }
+    }
+
+    /* a filter and an end: the last of the matching names */
+    {
+        struct ends_page pg = {0};
+
+        ends_page("name_contains=1&limit=2&from=end", &pg);
+        assert_int_equal(pg.n, 2);
+        assert_string_equal(pg.names[0], "c00019");
+        assert_string_equal(pg.names[1], "c00021");
+        assert_non_null(pg.prev);
+        ends_page_done(&pg);
+        ends_page("from=start&limit=1", &pg);
+        assert_string_equal(pg.names[0], "c00000");
+        assert_null(pg.prev);
+        ends_page_done(&pg);
+    }
+    /* the typed route pages the same way */
+    http(&r,
+         "GET",
+         "/api/v1/node/03-group-children/ends?values=0&limit=1&from=end",
+         NULL,
+         0,
+         NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(
+        jstr(json_array_get(json_object_get(r.json, "children"), 0), "name"),
+        "c00022");
+    assert_int_equal(
+        json_integer_value(json_object_get(r.json, "children_offset")), 22);
+    http_resp_done(&r);
+
+    /* bad values: 400 problem+json naming the rule, nothing listed */
+    static const char *const bad[][2] = {
+        {"from=middle", "from must be start or end"},
+        {"from=", "from must be start or end"},
+        {"before=c00001", "before must be a prev_before cursor"},
+        {"before=n6", "before must be a prev_before cursor"},
+        {"after=n&before=n", "give at most one"},
+        {"from=end&name_from=c", "give at most one"},
+        {"from=end&after=n", "give at most one"},
+        {"name_from=c&before=n", "give at most one"},
+        {"limit=0&from=end", "limit"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char url[512];
+
+        (void)snprintf(
+            url, sizeof(url), "/api/v1/config" ENDS "?%s", bad[i][0]);
+        http(&r, "GET", url, NULL, 0, NULL);
+        expect_problem(&r, 400, "EINVAL");
+        assert_non_null(strstr(jstr(r.json, "detail"), bad[i][1]));
+        http_resp_done(&r);
+    }
+    {
+        char url[600] = "/api/v1/config" ENDS "?name_from=";
+
+        memset(url + strlen(url), 'a', 256);
+        url[strlen("/api/v1/config" ENDS "?name_from=") + 256] = 0;
+        http(&r, "GET", url, NULL, 0, NULL);
+        expect_problem(&r, 400, "EINVAL");
+        assert_non_null(strstr(jstr(r.json, "detail"), "255 bytes"));
+        http_resp_done(&r);
+    }
+
+    items(ENDS, 0, made, false);
+    delete_path("/api/v1/config" ENDS, 204);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_schema_hints),
         cmocka_unit_test(test_blockers_depend_item),
         cmocka_unit_test(test_children_has_children),
+        cmocka_unit_test(test_children_ends_and_seek),
     };
 
     return cmocka_run_group_tests_name(

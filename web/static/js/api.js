@@ -203,11 +203,17 @@ export const api = {
   /** Whether the server answers: GET /healthz, which needs no token. */
   health: () => request('GET', '/healthz', { noPrompt: true }),
   node: (path, query, signal) => request('GET', configUrl(path, query), { signal }),
-  /** A page of @path's children by name (limit, after, contains): the
-   * node with children_total and next_after. */
-  children: (path, { limit = 200, after = null, contains = '' } = {}) => {
+  /** A page of @path's children by name: from the start, or after a
+   * next_after cursor, or before a prev_before cursor, or the last page
+   * (end), or from the first name at or past @nameFrom (type-to-find);
+   * @contains filters. The node with children_total, children_offset,
+   * next_after and prev_before. */
+  children: (path, { limit = 200, after = null, before = null, end = false, nameFrom = '', contains = '' } = {}) => {
     const q = { values: '0', limit: String(limit) };
     if (after) q.after = after;
+    else if (before) q.before = before;
+    else if (end) q.from = 'end';
+    else if (nameFrom) q.name_from = nameFrom;
     if (contains) q.name_contains = contains;
     return request('GET', configUrl(path, q));
   },

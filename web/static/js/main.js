@@ -403,16 +403,24 @@ async function navigate(path, { focusPanel = true, push = true, ask = true } = {
 
 panel = new Panel($('panel'), { tree, notify, confirm: confirmDialog, navigate, subsystems: () => subsystemsInfo, denyWrite, online: isReachable });
 
-// Back, Forward and an edited fragment
+// Back, Forward and an edited fragment. An edited fragment fires both
+// popstate and hashchange: the second finds the first under way and
+// leaves it (two loads of the panel would replace it under the user).
+let following = null;
 async function followUrl() {
   const want = pathOfHash();
-  if (want === (panel.path || '/')) return;
-  const from = panel.path || '/';
-  if (!(await canLeave(want))) {
-    history.pushState({ path: from }, '', hashOf(from));
-    return;
+  if (want === (panel.path || '/') || want === following) return;
+  following = want;
+  try {
+    const from = panel.path || '/';
+    if (!(await canLeave(want))) {
+      history.pushState({ path: from }, '', hashOf(from));
+      return;
+    }
+    await navigate(want, { push: false, ask: false, focusPanel: false });
+  } finally {
+    if (following === want) following = null;
   }
-  await navigate(want, { push: false, ask: false, focusPanel: false });
 }
 window.addEventListener('popstate', followUrl);
 window.addEventListener('hashchange', followUrl);
@@ -589,6 +597,7 @@ function setRevision(n) {
 }
 
 const pendingDirs = new Set();
+const summaryDirs = new Set(); // groups whose rows' summaries changed
 let panelStructure = false;
 const panelStores = new Map(); // attribute name -> revision
 
@@ -607,6 +616,8 @@ function onEvent(type, d) {
     case 'symlink':
     case 'unlink':
       touch(parentPath(d.path));
+      // a link is in its item's summary ({@links})
+      if (d.op === 'symlink' || d.op === 'unlink') summaryDirs.add(parentPath(parentPath(d.path)));
       if (shown && parentPath(d.path) === shown) panelStructure = true;
       if (shown && d.op === 'rmdir' && isUnder(shown, d.path)) {
         showOk(`${shown} was deleted on the server.`);
@@ -615,7 +626,9 @@ function onEvent(type, d) {
       }
       break;
     case 'store':
-      // a value changes no listing: only the panel showing its item cares
+      // a value changes no listing, only the summary of its item's row
+      // and the panel showing the item
+      summaryDirs.add(parentPath(parentPath(d.path)));
       if (shown && parentPath(d.path) === shown) panelStores.set(d.path.slice(shown.length + 1), d.revision);
       break;
     case 'rename':
@@ -637,6 +650,8 @@ let flushing = Promise.resolve();
 function flush() {
   const dirs = [...pendingDirs];
   pendingDirs.clear();
+  const sums = [...summaryDirs];
+  summaryDirs.clear();
   const stores = [...panelStores];
   panelStores.clear();
   const structure = panelStructure;
@@ -644,6 +659,7 @@ function flush() {
   const rev = revision;
   flushing = flushing.then(async () => {
     for (const dir of dirs) await tree.changed(dir);
+    for (const dir of sums) await tree.resummarize(dir).catch(() => {});
     for (const [name, r] of stores) await panel.attributeChanged(name, r);
     if (structure) await panel.structureChanged();
     document.body.dataset.revision = String(rev);

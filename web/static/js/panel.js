@@ -9,7 +9,7 @@
 
 import { api, ApiError } from './api.js';
 import { h, uid, replaceChildren, parentPath, baseName, joinPath, isUnder } from './dom.js';
-import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue } from './schema.js';
+import { schemaOf, propsOf, childTypeOf, makeControl, validate, ruleText, displayValue, summaryOf } from './schema.js';
 import { kindLabel } from './tree.js';
 import { deleteOps, batchOps, planList, planSummary, isPartial, BATCH_MAX } from './plan.js';
 import { linkPicker, candidatesOf } from './picker.js';
@@ -643,11 +643,13 @@ export class Panel {
   renderChildren(node) {
     const all = [...node.links.map((l) => ({ l })), ...node.children.map((c) => ({ c }))];
     let next = node.next_after ?? null;
-    const total = (node.children_total ?? node.children.length) + node.links.length;
+    const ctotal = node.children_total ?? node.children.length;
+    const total = ctotal + node.links.length;
+    let offset = 0; // the children before the list (after a find)
     const list = h('ul', { class: 'child-list' }, all.map((it) => this.childItem(node, it)));
     const more = h('button', { type: 'button', class: 'small more-children' });
     const label = () => {
-      const left = total - list.children.length;
+      const left = ctotal - offset - list.querySelectorAll(':scope > li[data-child]').length;
       more.hidden = !next || left <= 0;
       more.textContent = `Show ${Math.min(CHILD_PAGE, left)} more (${left.toLocaleString('en')} not shown)`;
     };
@@ -663,10 +665,19 @@ export class Panel {
     });
     label();
     this.fillSummaries(node, list).catch(() => {}); // a summary is a help, not the listing
+    // a group not listed whole: find a child by the start of its name
+    const find = next ? this.findChild(node, (r) => {
+      offset = r.children_offset ?? 0;
+      list.replaceChildren(...r.children.map((c) => this.childItem(node, { c })));
+      next = r.next_after ?? null;
+      label();
+      return list;
+    }) : null;
     const usedBy = node.used_by || [];
     replaceChildren(
       this.childrenEl,
       h('h3', { id: 'children-h' }, `Children and links${total ? ` (${total.toLocaleString('en')})` : ''}`),
+      find,
       total ? [list, more] : h('p', { class: 'muted' }, 'None.'),
       usedBy.length || node.kind === 'item' || node.kind === 'group'
         ? h('section', { class: 'used-by', 'aria-labelledby': 'usedby-h' },
@@ -677,6 +688,57 @@ export class Panel {
             : h('p', { class: 'muted' }, 'No link points here.'))
         : null,
     );
+  }
+
+  /** Type-to-find in a big group: as the user types, the server's page
+   * from the first name at or past the text (?name_from=, a binary
+   * search: nothing else is read) replaces the list (@show(answer) ->
+   * the list) and the tree's rows move there too; Enter opens the first
+   * child whose name starts with the text. */
+  findChild(node, show) {
+    const id = uid('find-child');
+    const input = h('input', { id, type: 'search', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${id}-out`, placeholder: 'e.g. the first letters of a name' });
+    const out = h('p', { class: 'hint', id: `${id}-out`, 'aria-live': 'polite' });
+    let seq = 0;
+    let timer = null;
+    let hit = null;
+    const run = async () => {
+      const text = input.value;
+      const my = ++seq;
+      try {
+        const r = await api.children(node.path, { limit: CHILD_PAGE, nameFrom: text });
+        if (my !== seq || this.node !== node) return;
+        const first = r.data.children[0] || null;
+        hit = first && text && first.name.startsWith(text) ? first : null;
+        const list = show(r.data);
+        const li = hit ? list.querySelector(':scope > li[data-child]') : null;
+        if (li) li.classList.add('found');
+        const place = `${((r.data.children_offset ?? 0) + 1).toLocaleString('en')} of ${r.data.children_total.toLocaleString('en')}`;
+        if (!text) out.textContent = '';
+        else if (hit) out.textContent = `${hit.name} is child ${place}: Enter opens it.`;
+        else if (first) out.textContent = `No name starts with “${text}”; the list goes on from ${first.name} (${place}).`;
+        else out.textContent = `No name sorts at or after “${text}”.`;
+        await this.ctx.tree.seekIn(node.path, text);
+      } catch (e) {
+        if (my === seq) this.ctx.notify.error(e, { anchor: input });
+      }
+    };
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(run, 200);
+    });
+    return h('form', {
+      class: 'find-child',
+      role: 'search',
+      'aria-label': 'Find a child',
+      novalidate: true,
+      onsubmit: async (e) => {
+        e.preventDefault();
+        clearTimeout(timer);
+        await run();
+        if (hit) await this.ctx.navigate(hit.path);
+      },
+    }, h('label', { for: id }, 'Find a child by the start of its name'), ' ', input, out);
   }
 
   childItem(node, { c, l }) {
@@ -853,16 +915,36 @@ export class Panel {
     const nId = uid('lname');
     const allowTypes = schemaType && schemaType.links ? schemaType.links.allow : null;
     const subsystem = node.path.split('/').filter(Boolean)[0];
+    // the types that make an allowed target (a LUN's storage objects are
+    // made in an HBA group): the picker offers to create one there
+    const makers = allowTypes && desc ? Object.entries(desc.types).filter(([, t]) => t.creates && allowTypes.includes(t.creates.type)).map(([tn]) => tn) : [];
+    const err = h('p', { class: 'field-error', hidden: true, id: `${tId}-err` });
     const picker = linkPicker({
       id: tId,
       describedBy: `${tId}-hint`,
       what: allowTypes ? allowTypes.join(' or ') : null,
       load: () => (allowTypes && desc ? candidatesOf(subsystem, desc, allowTypes) : this.ctx.tree.knownNodes().filter((p) => !isUnder(p, node.path))),
+      makers: makers.length ? async () => nearestFirst(await candidatesOf(subsystem, desc, makers), node.path) : null,
+      nameOk: (n) => !nameProblem(n),
+      onCreate: async (dir, name) => {
+        const ok = await this.createAndLink(node, dir, name, (x) => {
+          err.hidden = false;
+          err.textContent = x.problem && x.problem.detail ? x.problem.detail : String(x.message || x);
+          target.setAttribute('aria-invalid', 'true');
+        });
+        if (ok) {
+          target.value = '';
+          err.hidden = true;
+          target.removeAttribute('aria-invalid');
+        }
+        return ok;
+      },
     });
     const target = picker.input;
     const lname = h('input', { id: nId, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'the target\u2019s name', 'aria-describedby': `${nId}-hint` });
-    const allow = allowTypes ? `Pick a ${allowTypes.join(' or ')}: type part of its name or path.` : 'Type part of a loaded node\u2019s path, or an absolute path; the subsystem decides which targets it accepts.';
-    const err = h('p', { class: 'field-error', hidden: true, id: `${tId}-err` });
+    const allow = allowTypes
+      ? `Pick a ${allowTypes.join(' or ')}: type part of its name or path${makers.length ? `, or a new name to create one and link it` : ''}.`
+      : 'Type part of a loaded node\u2019s path, or an absolute path; the subsystem decides which targets it accepts.';
     const form = h(
       'form',
       {
@@ -907,6 +989,27 @@ export class Panel {
       allowTypes && desc ? this.createAndLinkForm(node, desc, subsystem, allowTypes, () => picker.reset()) : null);
   }
 
+  /** Make @dir/@name and link it into @node under the same name, as one
+   * batch; then the tree, the panel and a toast say so. On a refusal,
+   * @showErr(error) puts it at the field; nothing was made. @return
+   * whether it was made. */
+  async createAndLink(node, dir, name, showErr) {
+    const target = joinPath(dir, name);
+    const link = joinPath(node.path, name);
+    try {
+      await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+    } catch (x) {
+      showErr(x);
+      this.ctx.notify.error(x, { lead: 'Nothing was created.' });
+      return false;
+    }
+    await this.ctx.tree.changed(dir);
+    await this.ctx.tree.changed(node.path);
+    await this.structureChanged();
+    this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
+    return true;
+  }
+
   /** "Create and link": where links.allow names types made by a group
    * (a config's functions, a LUN's storage objects), make one there and
    * link it here, as one batch. The groups are read when it is opened;
@@ -923,13 +1026,6 @@ export class Panel {
     const err = h('p', { class: 'field-error', id: `${nId}-err`, hidden: true });
     const submit = h('button', { type: 'submit' }, 'Create and link');
     let loaded = false;
-    const common = (p) => {
-      let n = 0;
-      const a = p.split('/');
-      const b = node.path.split('/');
-      while (n < a.length && a[n] === b[n]) n++;
-      return n;
-    };
     const hintFor = () => {
       const t = makers.find(([tn]) => tn === parent.selectedOptions[0]?.dataset.type);
       const made = t ? desc.types[t[1].creates.type] : null;
@@ -946,22 +1042,14 @@ export class Panel {
         const bad = !dir ? `no group here makes a ${what}` : nameProblem(name.value);
         showAt(name, err, bad);
         if (bad) return;
-        const target = joinPath(dir, name.value);
-        const link = joinPath(node.path, name.value);
         submit.disabled = true;
-        try {
-          await api.batch([{ op: 'mkdir', path: target }, { op: 'symlink', path: link, target }]);
+        const ok = await this.createAndLink(node, dir, name.value, (x) => {
+          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
+        });
+        submit.disabled = false;
+        if (ok) {
           name.value = '';
           changed();
-          await this.ctx.tree.changed(dir);
-          await this.ctx.tree.changed(node.path);
-          await this.structureChanged();
-          this.ctx.notify.ok(`Created ${target} and linked it here.`, { anchor: this.el.querySelector('#symlink-h') || this.titleEl() });
-        } catch (x) {
-          if (x instanceof ApiError && x.problem.detail) showAt(name, err, x.problem.detail);
-          this.ctx.notify.error(x, { lead: 'Nothing was created.' });
-        } finally {
-          submit.disabled = false;
         }
       } },
       h('div', { class: 'attr-row' }, h('label', { for: pId, class: 'attr-name' }, 'In'), h('div', { class: 'attr-input' }, parent)),
@@ -973,7 +1061,8 @@ export class Panel {
       try {
         const found = [];
         for (const [tn] of makers) for (const p of await candidatesOf(subsystem, desc, [tn])) found.push({ p, tn });
-        found.sort((a, b) => common(b.p) - common(a.p) || a.p.localeCompare(b.p));
+        const order = nearestFirst(found.map((f) => f.p), node.path);
+        found.sort((a, b) => order.indexOf(a.p) - order.indexOf(b.p));
         replaceChildren(parent, found.map((f) => h('option', { value: f.p, dataset: { type: f.tn } }, f.p)));
         parent.addEventListener('change', hintFor);
         hintFor();
@@ -1192,17 +1281,17 @@ function showAt(input, errEl, msg) {
   return msg;
 }
 
-/** @template ("{attr}", "{@links}") filled from the node @n (with its
- * attributes and links), values shown as the forms show them; '–' for
- * an empty one. */
-export function summaryOf(template, n, props) {
-  return template.replace(/\{([^{}]+)\}/g, (_, key) => {
-    if (key === '@links') return (n.links || []).map((l) => l.target).join(', ') || '–';
-    const a = (n.attributes || []).find((x) => x.name === key);
-    if (!a || a.value === undefined) return '–';
-    const v = displayValue(props ? props[key] : null, a.value).split('\n')[0].trim();
-    return v === '' ? '–' : v;
-  });
+/** @paths, those sharing the longest start with @near first (the group
+ * nearest a node), then by path. */
+function nearestFirst(paths, near) {
+  const b = near.split('/');
+  const common = (p) => {
+    let n = 0;
+    const a = p.split('/');
+    while (n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  return [...paths].sort((x, y) => common(y) - common(x) || x.localeCompare(y));
 }
 
 /** For a name pattern of the form ^PREFIX[0-9]+$ (lun_N, tpgt_N): the

@@ -55,9 +55,13 @@ export async function candidatesOf(subsystem, desc, types) {
 
 /**
  * A combobox input over the candidate paths @load() resolves to (loaded on
- * first focus). Returns {root, input, resolve(text) -> {path} | {error}}.
+ * first focus). With @makers (async () -> the groups that make such a
+ * target) and @onCreate(dir, name), a typed name no candidate has is also
+ * offered as "Create NAME in DIR and link it" (one option per group, the
+ * first few), which calls onCreate when picked. Returns {root, input,
+ * resolve(text) -> {path} | {error}, reset()}.
  */
-export function linkPicker({ id, describedBy, load, what }) {
+export function linkPicker({ id, describedBy, load, what, makers = null, onCreate = null, nameOk = () => true }) {
   const listId = uid('opts');
   const input = h('input', {
     id,
@@ -74,6 +78,8 @@ export function linkPicker({ id, describedBy, load, what }) {
   const list = h('ul', { id: listId, role: 'listbox', 'aria-label': `Targets${what ? ` (${what})` : ''}`, hidden: true });
   let all = null;
   let loading = null;
+  let makerDirs = null; // the groups a new target can be made in
+  let makersLoading = null;
   let active = -1;
   const ensure = () => {
     if (!loading) {
@@ -86,6 +92,19 @@ export function linkPicker({ id, describedBy, load, what }) {
       });
     }
     return loading;
+  };
+  const ensureMakers = () => {
+    if (!makers) return Promise.resolve([]);
+    if (!makersLoading) {
+      makersLoading = Promise.resolve(makers()).then((dirs) => {
+        makerDirs = dirs;
+        return dirs;
+      }, (e) => {
+        makersLoading = null;
+        throw e;
+      });
+    }
+    return makersLoading;
   };
   const close = () => {
     list.hidden = true;
@@ -112,6 +131,11 @@ export function linkPicker({ id, describedBy, load, what }) {
   };
   const open = async () => {
     await ensure().catch(() => null);
+    const name = input.value.trim();
+    // a bare name no candidate has: offer to make it (where it may be made)
+    const creatable = onCreate && name && !name.includes('/') && nameOk(name) && !(all || []).some((p) => baseName(p) === name);
+    if (creatable) await ensureMakers().catch(() => null);
+    if (input.value.trim() !== name) return; // typed on meanwhile
     const found = matches(input.value);
     list.replaceChildren();
     for (const p of found.slice(0, MAX_OPTIONS)) {
@@ -120,11 +144,26 @@ export function linkPicker({ id, describedBy, load, what }) {
         pick(p);
       } }, p));
     }
-    if (!found.length) list.append(h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', class: 'muted' }, all && all.length ? 'No target matches' : `No ${what || 'target'} exists yet`));
+    if (!found.length && !(creatable && makerDirs && makerDirs.length)) list.append(h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', class: 'muted' }, all && all.length ? 'No target matches' : `No ${what || 'target'} exists yet`));
     else if (found.length > MAX_OPTIONS) list.append(h('li', { role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', class: 'muted' }, `${found.length - MAX_OPTIONS} more: type more of the name`));
+    if (creatable) {
+      for (const dir of (makerDirs || []).slice(0, 3)) {
+        const text = `Create ${name} in ${dir} and link it`;
+        list.append(h('li', { id: uid('opt'), role: 'option', class: 'create-option', 'aria-selected': 'false', title: text, dataset: { create: dir, name }, onmousedown: (e) => {
+          e.preventDefault();
+          create(dir, name);
+        } }, h('span', { class: 'create-mark', 'aria-hidden': 'true' }, '+ '), text));
+      }
+    }
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');
     active = -1;
+  };
+  const create = (dir, name) => {
+    close();
+    Promise.resolve(onCreate(dir, name)).then((ok) => {
+      if (ok) reset();
+    });
   };
   input.addEventListener('focus', () => open());
   input.addEventListener('input', () => open());
@@ -141,7 +180,10 @@ export function linkPicker({ id, describedBy, load, what }) {
       // the active option; or, with none active, the only one left
       const paths = [...list.children].filter((o) => o.dataset.path);
       const o = active >= 0 ? list.children[active] : paths.length === 1 && input.value.trim() && input.value !== paths[0].dataset.path ? paths[0] : null;
-      if (o && o.dataset.path) {
+      if (o && o.dataset.create) {
+        e.preventDefault();
+        create(o.dataset.create, o.dataset.name);
+      } else if (o && o.dataset.path) {
         e.preventDefault();
         pick(o.dataset.path);
       } else {
@@ -164,9 +206,11 @@ export function linkPicker({ id, describedBy, load, what }) {
     if (byName.length > 1) return { error: `${byName.length} targets are named ${t}: pick one from the list (${byName.slice(0, 3).join(', ')})` };
     return { error: `no ${what || 'target'} is named ${t}: type part of its name and pick it from the list, or give its absolute path` };
   };
-  const reset = () => {
+  function reset() {
     all = null;
     loading = null;
-  };
+    makerDirs = null;
+    makersLoading = null;
+  }
   return { root: h('div', { class: 'combo' }, input, list), input, resolve, reset };
 }

@@ -246,3 +246,16 @@ export function makeControl(name, prop, value, opts = {}) {
   const input = h('input', attrs);
   return { control: input, read: () => input.value };
 }
+
+/** @template ("{attr}", "{@links}") filled from the node @n (with its
+ * attributes and links), values shown as the forms show them; '–' for
+ * an empty one. */
+export function summaryOf(template, n, props) {
+  return template.replace(/\{([^{}]+)\}/g, (_, key) => {
+    if (key === '@links') return (n.links || []).map((l) => l.target).join(', ') || '–';
+    const a = (n.attributes || []).find((x) => x.name === key);
+    if (!a || a.value === undefined) return '–';
+    const v = displayValue(props ? props[key] : null, a.value).split('\n')[0].trim();
+    return v === '' ? '–' : v;
+  });
+}

@@ -3,19 +3,34 @@
 // "tree view" pattern): lazy loading, one level per GET with ?depth=1 and
 // ?values=0, roving tabindex, keyboard: Up/Down, Left/Right (collapse or
 // go to the parent / expand or go to the first child), Home/End, Enter
-// (select; on a link, go to its target), * (expand the siblings).
+// (select; on a link, go to its target), * (expand the siblings), and
+// type-ahead: printable keys typed in quick succession move focus to the
+// next sibling whose name starts with them (in a group not read whole,
+// the server's page from that name on, ?name_from=).
 //
 // Big groups: a group's children are read a page (PAGE, sorted by name) at
 // a time with ?limit= and the server's next_after cursor, and at most PAGE
 // of the pages read are rows at once (a window); "Show more" reads or
-// shows the next page, "Show earlier" moves the window back. A node
+// shows the next page, "Show earlier" moves the window back (reading the
+// page before with the prev_before cursor when the pages read do not
+// start at the first child). "Jump to end" reads the last page
+// (?from=end), "Jump to start" the first, and seek() the page from a
+// name on (?name_from=, type-to-find): what is read is always one run of
+// the names in order, children_offset of them before it. A node
 // revealed beyond what was read (a deep link) is looked up by name and
 // shown after the "Show more" row. The filter keeps the rows whose name
 // holds the text and the ancestors of such rows; in a group not read
 // whole, the server filters (?name_contains=).
+//
+// Summaries: where the subsystem's schema gives a type a "summary"
+// template, the rows shown (the window, never the rest of the group) get
+// it after their name, from one read of those children with their values
+// (?depth=1 from the window's first name, as many as it shows); a
+// subsystem without templates costs nothing.
 
 import { api } from './api.js';
 import { h, joinPath, parentPath, baseName, isUnder } from './dom.js';
+import { schemaOf, propsOf, summaryOf } from './schema.js';
 
 export const PAGE = 200;
 
@@ -42,6 +57,7 @@ export class Tree {
     this.focused = null;
     this.query = '';
     this.pinned = null; // a path revealed while a filter hides it
+    this.typed = { text: '', at: 0 }; // type-ahead: the keys typed lately
     ul.addEventListener('keydown', (e) => this.onKey(e));
     ul.addEventListener('click', (e) => this.onClick(e));
   }
@@ -79,6 +95,9 @@ export class Tree {
       start: 0,
       count: PAGE,
       next: null,
+      prev: null, // the cursor of the page before the names read
+      head: 0, // the children before the names read
+      ctotal: 0, // the children (no links) the server counts
       total: 0,
       extra: new Map(), // path -> child revealed beyond the pages read
       found: null, // the server's answer to the filter: {query, kids, total}
@@ -86,7 +105,8 @@ export class Tree {
     const label = h('span', { class: 'tree-name', title: info.name }, info.name);
     const kind = h('span', { class: `badge kind-${kindLabel(info).replace(' ', '-')}` }, kindLabel(info));
     e.countEl = h('span', { class: 'tree-count', hidden: true });
-    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind, e.countEl);
+    e.sumEl = h('span', { class: 'tree-summary', hidden: true });
+    const row = h('span', { class: 'tree-row' }, h('span', { class: 'twisty', 'aria-hidden': 'true' }), label, ' ', kind, e.countEl, e.sumEl);
     if (info.kind === 'link') {
       row.append(' ', h('span', { class: 'link-target', title: info.target }, `→ ${info.target}`));
     }
@@ -134,10 +154,14 @@ export class Tree {
    * dropped.
    */
   fill(e, node) {
-    const want = Tree.infos(node, e === this.root);
+    e.head = node.children_offset ?? 0;
+    e.prev = node.prev_before ?? null;
+    // links are not paged: they sort in with the run from the first name
+    const want = Tree.infos(e.head ? { ...node, links: [] } : node, e === this.root);
     e.kids = want;
     e.next = node.next_after ?? null;
     const links = (node.links || []).length;
+    e.ctotal = node.children_total ?? (node.children || []).length;
     e.total = node.children_total !== undefined ? node.children_total + links : want.length;
     for (const p of [...e.extra.keys()]) if (want.some((w) => w.path === p)) e.extra.delete(p);
     e.found = null;
@@ -163,8 +187,56 @@ export class Tree {
     const more = Tree.infos({ ...r.data, links: [] }).filter((w) => !e.kids.some((k) => k.path === w.path));
     e.kids = e.kids.concat(more);
     e.next = r.data.next_after ?? null;
+    e.ctotal = r.data.children_total;
     e.total = r.data.children_total + (r.data.links || []).length;
     for (const w of more) e.extra.delete(w.path);
+  }
+
+  /** Read the page of @e's children before those read; @return how many
+   * rows came before the first one read. */
+  async readEarlier(e) {
+    if (!e.prev) return 0;
+    const r = await api.children(e.path, { limit: PAGE, before: e.prev });
+    const have = new Set(e.kids.map((k) => k.path));
+    const atStart = !r.data.children_offset;
+    const more = Tree.infos(atStart ? r.data : { ...r.data, links: [] }).filter((w) => !have.has(w.path));
+    const old = e.kids.length;
+    e.kids = more.concat(e.kids);
+    if (atStart) e.kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    e.head = r.data.children_offset ?? 0;
+    e.prev = r.data.prev_before ?? null;
+    e.ctotal = r.data.children_total;
+    e.total = r.data.children_total + (r.data.links || []).length;
+    for (const w of more) e.extra.delete(w.path);
+    return e.kids.length - old;
+  }
+
+  /** The children of @e after the names read, not read yet. */
+  static unreadAfter(e) {
+    return Math.max(0, e.ctotal - e.head - e.kids.filter((k) => k.kind !== 'link').length);
+  }
+
+  /** Type-to-find: read the page of @e's children from the first name at
+   * or past @text on (the server finds it by a binary search) and show
+   * it, unless @current() says a newer seek was asked for; @return the
+   * first child's info (null: no name sorts there, or not shown). */
+  async seek(e, text, current = () => true) {
+    const r = await api.children(e.path, { limit: PAGE, nameFrom: text });
+    if (!this.entries.has(e.path) || !current()) return null; // typed on meanwhile
+    e.start = 0;
+    e.count = PAGE;
+    this.fill(e, r.data);
+    const first = e.kids.find((k) => k.kind !== 'link' && k.name >= text) || null;
+    if (first) {
+      const i = this.shownKids(e).indexOf(first);
+      if (i > 0) {
+        e.start = i;
+        this.render(e);
+      }
+      const c = this.entries.get(first.path);
+      if (c && e.expanded) this.scrollTo(c);
+    }
+    return first;
   }
 
   /** The children of @e the filter lets through. */
@@ -208,7 +280,9 @@ export class Tree {
       if (at !== li) e.group.insertBefore(li, at);
       prev = li;
     };
-    if (e.start > 0) place(this.moreRow(e, 'prev', e.start));
+    const above = e.start + (this.query ? 0 : e.head);
+    if (above > 0 && !this.query && e.start + e.head > PAGE) place(this.moreRow(e, 'start', above));
+    if (above > 0) place(this.moreRow(e, 'prev', above));
     for (const w of win) {
       let c = this.entries.get(w.path);
       if (c && (c.kind !== w.kind || c.target !== (w.target || null))) {
@@ -227,23 +301,66 @@ export class Tree {
       place(c.li);
       if (c.loaded && this.query) this.render(c);
     }
-    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : e.total - e.kids.length;
+    const unread = this.query ? (e.found && e.found.query === this.query ? e.found.total - e.found.kids.length : 0) : Tree.unreadAfter(e);
     const after = list.length - e.start - win.length + Math.max(0, unread);
     if (after > 0) place(this.moreRow(e, 'next', after));
+    if (after > PAGE && !this.query) place(this.moreRow(e, 'end', Math.min(PAGE, e.ctotal)));
     for (const x of extra) {
       let c = this.entries.get(x.path);
       if (!c) c = this.makeEntry(x, e);
       place(c.li);
     }
     e.group.hidden = !e.expanded;
+    if (!this.query) this.summarize(e, win).catch(() => {}); // a help, not the listing
     if (!this.focused || !this.focused.li.isConnected) {
       const first = this.ul.querySelector('[role=treeitem]');
       if (first) this.setFocusable(this.entryOf(first));
     }
   }
 
+  /** Put the schema's one-line summary after the rows of @win (children
+   * of @e, in name order): one read of them with their values, skipped
+   * when the subsystem has no summary or the same rows have theirs. */
+  async summarize(e, win, again = false) {
+    if (e === this.root || e.kind === 'link') return;
+    const kids = win.filter((w) => w.kind !== 'link');
+    if (!kids.length) return;
+    const key = `${kids[0].name}/${kids.length}`;
+    if (!again && e.sumKey === key && kids.every((k) => this.entries.get(k.path)?.sumEl.dataset.done)) return;
+    e.sumKey = key;
+    const desc = await schemaOf(e.path.split('/')[1]);
+    if (!desc || !Object.values(desc.types).some((t) => t.summary)) return;
+    if (this.entries.get(e.path) !== e || !e.loaded) return; // gone meanwhile
+    const r = await api.node(e.path, { depth: '1', limit: String(kids.length), name_from: kids[0].name });
+    for (const c of r.data.children) {
+      const t = c.type && desc.types[c.type];
+      const row = this.entries.get(c.path);
+      if (!row || !row.sumEl) continue;
+      const text = t && t.summary ? summaryOf(t.summary, c, propsOf(desc, c.type)) : '';
+      row.sumEl.textContent = text;
+      row.sumEl.title = text;
+      row.sumEl.hidden = !text;
+      row.sumEl.dataset.done = '1';
+    }
+  }
+
+  /** Something in a child of loaded @dirPath changed (a value, a link):
+   * read the summaries of its rows again. */
+  async resummarize(dirPath) {
+    const e = this.entries.get(dirPath);
+    if (!e || !e.loaded || !e.group || this.query) return;
+    const win = this.shownKids(e).slice(e.start, e.start + e.count);
+    await this.summarize(e, win, true);
+  }
+
   moreRow(e, dir, n) {
-    const text = dir === 'next' ? `Show ${Math.min(n, PAGE)} more (${n.toLocaleString('en')} not shown)` : `Show ${Math.min(n, PAGE)} earlier (${n.toLocaleString('en')} above)`;
+    const texts = {
+      next: () => `Show ${Math.min(n, PAGE)} more (${n.toLocaleString('en')} not shown)`,
+      prev: () => `Show ${Math.min(n, PAGE)} earlier (${n.toLocaleString('en')} above)`,
+      end: () => `Jump to end (the last ${n.toLocaleString('en')} of ${e.total.toLocaleString('en')})`,
+      start: () => 'Jump to start',
+    };
+    const text = texts[dir]();
     const li = h('li', {
       role: 'treeitem',
       class: 'tree-more',
@@ -255,10 +372,15 @@ export class Tree {
     return li;
   }
 
-  /** Move @p's parent window one page on (or back); focus the first new row. */
+  /** Move @p's parent window one page on (or back), or to the end (or the
+   * start); focus the first new row (at the end: the last). */
   async showMore(p) {
     const e = p.parent;
     let first;
+    if (p.more === 'end' || p.more === 'start') {
+      await this.jump(e, p.more);
+      return;
+    }
     if (p.more === 'next') {
       first = e.start + e.count;
       const have = this.shownKids(e).length;
@@ -273,14 +395,44 @@ export class Tree {
         e.count = 3 * PAGE;
       }
     } else {
+      if (e.start < PAGE && e.prev && !this.query) e.start += await this.readEarlier(e);
       first = Math.max(0, e.start - PAGE);
-      e.count += e.start - first;
+      e.count = Math.min(3 * PAGE, e.count + e.start - first);
       e.start = first;
     }
     this.render(e);
     const list = this.shownKids(e);
     const k = list[Math.min(first, list.length - 1)];
     if (k) this.moveTo(this.entries.get(k.path));
+  }
+
+  /** seek() in the loaded group @path (nothing when it is not shown). */
+  async seekIn(path, text) {
+    const e = this.entries.get(path);
+    if (!e || !e.loaded || e === this.root) return null;
+    if (!text) return this.jump(e, 'start', false);
+    return this.seek(e, text);
+  }
+
+  /** Show the last page of @e's children (@where 'end') or the first
+   * ('start'), reading it when it was not read; focus its last (first)
+   * row. */
+  async jump(e, where, focus = true) {
+    if (where === 'end' && Tree.unreadAfter(e) > 0) {
+      const r = await api.children(e.path, { limit: PAGE, end: true });
+      if (!this.entries.has(e.path)) return;
+      this.fill(e, r.data);
+    } else if (where === 'start' && e.head > 0) {
+      const r = await api.children(e.path, { limit: PAGE });
+      if (!this.entries.has(e.path)) return;
+      this.fill(e, r.data);
+    }
+    const list = this.shownKids(e);
+    e.count = PAGE;
+    e.start = where === 'end' ? Math.max(0, list.length - PAGE) : 0;
+    this.render(e);
+    const k = where === 'end' ? list[list.length - 1] : list[0];
+    if (k && focus) this.moveTo(this.entries.get(k.path));
   }
 
   /** Filter the rows by @text (part of the name): groups read whole are
@@ -301,7 +453,7 @@ export class Tree {
     };
     walk(this.root);
     if (q) {
-      await Promise.all(loaded.filter((e) => e.next && !(e.found && e.found.query === q)).map(async (e) => {
+      await Promise.all(loaded.filter((e) => (e.next || e.head) && !(e.found && e.found.query === q)).map(async (e) => {
         try {
           const r = await api.children(e.path, { limit: PAGE, contains: q });
           e.found = { query: q, kids: Tree.infos({ ...r.data, links: r.data.links }), total: r.data.children_total + (r.data.links || []).length, next: r.data.next_after ?? null };
@@ -363,7 +515,9 @@ export class Tree {
     if (!e) return;
     if (path === '/') return this.reloadRoot();
     try {
-      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)) });
+      // a run read past the first name is read again from where it starts
+      const from = e.head > 0 ? e.kids.find((k) => k.kind !== 'link') : null;
+      const r = await api.children(path, { limit: Math.min(10000, Math.max(PAGE, e.kids.length)), nameFrom: from ? from.name : '' });
       const now = this.entries.get(path);
       if (now) {
         this.fill(now, r.data);
@@ -404,7 +558,7 @@ export class Tree {
       this.render(e);
       return;
     }
-    if (!e.next && !e.extra.size) return;
+    if (!e.next && !e.head && !e.extra.size) return;
     const name = baseName(path);
     const r = await api.children(e.path, { limit: 50, contains: name });
     const hit = Tree.infos(r.data).find((k) => k.path === path);
@@ -585,12 +739,37 @@ export class Tree {
         }
         break;
       default:
-        handled = false;
+        handled = ev.key.length === 1 && ev.key !== ' ' && this.typeAhead(e, ev.key, ev.timeStamp);
     }
     if (handled) {
       ev.preventDefault();
       ev.stopPropagation();
     }
+  }
+
+  /** Type-ahead from row @e: @key joins the keys typed in the last
+   * second; focus moves to the first sibling (from @e on, wrapping) whose
+   * name starts with them; in a group not read whole, to the server's
+   * page from that name on. @return whether the key was taken. */
+  typeAhead(e, key, now) {
+    const parent = e.more ? e.parent : this.entries.get(parentPath(e.path));
+    if (!parent || !parent.loaded) return false;
+    this.typed.text = now - this.typed.at < 1000 ? this.typed.text + key : key;
+    this.typed.at = now;
+    const text = this.typed.text;
+    const list = this.shownKids(parent);
+    const from = Math.max(0, list.findIndex((k) => k.path === e.path));
+    const order = list.slice(from + (text.length === 1 ? 1 : 0)).concat(list.slice(0, from + (text.length === 1 ? 1 : 0)));
+    const hit = order.find((k) => k.name.startsWith(text));
+    const whole = !parent.next && !parent.head && !this.query;
+    if (hit || whole || this.query) {
+      if (hit) this.windowTo(parent, hit.path).then(() => this.moveTo(this.entries.get(hit.path))).catch((err) => this.hd.onError(err));
+      return true;
+    }
+    this.seek(parent, text, () => this.typed.text === text).then((k) => {
+      if (k && this.typed.text === text) this.moveTo(this.entries.get(k.path));
+    }).catch((err) => this.hd.onError(err));
+    return true;
   }
 
   /** True when the tree shows @path. */
