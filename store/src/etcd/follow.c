@@ -271,6 +271,10 @@ static int remote_batch(struct cfs_store *s, struct dec_batch *d)
     pthread_mutex_lock(&s->q_lock);
     s->info_revision = d->last;
     s->n_txns += d->n;
+    /* the tree is current again: a local change built from now on is
+     * not behind (cleared before applied moves on, so that whoever sees
+     * this revision applied may write at once) */
+    s->remote_waiting = false;
     pthread_mutex_unlock(&s->q_lock);
     atomic_fetch_add(&e->n_remote, d->n);
     pthread_mutex_lock(&e->lock);
