@@ -472,8 +472,12 @@ bool cfs_http_read_hold(struct cfs_http_req *req)
         run_again(req);
         return index_start(req);
     }
+    r = cfs_read_end(&req->wait.rmark); /* no lock: the common case */
+    if (r != -EINPROGRESS) {
+        return r == -EAGAIN && read_again(req);
+    }
     pthread_mutex_lock(&srv->h_lock);
-    r = cfs_read_end(&req->wait.rmark);
+    r = cfs_read_end(&req->wait.rmark); /* again, where the hook looks */
     if (r == -EINPROGRESS) {
         /* On the list before the lock goes: the hook that ends the
          * transaction it waits for finds it there. */

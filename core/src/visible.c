@@ -32,12 +32,21 @@
  */
 #include "internal.h"
 
+/*
+ * The list is kept under vis_lock; what a reader needs of it is published
+ * in atomics (written under vis_lock, read without it), so that a read
+ * that meets no open transaction takes no lock: @low the ticket of the
+ * oldest open transaction (NONE_OPEN without one) is set before @tickets
+ * counts a new one, and @undone moves before @low does.
+ */
+#define NONE_OPEN UINT64_MAX
 static pthread_mutex_t vis_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t vis_cond = PTHREAD_COND_INITIALIZER;
 static struct cfs_txn *open_head, *open_tail; /* vis_lock, ticket order */
-static uint64_t tickets;                      /* vis_lock: handed out */
-static uint64_t undone; /* vis_lock: transactions undone that had changed
-                          the tree */
+static atomic_uint_fast64_t tickets = 0;      /* handed out */
+static atomic_uint_fast64_t low = NONE_OPEN;  /* oldest open ticket */
+static atomic_uint_fast64_t undone = 0;       /* transactions undone that had
+                                                 changed the tree */
 static atomic_uint_fast64_t epoch; /* the mutation lock: odd while held */
 /* This thread's own share of the epoch: a request's own failed write
  * (taken and undone in the thread that reads) tears nothing it answers. */
@@ -85,7 +94,11 @@ void cfs__vis_unlocked(void)
 void cfs__vis_open(struct cfs_txn *txn)
 {
     pthread_mutex_lock(&vis_lock);
-    txn->ticket = ++tickets;
+    txn->ticket = atomic_load(&tickets) + 1;
+    if (!open_head) {
+        atomic_store(&low, txn->ticket); /* before the ticket counts */
+    }
+    atomic_store(&tickets, txn->ticket);
     txn->vprev = open_tail;
     txn->vnext = NULL;
     if (open_tail) {
@@ -101,7 +114,7 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
 {
     pthread_mutex_lock(&vis_lock);
     if (was_undone) {
-        undone++; /* before it leaves the list: a waiter sees both */
+        atomic_fetch_add(&undone, 1); /* before @low moves past it */
         my_undone++;
     }
     if (txn->vprev) {
@@ -115,6 +128,7 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
         open_tail = txn->vprev;
     }
     txn->vprev = txn->vnext = NULL;
+    atomic_store(&low, open_head ? open_head->ticket : NONE_OPEN);
     pthread_cond_broadcast(&vis_cond);
     pthread_mutex_unlock(&vis_lock);
     call_hooks();
@@ -122,16 +136,14 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
 
 void cfs_read_begin(struct cfs_read_mark *mark)
 {
-    pthread_mutex_lock(&vis_lock);
     mark->ticket = 0;
     mark->epoch = atomic_load(&epoch);
     mark->own_epoch = my_epoch;
-    mark->undone = undone;
+    mark->undone = atomic_load(&undone);
     mark->own_undone = my_undone;
-    pthread_mutex_unlock(&vis_lock);
 }
 
-/* @pre vis_lock */
+/* No lock: the atomics above. */
 static int read_state(struct cfs_read_mark *mark)
 {
     if (!mark->ticket) {
@@ -140,15 +152,15 @@ static int read_state(struct cfs_read_mark *mark)
          * lock meanwhile (its own holds tear nothing) */
         uint64_t end = atomic_load(&epoch);
 
-        mark->ticket = tickets;
+        mark->ticket = atomic_load(&tickets);
         mark->torn = (mark->epoch & 1) ||
                      end - mark->epoch != my_epoch - mark->own_epoch;
         mark->own_undone = my_undone - mark->own_undone;
     }
-    if (open_head && open_head->ticket <= mark->ticket) {
+    if (atomic_load(&low) <= mark->ticket) {
         return -EINPROGRESS;
     }
-    if (undone - mark->undone > mark->own_undone) {
+    if (atomic_load(&undone) - mark->undone > mark->own_undone) {
         return -EAGAIN; /* what it saw may be gone (conservative: any) */
     }
     if (mark->torn) {
@@ -160,12 +172,7 @@ static int read_state(struct cfs_read_mark *mark)
 
 int cfs_read_end(struct cfs_read_mark *mark)
 {
-    int r;
-
-    pthread_mutex_lock(&vis_lock);
-    r = read_state(mark);
-    pthread_mutex_unlock(&vis_lock);
-    return r;
+    return read_state(mark);
 }
 
 int cfs_read_wait(struct cfs_read_mark *mark)
