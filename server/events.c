@@ -36,9 +36,15 @@
 /* Revisions published early, waiting for the ones before them: at most
  * this many, and at most RING_CAP records, before the missing ones are
  * given up (the streams that need them get a reset). */
-#define HOLD_CAP    1024
-#define HEARTBEAT_S 15
-#define BACKLOG_MAX 10000
+#define HOLD_CAP 1024
+/* ... and for at most this long (then once more HOLD_GRACE_MS, in case
+ * the process was only stopped): a commit's callback follows its commit
+ * within milliseconds; a publication that never comes must not hold the
+ * streams back while no more changes come to push it out. */
+#define HOLD_MS       1000
+#define HOLD_GRACE_MS 200
+#define HEARTBEAT_S   15
+#define BACKLOG_MAX   10000
 
 struct ev {
     uint64_t rev;
@@ -70,6 +76,7 @@ struct sse_client {
 };
 
 struct cfs_http_evbatch {
+    uint64_t held_ms; /* when it began to wait in the hold */
     size_t n;
     struct ev evs[]; /* the records of one revision, in order */
 };
@@ -81,6 +88,7 @@ struct cfs_http_events {
     size_t head, count;                      /* oldest at head */
     struct cfs_http_evbatch *hold[HOLD_CAP]; /* early, in no order */
     size_t n_hold, held_records;
+    bool overdue;  /* the heart saw a held one wait too long */
     uint64_t last; /* last revision published, or given up */
     struct sse_client *clients;
     struct cfs_store *store;
@@ -92,6 +100,14 @@ static void ev_done(struct ev *e)
 {
     free(e->frame);
     memset(e, 0, sizeof(*e));
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* ---- frames ------------------------------------------------------------ */
@@ -329,25 +345,34 @@ static struct cfs_http_evbatch *unhold(struct cfs_http_events *h, size_t i)
 }
 
 /* Move held revisions that are now next into the ring, in order; while
- * the hold is over its bounds, give up the revisions missing before the
- * oldest held one (a publication that never comes must not hold the
- * streams back without bound). @pre h->lock. */
-static void drain_hold(struct cfs_http_events *h)
+ * the hold is over its bounds, or (@give_up) one waited longer than
+ * HOLD_MS, give up the revisions missing before the oldest held one (a
+ * publication that never comes must not hold the streams back without
+ * bound). @pre h->lock. */
+static void drain_hold(struct cfs_http_events *h, bool give_up)
 {
+    uint64_t now = give_up ? mono_ms() : 0;
+
     for (;;) {
         size_t low = 0;
+        uint64_t oldest = UINT64_MAX;
 
         for (size_t i = 0; i < h->n_hold; i++) {
             if (batch_rev(h->hold[i]) < batch_rev(h->hold[low])) {
                 low = i;
             }
+            if (h->hold[i]->held_ms < oldest) {
+                oldest = h->hold[i]->held_ms;
+            }
         }
         if (h->n_hold == 0 ||
             (batch_rev(h->hold[low]) != h->last + 1 && h->n_hold < HOLD_CAP &&
-             h->held_records <= RING_CAP)) {
+             h->held_records <= RING_CAP &&
+             !(give_up && oldest + HOLD_MS <= now))) {
             return;
         }
         push_batch(h, unhold(h, low));
+        h->overdue = false;
     }
 }
 
@@ -409,10 +434,15 @@ void cfs_http_events_publish(struct cfs_http_events *h,
     if (rev == h->last + 1) {
         push_batch(h, b);
     } else {
-        h->hold[h->n_hold++] = b; /* an earlier commit is still out */
+        /* an earlier commit is still out */
+        b->held_ms = mono_ms();
+        h->hold[h->n_hold++] = b;
         h->held_records += b->n;
+        if (h->n_hold == 1) {
+            pthread_cond_broadcast(&h->wake); /* the heart keeps the time */
+        }
     }
-    drain_hold(h);
+    drain_hold(h, false);
     resume_all(h);
     pthread_mutex_unlock(&h->lock);
 }
@@ -733,21 +763,50 @@ void cfs_http_handle_events(struct cfs_http_req *req)
 
 /* ---- life cycle -------------------------------------------------------- */
 
+/* The heart: heartbeats for idle streams every HEARTBEAT_S, and the
+ * time held revisions may wait (drain_hold()). */
 static void *heart(void *arg)
 {
     struct cfs_http_events *h = arg;
-    struct timespec ts;
+    uint64_t beat = mono_ms() + HEARTBEAT_S * 1000u;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stop) {
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += HEARTBEAT_S;
-        if (pthread_cond_timedwait(&h->wake, &h->lock, &ts) == ETIMEDOUT) {
+        uint64_t now = mono_ms(), until = beat;
+        struct timespec ts;
+
+        if (h->n_hold == 0) {
+            h->overdue = false;
+        }
+        for (size_t i = 0; i < h->n_hold; i++) {
+            uint64_t due = h->hold[i]->held_ms + HOLD_MS +
+                           (h->overdue ? HOLD_GRACE_MS : 0);
+
+            until = due < until ? due : until;
+        }
+        if (h->n_hold && until <= now && !h->overdue) {
+            /* overdue, or the process was stopped: look again a moment
+             * later, when the commit that is late had time to run */
+            h->overdue = true;
+            continue;
+        }
+        if (h->n_hold && until <= now) {
+            drain_hold(h, true); /* gives up what is missing */
+            h->overdue = false;
+            resume_all(h);
+            continue;
+        }
+        if (beat <= now) {
             for (struct sse_client *c = h->clients; c; c = c->next) {
                 c->heartbeat = true; /* also finds clients that went away */
             }
             resume_all(h);
+            beat = now + HEARTBEAT_S * 1000u;
+            continue;
         }
+        ts.tv_sec = (time_t)(until / 1000u);
+        ts.tv_nsec = (long)(until % 1000u) * 1000000L;
+        (void)pthread_cond_timedwait(&h->wake, &h->lock, &ts);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
@@ -763,6 +822,7 @@ int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret)
     }
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* as mono_ms() */
     pthread_cond_init(&h->wake, &ca);
     pthread_condattr_destroy(&ca);
     h->store = store;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <configfs/cfs.h>
@@ -268,6 +269,27 @@ static void test_order_missing_revision_resets(void **state)
     assert_int_equal(k.cursor, last + 1);
 }
 
+/* A revision that never comes while no more changes come after it: the
+ * stream is not held back for ever; within seconds it gets a reset in
+ * place of the missing one, and then the ones that waited for it. */
+static void test_order_missing_revision_given_up_in_time(void **state)
+{
+    long long r0 = hub_last();
+    int fd;
+    struct check k;
+    time_t t0 = time(NULL);
+
+    (void)state;
+    fd = subscribe(-1);
+    publish(r0 + 2, 1); /* r0 + 1 never */
+    publish(r0 + 3, 2);
+    read_to(fd, r0 + 3);
+    assert_true(time(NULL) - t0 < 10);
+    k = check_stream(buf, r0);
+    assert_int_equal(k.resets, 1);
+    assert_int_equal(k.cursor, r0 + 3);
+}
+
 /* A stream that resumes right before the revision the ring begins with,
  * the revision after that one given up (never published): it gets the
  * first, then a reset, never the ones after the gap as if they followed
@@ -338,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_order_starts_at_tree_revision),
         cmocka_unit_test(test_order_late_revision_waits),
         cmocka_unit_test(test_order_missing_revision_resets),
+        cmocka_unit_test(test_order_missing_revision_given_up_in_time),
         cmocka_unit_test(test_order_resume_before_gap),
         cmocka_unit_test(test_order_ring_cuts_next_revision),
         cmocka_unit_test(test_order_resume_at_cut_revision),
