@@ -239,6 +239,12 @@ MUTANTS = [
            "rev <= h->last ||", "",
            "a revision published again, or after its place was given up, is "
            "sent again, out of order"),
+    Mutant("events-backlog-cut-revision", "server/*.c",
+           "if (n == BACKLOG_MAX && es[n - 1].revision > since) {",
+           "n == BACKLOG_MAX", "0 && n == BACKLOG_MAX",
+           "a resume from far back gets the first revision it needs in part (the "
+           "journal read stopped at its limit inside it), its count saying that "
+           "part is all"),
     Mutant("events-name-on-last-record-only", "server/*.c",
            "JW_LIT(w, \"event: \"); jw_raw(w, cfs_op_name(op), strlen(cfs_op_name(op)));",
            "strlen(cfs_op_name(op))", "index + 1 == count ? strlen(cfs_op_name(op)) : 0",

@@ -669,6 +669,71 @@ static void test_harden_resume_at_cut_revision(void **state)
     expect_healthy();
 }
 
+/* A subscriber resumes from far enough back that the journal read behind
+ * it (10000 records at most, server/events.c) ends inside the first
+ * revision it needs: it must get that revision whole or a "reset",
+ * never the records the read happened to hold as if they were all. */
+#define FAR_REVISIONS 20
+#define FAR_RECORDS   700 /* each: 14000 in all, the ring keeps 4096 */
+
+static void test_harden_resume_past_backlog_limit(void **state)
+{
+    char value[17] = "0123456789abcdef";
+    size_t cap = (size_t)FAR_RECORDS * 96 + 64;
+    char *body = malloc(cap);
+    char *buf = malloc(1 << 20);
+    struct seen s = {0};
+    char req[256], last_id[64];
+    int fd;
+
+    (void)state;
+    assert_non_null(body);
+    assert_non_null(buf);
+    {
+        struct http_resp r;
+
+        http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
+        s.first = json_integer_value(json_object_get(r.json, "revision"));
+        http_resp_done(&r);
+    }
+    for (int b = 0; b < FAR_REVISIONS; b++) {
+        post_batch(body, cap, value, FAR_RECORDS);
+    }
+    s.last = s.first + FAR_REVISIONS;
+    s.records = calloc(FAR_REVISIONS, sizeof(int));
+    s.count = calloc(FAR_REVISIONS, sizeof(int));
+    assert_non_null(s.records);
+    assert_non_null(s.count);
+    (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s.last);
+    (void)snprintf(req,
+                   sizeof(req),
+                   "GET /api/v1/events HTTP/1.0\r\n" HOST AUTH_READER
+                   "Last-Event-ID: %lld\r\n\r\n",
+                   (long long)s.first);
+    fd = raw_connect();
+    raw_send(fd, req, strlen(req));
+    read_stream(fd, &s, buf, last_id);
+    close(fd);
+    assert_true(s.done);
+    for (int i = 0; i < FAR_REVISIONS; i++) {
+        /* whole, or not at all (then after a reset) */
+        if (s.records[i] || !s.reset) {
+            fprintf(stderr,
+                    "revision %lld: %d records, said to be of %d\n",
+                    (long long)(s.first + 1 + i),
+                    s.records[i],
+                    s.count[i]);
+            assert_int_equal(s.records[i], FAR_RECORDS);
+            assert_int_equal(s.count[i], FAR_RECORDS);
+        }
+    }
+    free(s.records);
+    free(s.count);
+    free(body);
+    free(buf);
+    expect_healthy();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_harden_head_events),
         cmocka_unit_test(test_harden_slow_reader),
         cmocka_unit_test(test_harden_resume_at_cut_revision),
+        cmocka_unit_test(test_harden_resume_past_backlog_limit),
     };
 
     return cmocka_run_group_tests_name("http-harden", tests, setup, teardown);
