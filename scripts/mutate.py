@@ -234,11 +234,11 @@ MUTANTS = [
            "|| e->index != 0", "",
            "the ring let go of the first records of the revision right after a "
            "stream's cursor: the stream gets its tail as if it were all"),
-    Mutant("events-late-revision-sent", "server/*.c",
-           "if (rev <= h->last || dup) {",
-           "rev <= h->last ||", "",
-           "a revision published again, or after its place was given up, is "
-           "sent again, out of order"),
+    Mutant("events-early-revision-sent", "server/*.c",
+           "if (rev == h->last + 1) { push_batch(h, b); } else {",
+           "rev == h->last + 1", "rev > h->last",
+           "a revision published before the one before it goes to the streams "
+           "at once, out of order, instead of waiting for it"),
     Mutant("events-backlog-cut-revision", "server/*.c",
            "if (n == BACKLOG_MAX && es[n - 1].revision > since) {",
            "n == BACKLOG_MAX", "0 && n == BACKLOG_MAX",

@@ -41,7 +41,7 @@
  * the process was only stopped): a commit's callback follows its commit
  * within milliseconds; a publication that never comes must not hold the
  * streams back while no more changes come to push it out. */
-#define HOLD_MS       1000
+#define HOLD_MS       2000
 #define HOLD_GRACE_MS 200
 #define HEARTBEAT_S   15
 #define BACKLOG_MAX   10000
@@ -768,7 +768,7 @@ void cfs_http_handle_events(struct cfs_http_req *req)
 static void *heart(void *arg)
 {
     struct cfs_http_events *h = arg;
-    uint64_t beat = mono_ms() + HEARTBEAT_S * 1000u;
+    uint64_t beat = mono_ms() + (uint64_t)HEARTBEAT_S * 1000u;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stop) {
@@ -801,7 +801,7 @@ static void *heart(void *arg)
                 c->heartbeat = true; /* also finds clients that went away */
             }
             resume_all(h);
-            beat = now + HEARTBEAT_S * 1000u;
+            beat = now + (uint64_t)HEARTBEAT_S * 1000u;
             continue;
         }
         ts.tv_sec = (time_t)(until / 1000u);
