@@ -231,6 +231,20 @@ static struct check check_stream(const char *text, long long since)
     return k;
 }
 
+/* Read @fd's stream to revision @last and check it from @since: it ends
+ * at @last, after @resets resets. */
+static struct check
+expect_stream(int fd, long long since, long long last, int resets)
+{
+    struct check k;
+
+    read_to(fd, last);
+    k = check_stream(buf, since);
+    assert_int_equal(k.resets, resets);
+    assert_int_equal(k.cursor, last);
+    return k;
+}
+
 /* A stream begins at the revision the tree has when the server starts:
  * a change set applied after that is the next one it sends. */
 static void test_order_starts_at_tree_revision(void **state)
@@ -254,11 +268,8 @@ static void test_order_late_revision_waits(void **state)
     publish(r0 + 1, 3);
     publish(r0 + 2, 2); /* again */
     publish(r0 + 4, 1);
-    read_to(fd, r0 + 4);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 0);
+    k = expect_stream(fd, r0, r0 + 4, 0);
     assert_int_equal(k.records, 3 + 2 + 1 + 1);
-    assert_int_equal(k.cursor, r0 + 4);
 }
 
 /* A revision that never comes: once more than the hub holds wait for it,
@@ -268,7 +279,6 @@ static void test_order_missing_revision_resets(void **state)
 {
     long long r0 = hub_last(), last = r0 + 2 + HOLD_CAP + 10;
     int fd;
-    struct check k;
 
     (void)state;
     fd = subscribe(-1);
@@ -277,10 +287,7 @@ static void test_order_missing_revision_resets(void **state)
     }
     publish(r0 + 1, 1); /* too late */
     publish(last + 1, 1);
-    read_to(fd, last + 1);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 1);
-    assert_int_equal(k.cursor, last + 1);
+    (void)expect_stream(fd, r0, last + 1, 1);
 }
 
 /* A revision that never comes while no more changes come after it: the
@@ -290,18 +297,14 @@ static void test_order_missing_revision_given_up_in_time(void **state)
 {
     long long r0 = hub_last();
     int fd;
-    struct check k;
     time_t t0 = time(NULL);
 
     (void)state;
     fd = subscribe(-1);
     publish(r0 + 2, 1); /* r0 + 1 never */
     publish(r0 + 3, 2);
-    read_to(fd, r0 + 3);
+    (void)expect_stream(fd, r0, r0 + 3, 1);
     assert_true(time(NULL) - t0 < 10);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 1);
-    assert_int_equal(k.cursor, r0 + 3);
 }
 
 /* A stream that resumes right before the revision the ring begins with,
@@ -313,7 +316,6 @@ static void test_order_resume_before_gap(void **state)
 {
     long long r0 = hub_last(), last = r0 + 3 + HOLD_CAP + 10;
     int fd;
-    struct check k;
 
     (void)state;
     publish(r0 + 1, 1);
@@ -322,10 +324,7 @@ static void test_order_resume_before_gap(void **state)
     }
     fd = subscribe(r0);
     publish(last + 1, 1);
-    read_to(fd, last + 1);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 1);
-    assert_int_equal(k.cursor, last + 1);
+    (void)expect_stream(fd, r0, last + 1, 1);
 }
 
 /* The ring lets go of the first records of the revision right after a
@@ -336,17 +335,13 @@ static void test_order_ring_cuts_next_revision(void **state)
 {
     long long r0 = hub_last();
     int fd;
-    struct check k;
 
     (void)state;
     fd = subscribe(-1);
     publish(r0 + 2, RING_CAP - 500); /* waits for r0 + 1 */
     publish(r0 + 1, 1000); /* both reach the ring at once: 500 of it stay */
     publish(r0 + 3, 1);
-    read_to(fd, r0 + 3);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 1);
-    assert_int_equal(k.cursor, r0 + 3);
+    (void)expect_stream(fd, r0, r0 + 3, 1);
 }
 
 /* The same revision cut in the ring, for a stream that resumes right
@@ -355,17 +350,13 @@ static void test_order_resume_at_cut_revision(void **state)
 {
     long long r0 = hub_last();
     int fd;
-    struct check k;
 
     (void)state;
     publish(r0 + 1, 1000);
     publish(r0 + 2, RING_CAP - 500);
     fd = subscribe(r0);
     publish(r0 + 3, 1);
-    read_to(fd, r0 + 3);
-    k = check_stream(buf, r0);
-    assert_int_equal(k.resets, 1);
-    assert_int_equal(k.cursor, r0 + 3);
+    (void)expect_stream(fd, r0, r0 + 3, 1);
 }
 
 int main(void)
