@@ -1207,8 +1207,11 @@ def t_snapshot_fell_behind(c):
     snapshots and trims: on SIGCONT it finds the log it needs gone, says
     so, restarts itself from the snapshot and ends byte-identical. (With
     its watch still open it would catch up from the events the watch
-    kept for it, as t_stopped_node_catches_up shows.)"""
-    with StoppedNode(c, "/behind", "behind") as s:
+    kept for it, as t_stopped_node_catches_up shows.) Every node's event
+    stream, followed across the restart with Last-Event-ID, has every
+    revision once, in order, named, or a reset from the journal's prune."""
+    with StoppedNode(c, "/behind", "behind") as s, \
+            EventFollowers(s.nodes, s.stopped_at) as ev:
         try:
             # the member its watch is on (the first endpoint) goes away:
             # the watch ends, and what follows never reaches it
@@ -1233,6 +1236,7 @@ def t_snapshot_fell_behind(c):
         assert_identical(s.nodes)
         writes(s.nodes, "h", 3)
         assert_identical(s.nodes)
+        ev.check(converge(s.nodes), resets=("pruned",))
 
 
 def t_stopped_node_catches_up(c):
@@ -1664,6 +1668,48 @@ def follow_events(node, since, out, stop):
             stop.wait(0.005)
 
 
+class EventFollowers:
+    """follow_events() on each of @nodes from @since, as a context
+    manager; check() waits until every stream reached a revision and
+    checks them."""
+
+    def __init__(self, nodes, since):
+        from linearize import stream_problems
+        self.problems_of = stream_problems
+        self.nodes, self.since = nodes, since
+        self.streams = [[] for _ in nodes]
+        self.stop = threading.Event()
+        self.threads = [threading.Thread(target=follow_events,
+                                         args=(n, since, out, self.stop))
+                        for n, out in zip(nodes, self.streams)]
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join(30)
+
+    def check(self, final, resets=()):
+        """Every stream up to @final (bounded wait): every revision once,
+        in order, named by a known event; a reset only for a reason in
+        @resets."""
+        wait_for(lambda: all(s and s[-1][0] is not None and s[-1][0] >= final
+                             for s in self.streams), 30,
+                 "every stream up to revision %d" % final)
+        for n, s in zip(self.nodes, self.streams):
+            evs = [(rid, name) for rid, name, _ in s]
+            problems = self.problems_of(evs, self.since)
+            assert not problems, (n.name, problems[:5])
+            names = {name for _, name in evs} - EVENT_NAMES
+            assert not names, (n.name, "event names", names)
+            bad = [x for x in s if x[1] == "reset" and x[2] not in resets]
+            assert not bad, (n.name, "resets", bad[:5])
+
+
 def t_events_across_faults(c):
     """Every node's event stream, followed across restarts with
     Last-Event-ID, delivers every committed revision once, in order, each
@@ -1675,14 +1721,12 @@ def t_events_across_faults(c):
     ROUNDS = 6
     import signal
     from cluster import Node
-    from linearize import stream_problems
     url = "etcd://%s/evs" % c.etcd.endpoints()
     nodes = [Node(c.binary, c.tmp, "evs-%d" % i, url,
                   ["--forward-writes", "--snapshot-every", "40",
                    "--snapshot-growth", "0"]) for i in range(3)]
-    stop, done = threading.Event(), threading.Event()
-    streams = [[] for _ in nodes]
-    threads = []
+    done = threading.Event()
+    threads, followers = [], None
     try:
         for n in nodes:
             n.start()
@@ -1706,11 +1750,9 @@ def t_events_across_faults(c):
                     acked[0] += st in (200, 204)
                 except OSError:
                     pass  # killed under it: not acknowledged
-        threads = [threading.Thread(target=follow_events,
-                                    args=(n, r0, streams[i], stop))
-                   for i, n in enumerate(nodes)]
-        threads += [threading.Thread(target=writer, args=(k,))
-                    for k in range(6)]
+        followers = EventFollowers(nodes, r0).__enter__()
+        threads = [threading.Thread(target=writer, args=(k,))
+                   for k in range(6)]
         for t in threads:
             t.start()
 
@@ -1741,30 +1783,19 @@ def t_events_across_faults(c):
         assert st == 200, (st, b)
         writes_go_on(100)
         done.set()
-        for t in threads[3:]:
-            t.join(30)
-        final = converge(nodes)
-        wait_for(lambda: all(s and s[-1][0] is not None and s[-1][0] >= final
-                             for s in streams), 30,
-                 "every stream up to revision %d" % final)
-        assert metric_sum(nodes, "configfsd_cluster_snapshots_loaded_total") \
-            >= 1, "no node restarted from a snapshot"
-        for n, s in zip(nodes, streams):
-            evs = [(rid, name) for rid, name, _ in s]
-            problems = stream_problems(evs, r0)
-            assert not problems, (n.name, problems[:5])
-            names = {name for _, name in evs} - EVENT_NAMES
-            assert not names, (n.name, "event names", names)
-            # nothing here is lost or left behind: a reset would mean the
-            # node lost a revision it applied, not that a reader was slow
-            resets = [x for x in s if x[1] == "reset"]
-            assert not resets, (n.name, "resets", resets[:5])
-            assert s[-1][0] >= final and len(s) >= final - r0, (n.name, len(s))
-    finally:
-        done.set()
-        stop.set()
         for t in threads:
             t.join(30)
+        assert metric_sum(nodes, "configfsd_cluster_snapshots_loaded_total") \
+            >= 1, "no node restarted from a snapshot"
+        # nothing here is lost or left behind: a reset would mean a node
+        # lost a revision it applied, not that a reader was slow
+        followers.check(converge(nodes))
+    finally:
+        done.set()
+        for t in threads:
+            t.join(30)
+        if followers:
+            followers.__exit__()
         for n in nodes:
             n.stop()
 
