@@ -5,12 +5,17 @@
  * Every committed transaction is published here, in revision order (the
  * revisions that stand are contiguous: a failed commit aborts everything
  * sealed after it, so a publication that arrives early waits for the one
- * before it). Recent events stay in a ring; a client resuming from older
- * revisions is served from the store's journal, or told to start over
- * (event "reset") when the journal was pruned. Clients hold no thread: a
- * connection with nothing to send is suspended and resumed by the next
- * publication or by the heartbeat thread, which also keeps idle
- * connections alive with comment lines.
+ * before it; one that comes again, or after its place was given up, is
+ * dropped). Recent events stay in a ring that only ever holds whole
+ * revisions in increasing order, but for its oldest one, whose first
+ * records it may have let go. A stream sends every revision after its
+ * cursor once, in order and whole, or - wherever the revision it needs
+ * next is not there whole - the event "reset" (never a silent gap). A
+ * client resuming from older revisions is served from the store's
+ * journal, when it holds every revision in between, or told to start
+ * over. Clients hold no thread: a connection with nothing to send is
+ * suspended and resumed by the next publication or by the heartbeat
+ * thread, which also keeps idle connections alive with comment lines.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,10 +32,19 @@
 #include "request.h"
 #include "scope.h"
 
-#define RING_CAP    4096
-#define HOLD_CAP    256
-#define HEARTBEAT_S 15
-#define BACKLOG_MAX 10000
+#define RING_CAP 4096
+/* Revisions published early, waiting for the ones before them: at most
+ * this many, and at most RING_CAP records, before the missing ones are
+ * given up (the streams that need them get a reset). */
+#define HOLD_CAP 1024
+/* ... and for at most this long (then once more HOLD_GRACE_MS, in case
+ * the process was only stopped): a commit's callback follows its commit
+ * within milliseconds; a publication that never comes must not hold the
+ * streams back while no more changes come to push it out. */
+#define HOLD_MS       2000
+#define HOLD_GRACE_MS 200
+#define HEARTBEAT_S   15
+#define BACKLOG_MAX   10000
 
 struct ev {
     uint64_t rev;
@@ -61,14 +75,21 @@ struct sse_client {
     bool heartbeat;
 };
 
+struct cfs_http_evbatch {
+    uint64_t held_ms; /* when it began to wait in the hold */
+    size_t n;
+    struct ev evs[]; /* the records of one revision, in order */
+};
+
 struct cfs_http_events {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     struct ev ring[RING_CAP];
-    size_t head, count; /* oldest at head */
-    struct ev hold[HOLD_CAP];
-    size_t n_hold;
-    uint64_t last; /* last revision published */
+    size_t head, count;                      /* oldest at head */
+    struct cfs_http_evbatch *hold[HOLD_CAP]; /* early, in no order */
+    size_t n_hold, held_records;
+    bool overdue;  /* the heart saw a held one wait too long */
+    uint64_t last; /* last revision published, or given up */
     struct sse_client *clients;
     struct cfs_store *store;
     pthread_t heart;
@@ -79,6 +100,14 @@ static void ev_done(struct ev *e)
 {
     free(e->frame);
     memset(e, 0, sizeof(*e));
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* ---- frames ------------------------------------------------------------ */
@@ -254,10 +283,25 @@ static void ring_push(struct cfs_http_events *h, struct ev *e)
     slot = (h->head + h->count) % RING_CAP;
     h->ring[slot] = *e;
     h->count++;
-    if (e->rev > h->last) {
-        h->last = e->rev;
-    }
     memset(e, 0, sizeof(*e));
+}
+
+static uint64_t batch_rev(const struct cfs_http_evbatch *b)
+{
+    return b->evs[0].rev;
+}
+
+/* Every record of @b into the ring, after everything in it: the ring
+ * stays in revision order. A revision later than the next one leaves a
+ * gap there, which collect() reports to the streams that need it. Frees
+ * @b. @pre h->lock, batch_rev(b) > h->last. */
+static void push_batch(struct cfs_http_events *h, struct cfs_http_evbatch *b)
+{
+    h->last = batch_rev(b);
+    for (size_t i = 0; i < b->n; i++) {
+        ring_push(h, &b->evs[i]);
+    }
+    free(b);
 }
 
 static void resume_all(struct cfs_http_events *h)
@@ -290,28 +334,47 @@ void cfs_http_events_retoken(struct cfs_http_events *h,
     pthread_mutex_unlock(&h->lock);
 }
 
-/* Move held events that are now next into the ring. @pre h->lock. */
-static void drain_hold(struct cfs_http_events *h)
+/* Take held revision @i out of the hold. @pre h->lock */
+static struct cfs_http_evbatch *unhold(struct cfs_http_events *h, size_t i)
 {
-    bool moved = true;
+    struct cfs_http_evbatch *b = h->hold[i];
 
-    while (moved) {
-        moved = false;
-        for (size_t i = 0; i < h->n_hold; i++) {
-            if (h->hold[i].rev <= h->last + 1) {
-                ring_push(h, &h->hold[i]);
-                h->hold[i] = h->hold[--h->n_hold];
-                moved = true;
-                break;
-            }
-        }
-    }
+    h->hold[i] = h->hold[--h->n_hold];
+    h->held_records -= b->n;
+    return b;
 }
 
-struct cfs_http_evbatch {
-    size_t n;
-    struct ev evs[];
-};
+/* Move held revisions that are now next into the ring, in order; while
+ * the hold is over its bounds, or (@give_up) one waited longer than
+ * HOLD_MS, give up the revisions missing before the oldest held one (a
+ * publication that never comes must not hold the streams back without
+ * bound). @pre h->lock. */
+static void drain_hold(struct cfs_http_events *h, bool give_up)
+{
+    uint64_t now = give_up ? mono_ms() : 0;
+
+    for (;;) {
+        size_t low = 0;
+        uint64_t oldest = UINT64_MAX;
+
+        for (size_t i = 0; i < h->n_hold; i++) {
+            if (batch_rev(h->hold[i]) < batch_rev(h->hold[low])) {
+                low = i;
+            }
+            if (h->hold[i]->held_ms < oldest) {
+                oldest = h->hold[i]->held_ms;
+            }
+        }
+        if (h->n_hold == 0 ||
+            (batch_rev(h->hold[low]) != h->last + 1 && h->n_hold < HOLD_CAP &&
+             h->held_records <= RING_CAP &&
+             !(give_up && oldest + HOLD_MS <= now))) {
+            return;
+        }
+        push_batch(h, unhold(h, low));
+        h->overdue = false;
+    }
+}
 
 struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
                                                  size_t n)
@@ -326,9 +389,13 @@ struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
         return NULL; /* the events are lost; the change is not */
     }
     for (size_t i = 0; i < n; i++) {
-        if (ev_make(&b->evs[b->n], &ch[i], i, n)) {
-            b->n++;
+        if (!ev_make(&b->evs[b->n], &ch[i], i, n)) {
+            /* a revision goes whole or not at all: its streams get a
+             * reset rather than part of it */
+            cfs_http_events_discard(b);
+            return NULL;
         }
+        b->n++;
     }
     return b;
 }
@@ -344,24 +411,40 @@ void cfs_http_events_discard(struct cfs_http_evbatch *b)
 void cfs_http_events_publish(struct cfs_http_events *h,
                              struct cfs_http_evbatch *b)
 {
-    if (!h || !b) {
+    uint64_t rev;
+    bool dup = false;
+
+    if (!h || !b || b->n == 0) {
         cfs_http_events_discard(b);
         return;
     }
+    rev = batch_rev(b);
     pthread_mutex_lock(&h->lock);
-    for (size_t i = 0; i < b->n; i++) {
-        struct ev e = b->evs[i];
-
-        if (e.rev > h->last + 1 && h->n_hold < HOLD_CAP) {
-            h->hold[h->n_hold++] = e; /* an earlier commit is still out */
-        } else {
-            ring_push(h, &e); /* in order, or never waiting without bound */
+    for (size_t i = 0; i < h->n_hold && !dup; i++) {
+        dup = batch_rev(h->hold[i]) == rev;
+    }
+    if (rev <= h->last || dup) {
+        /* published already (a change set applied while the hub started
+         * is also counted in its first revision), or given up: the
+         * streams went on without it, and it must not come twice */
+        pthread_mutex_unlock(&h->lock);
+        cfs_http_events_discard(b);
+        return;
+    }
+    if (rev == h->last + 1) {
+        push_batch(h, b);
+    } else {
+        /* an earlier commit is still out */
+        b->held_ms = mono_ms();
+        h->hold[h->n_hold++] = b;
+        h->held_records += b->n;
+        if (h->n_hold == 1) {
+            pthread_cond_broadcast(&h->wake); /* the heart keeps the time */
         }
     }
-    drain_hold(h);
+    drain_hold(h, false);
     resume_all(h);
     pthread_mutex_unlock(&h->lock);
-    free(b); /* its events moved into the ring */
 }
 
 /* ---- clients ----------------------------------------------------------- */
@@ -386,50 +469,56 @@ static void reset_event(struct sse_client *c,
     (void)out_append(c, line);
 }
 
-/* Whether the ring lost events @c has not had: the first event after its
- * cursor is not the first record of the next revision (a slow reader the
- * ring overran while it was not reading). @pre h->lock. */
-static bool overrun(const struct cfs_http_events *h, const struct sse_client *c)
+/* The ring's first record of a revision after @cursor, or h->count.
+ * @pre h->lock. */
+static size_t first_after(const struct cfs_http_events *h, uint64_t cursor)
 {
-    if (c->cursor >= h->last) {
-        return false;
-    }
-    for (size_t i = 0; i < h->count; i++) {
-        const struct ev *e = &h->ring[(h->head + i) % RING_CAP];
+    size_t lo = 0, hi = h->count;
 
-        if (e->rev > c->cursor) {
-            return e->rev != c->cursor + 1 || e->index != 0;
+    while (lo < hi) { /* the ring is in revision order */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (h->ring[(h->head + mid) % RING_CAP].rev <= cursor) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
     }
-    return true; /* nothing after it is left */
+    return lo;
 }
 
-/* Fill @c->out with events after its cursor; after an overrun, with a
- * reset instead of a silent gap (or a revision cut in part, whose id a
- * reconnect would resume after). @pre h->lock. */
+/* Fill @c->out with the revisions after its cursor, each whole and in
+ * order. Where the next revision is not in the ring whole (a slow reader
+ * the ring overran, so that it let go of the revision or of its first
+ * records; a revision given up by drain_hold()), the client gets a reset
+ * in its place: never a silent gap, nor a revision cut in part, whose id
+ * a reconnect would resume after. @pre h->lock. */
 static void collect(struct cfs_http_events *h, struct sse_client *c)
 {
-    if (overrun(h, c)) {
-        reset_event(c, h->last, c->cursor, "overrun");
-        c->cursor = h->last;
-        return;
-    }
-    for (size_t i = 0; i < h->count; i++) {
-        struct ev *e = &h->ring[(h->head + i) % RING_CAP];
+    size_t i = first_after(h, c->cursor);
 
-        if (e->rev <= c->cursor) {
-            continue;
+    while (c->cursor < h->last) {
+        const struct ev *e = &h->ring[(h->head + i) % RING_CAP];
+        size_t start = c->out_len;
+        uint64_t rev;
+
+        if (i == h->count || e->rev != c->cursor + 1 || e->index != 0) {
+            reset_event(c, h->last, c->cursor, "overrun");
+            c->cursor = h->last;
+            return;
         }
-        /* a batch's events share one revision: send all of them */
-        if (wanted(c, e->path, e->path2)) {
-            if (out_append(c, e->frame) < 0) {
+        /* a revision's records are adjacent: send all of them */
+        for (rev = e->rev; i < h->count; i++) {
+            e = &h->ring[(h->head + i) % RING_CAP];
+            if (e->rev != rev) {
+                break;
+            }
+            if (wanted(c, e->path, e->path2) && out_append(c, e->frame) < 0) {
+                c->out_len = start; /* not part of it: again next time */
                 return;
             }
         }
-        if (i + 1 == h->count ||
-            h->ring[(h->head + i + 1) % RING_CAP].rev != e->rev) {
-            c->cursor = e->rev;
-        }
+        c->cursor = rev;
     }
 }
 
@@ -495,9 +584,13 @@ static void client_free(void *cls)
     free(c);
 }
 
-/* Revisions after @since that the ring no longer has, from the journal
- * (without the hub lock: it reads nothing of the hub but its store).
- * @return 0, or -ESTALE when they were pruned (the client must reset). */
+/* Revisions after @since that the ring no longer has whole (those below
+ * @first_in_ring), from the journal (without the hub lock: it reads
+ * nothing of the hub but its store). Only every one of them, each whole,
+ * will do: a journal that lacks one (pruned, or never holding it: a node
+ * that started from a snapshot without that part of the journal) or a
+ * read cut by its limit is a reset, never a gap. @return 0, or -ESTALE
+ * (the client must reset; what this put in @c->out is to be dropped). */
 static int backlog(struct cfs_http_events *h,
                    struct sse_client *c,
                    uint64_t since,
@@ -506,7 +599,9 @@ static int backlog(struct cfs_http_events *h,
     struct cfs_store_history_query q = {0};
     struct cfs_store_history_entry *es = NULL;
     struct cfs_store_info info;
+    uint64_t next = since + 1;
     size_t n = 0;
+    int r = 0;
 
     if (!h->store || cfs_store_info(h->store, &info) < 0 ||
         info.history_floor > since || first_in_ring - since > BACKLOG_MAX) {
@@ -517,7 +612,10 @@ static int backlog(struct cfs_http_events *h,
     if (cfs_store_history(h->store, &q, &es, &n) < 0) {
         return -ESTALE;
     }
-    for (size_t i = n; i-- > 0;) { /* oldest first */
+    if (n == BACKLOG_MAX && es[n - 1].revision > since) {
+        r = -ESTALE; /* the oldest revision it needs may be cut */
+    }
+    for (size_t i = n; i-- > 0 && r == 0;) { /* oldest first */
         size_t first = i, last = i;
 
         if (es[i].revision <= since) {
@@ -530,6 +628,11 @@ static int backlog(struct cfs_http_events *h,
         while (last > 0 && es[last - 1].revision == es[i].revision) {
             last--;
         }
+        if (first == i && es[i].revision != next) {
+            r = -ESTALE; /* a revision the journal does not hold */
+            break;
+        }
+        next = es[i].revision + 1;
         if (wanted(c, es[i].path, second_path(es[i].op, es[i].arg))) {
             char *f = frame_for(es[i].revision,
                                 first - i,
@@ -540,15 +643,18 @@ static int backlog(struct cfs_http_events *h,
                                 es[i].arg_len,
                                 es[i].write_only);
 
-            if (f) {
-                (void)out_append(c, f);
-                free(f);
+            if (!f || out_append(c, f) < 0) {
+                r = -ESTALE; /* never part of a revision */
             }
+            free(f);
         }
         c->cursor = es[i].revision;
     }
+    if (r == 0 && next != first_in_ring) {
+        r = -ESTALE; /* the journal ends before the ring begins */
+    }
     cfs_store_history_free(es, n);
-    return 0;
+    return r;
 }
 
 static void stream_headers(struct MHD_Response *resp)
@@ -611,12 +717,16 @@ void cfs_http_handle_events(struct cfs_http_req *req)
     c->tokens = cfs_http_tokens_ref(req->tokens);
     c->principal = req->principal;
     c->scope = req->scope;
-    /* Where the ring stands now; the journal is read without the hub's
-     * lock (publishers and other streams go on meanwhile). What the ring
-     * drops in between is an overrun collect() reports as a reset. */
+    /* Where the ring stands now: its first whole revision (the oldest
+     * one may have lost its first records; then it comes from the
+     * journal too). The journal is read without the hub's lock
+     * (publishers and other streams go on meanwhile). What the ring drops
+     * in between is an overrun collect() reports as a reset. */
     pthread_mutex_lock(&h->lock);
     last = h->last;
-    first = h->count ? h->ring[h->head].rev : h->last + 1;
+    first = !h->count                     ? h->last + 1
+            : h->ring[h->head].index == 0 ? h->ring[h->head].rev
+                                          : h->ring[h->head].rev + 1;
     pthread_mutex_unlock(&h->lock);
     c->cursor = resume ? since : last;
     if (resume && since < last && since + 1 < first &&
@@ -653,21 +763,50 @@ void cfs_http_handle_events(struct cfs_http_req *req)
 
 /* ---- life cycle -------------------------------------------------------- */
 
+/* The heart: heartbeats for idle streams every HEARTBEAT_S, and the
+ * time held revisions may wait (drain_hold()). */
 static void *heart(void *arg)
 {
     struct cfs_http_events *h = arg;
-    struct timespec ts;
+    uint64_t beat = mono_ms() + (uint64_t)HEARTBEAT_S * 1000u;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stop) {
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += HEARTBEAT_S;
-        if (pthread_cond_timedwait(&h->wake, &h->lock, &ts) == ETIMEDOUT) {
+        uint64_t now = mono_ms(), until = beat;
+        struct timespec ts;
+
+        if (h->n_hold == 0) {
+            h->overdue = false;
+        }
+        for (size_t i = 0; i < h->n_hold; i++) {
+            uint64_t due = h->hold[i]->held_ms + HOLD_MS +
+                           (h->overdue ? HOLD_GRACE_MS : 0);
+
+            until = due < until ? due : until;
+        }
+        if (h->n_hold && until <= now && !h->overdue) {
+            /* overdue, or the process was stopped: look again a moment
+             * later, when the commit that is late had time to run */
+            h->overdue = true;
+            continue;
+        }
+        if (h->n_hold && until <= now) {
+            drain_hold(h, true); /* gives up what is missing */
+            h->overdue = false;
+            resume_all(h);
+            continue;
+        }
+        if (beat <= now) {
             for (struct sse_client *c = h->clients; c; c = c->next) {
                 c->heartbeat = true; /* also finds clients that went away */
             }
             resume_all(h);
+            beat = now + (uint64_t)HEARTBEAT_S * 1000u;
+            continue;
         }
+        ts.tv_sec = (time_t)(until / 1000u);
+        ts.tv_nsec = (long)(until % 1000u) * 1000000L;
+        (void)pthread_cond_timedwait(&h->wake, &h->lock, &ts);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
@@ -683,6 +822,7 @@ int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret)
     }
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* as mono_ms() */
     pthread_cond_init(&h->wake, &ca);
     pthread_condattr_destroy(&ca);
     h->store = store;
@@ -720,7 +860,7 @@ void cfs_http_events_free(struct cfs_http_events *h)
         ev_done(&h->ring[(h->head + i) % RING_CAP]);
     }
     for (size_t i = 0; i < h->n_hold; i++) {
-        ev_done(&h->hold[i]);
+        cfs_http_events_discard(h->hold[i]);
     }
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);

@@ -14,8 +14,11 @@ int cfs_http_events_new(struct cfs_store *store, struct cfs_http_events **ret);
 /* End every stream (none may stay suspended when the daemon stops). */
 void cfs_http_events_stop(struct cfs_http_events *h);
 void cfs_http_events_free(struct cfs_http_events *h);
-/* The events of a transaction's records, made before it commits (new, or
- * NULL); published once it is durable, discarded if it is not. */
+/* The events of a transaction's records (@ch: the records of one
+ * revision), made before it commits (new, or NULL); published once it is
+ * durable, discarded if it is not. Published in any order, each revision
+ * is sent once, in revision order; one published again, or after the hub
+ * gave its place up (server/events.c), is dropped. */
 struct cfs_http_evbatch *cfs_http_events_prepare(const struct cfs_change *ch,
                                                  size_t n);
 void cfs_http_events_publish(struct cfs_http_events *h,

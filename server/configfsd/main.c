@@ -1288,7 +1288,18 @@ static int serve(const struct options *o, struct cfs_http_server **ret_srv)
     hopts.tls_key_pem = tls_key;
     hopts.peer_cacert = o->peer_cacert;
     hopts.forward_writes = o->store_url && o->store_url[0] && o->forward_writes;
+    /* Another node's change set applied while the server starts must
+     * reach its event stream: the stream begins at the revision the tree
+     * has when it is made, and the change sets applied after wait here
+     * (remote_applied()) until the server is there to take them. Before,
+     * the ones applied until it was announced were lost, and the stream
+     * held back everything after them, then skipped them. */
+    pthread_mutex_lock(&g_srv_lock);
     r = cfs_http_server_start(&hopts, &srv);
+    if (r == 0) {
+        g_srv = srv;
+    }
+    pthread_mutex_unlock(&g_srv_lock);
     free_pem(&tls_key); /* GnuTLS holds its own copy now */
     if (r < 0) {
         cfs_log(CFS_LOG_ERROR,
@@ -1307,9 +1318,6 @@ static int serve(const struct options *o, struct cfs_http_server **ret_srv)
     if (hopts.forward_writes) {
         advertise(o, srv);
     }
-    pthread_mutex_lock(&g_srv_lock);
-    g_srv = srv;
-    pthread_mutex_unlock(&g_srv_lock);
     *ret_srv = srv;
     return 0;
 }
@@ -1443,6 +1451,9 @@ int main(int argc, char **argv)
         return 1;
     }
     if (o.mount && o.mount[0] && start_mount(&o, srv, &mount) < 0) {
+        pthread_mutex_lock(&g_srv_lock);
+        g_srv = NULL; /* no change set reaches a server that is gone */
+        pthread_mutex_unlock(&g_srv_lock);
         cfs_http_server_free(srv);
         teardown();
         return 1;

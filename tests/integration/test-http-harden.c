@@ -518,6 +518,44 @@ static void read_stream(int fd, struct seen *s, char *buf, const char *last_id)
     }
 }
 
+/* The revision the server is at (GET /api/v1). */
+static json_int_t revision_now(void)
+{
+    struct http_resp r;
+    json_int_t rev;
+
+    http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
+    rev = json_integer_value(json_object_get(r.json, "revision"));
+    http_resp_done(&r);
+    return rev;
+}
+
+/* Resume a stream from s->first (Last-Event-ID) and read it into @s
+ * (@buf: 1 MiB) until revision s->first + @revisions or a reset; the
+ * records counted per revision. */
+static void resume_and_read(struct seen *s, char *buf, int revisions)
+{
+    char req[256], last_id[64];
+    int fd;
+
+    s->last = s->first + revisions;
+    s->records = calloc((size_t)revisions, sizeof(int));
+    s->count = calloc((size_t)revisions, sizeof(int));
+    assert_non_null(s->records);
+    assert_non_null(s->count);
+    (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s->last);
+    (void)snprintf(req,
+                   sizeof(req),
+                   "GET /api/v1/events HTTP/1.0\r\n" HOST AUTH_READER
+                   "Last-Event-ID: %lld\r\n\r\n",
+                   (long long)s->first);
+    fd = raw_connect();
+    raw_send(fd, req, strlen(req));
+    read_stream(fd, s, buf, last_id);
+    close(fd);
+    assert_true(s->done);
+}
+
 /* Revisions written while the subscriber does not read overrun the ring;
  * then it reads. It must get either every record of every revision, or an
  * explicit "reset" event: never a silent gap, nor part of a revision. */
@@ -549,13 +587,7 @@ static void test_harden_slow_reader(void **state)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
     raw_send(fd, sse_req, strlen(sse_req));
     assert_true(raw_read_for(fd, buf, 4096, ": connected", 8000, &eof) > 0);
-    {
-        struct http_resp r;
-
-        http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
-        s.first = json_integer_value(json_object_get(r.json, "revision"));
-        http_resp_done(&r);
-    }
+    s.first = revision_now();
     /* the subscriber reads nothing while this is written */
     for (int b = 0; b < BATCHES; b++) {
         post_batch(body, cap, value, PER_BATCH);
@@ -614,19 +646,11 @@ static void test_harden_resume_at_cut_revision(void **state)
     int after = RING_CAP - CUT_KEPT; /* records published after it */
     int batches = (after + PER_BATCH - 1) / PER_BATCH;
     struct seen s = {0};
-    char req[256], last_id[64];
-    int fd;
 
     (void)state;
     assert_non_null(body);
     assert_non_null(buf);
-    {
-        struct http_resp r;
-
-        http(&r, "GET", "/api/v1", NULL, 0, admin_hdr);
-        s.first = json_integer_value(json_object_get(r.json, "revision"));
-        http_resp_done(&r);
-    }
+    s.first = revision_now();
     post_batch(body, cap, value, CUT_RECORDS);
     for (int b = 0; b < batches; b++) {
         post_batch(body,
@@ -634,22 +658,7 @@ static void test_harden_resume_at_cut_revision(void **state)
                    value,
                    b + 1 < batches ? PER_BATCH : after - b * PER_BATCH);
     }
-    s.last = s.first + 1 + batches;
-    s.records = calloc((size_t)batches + 1, sizeof(int));
-    s.count = calloc((size_t)batches + 1, sizeof(int));
-    assert_non_null(s.records);
-    assert_non_null(s.count);
-    (void)snprintf(last_id, sizeof(last_id), "id: %lld\n", (long long)s.last);
-    (void)snprintf(req,
-                   sizeof(req),
-                   "GET /api/v1/events HTTP/1.0\r\n" HOST AUTH_READER
-                   "Last-Event-ID: %lld\r\n\r\n",
-                   (long long)s.first);
-    fd = raw_connect();
-    raw_send(fd, req, strlen(req));
-    read_stream(fd, &s, buf, last_id);
-    close(fd);
-    assert_true(s.done);
+    resume_and_read(&s, buf, 1 + batches);
     for (int i = 0; i <= batches; i++) {
         fprintf(stderr,
                 "revision %lld: %d of %d records\n",
@@ -669,6 +678,48 @@ static void test_harden_resume_at_cut_revision(void **state)
     expect_healthy();
 }
 
+/* A subscriber resumes from far enough back that the journal read behind
+ * it (10000 records at most, server/events.c) ends inside the first
+ * revision it needs: it must get that revision whole or a "reset",
+ * never the records the read happened to hold as if they were all. */
+#define FAR_REVISIONS 20
+#define FAR_RECORDS   700 /* each: 14000 in all, the ring keeps 4096 */
+
+static void test_harden_resume_past_backlog_limit(void **state)
+{
+    char value[17] = "0123456789abcdef";
+    size_t cap = (size_t)FAR_RECORDS * 96 + 64;
+    char *body = malloc(cap);
+    char *buf = malloc(1 << 20);
+    struct seen s = {0};
+
+    (void)state;
+    assert_non_null(body);
+    assert_non_null(buf);
+    s.first = revision_now();
+    for (int b = 0; b < FAR_REVISIONS; b++) {
+        post_batch(body, cap, value, FAR_RECORDS);
+    }
+    resume_and_read(&s, buf, FAR_REVISIONS);
+    for (int i = 0; i < FAR_REVISIONS; i++) {
+        /* whole, or not at all (then after a reset) */
+        if (s.records[i] || !s.reset) {
+            fprintf(stderr,
+                    "revision %lld: %d records, said to be of %d\n",
+                    (long long)(s.first + 1 + i),
+                    s.records[i],
+                    s.count[i]);
+            assert_int_equal(s.records[i], FAR_RECORDS);
+            assert_int_equal(s.count[i], FAR_RECORDS);
+        }
+    }
+    free(s.records);
+    free(s.count);
+    free(body);
+    free(buf);
+    expect_healthy();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_harden_head_events),
         cmocka_unit_test(test_harden_slow_reader),
         cmocka_unit_test(test_harden_resume_at_cut_revision),
+        cmocka_unit_test(test_harden_resume_past_backlog_limit),
     };
 
     return cmocka_run_group_tests_name("http-harden", tests, setup, teardown);
