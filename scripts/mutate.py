@@ -195,9 +195,9 @@ MUTANTS = [
            "removing the newest link to a target leaves the next one pointing "
            "back at it: used_by and the next unlink follow a removed link"),
     Mutant("stop-no-watchdog", "server/configfsd/*.c",
-           "watching = pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0;",
-           "pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
-           "false && pthread_create(&watchdog, NULL, stop_watchdog, &set) == 0",
+           "bool watching = pthread_create(&watchdog, NULL, stop_watchdog, set) == 0;",
+           "pthread_create(&watchdog, NULL, stop_watchdog, set) == 0",
+           "false && pthread_create(&watchdog, NULL, stop_watchdog, set) == 0",
            "a stop stuck on its log (or anything else) hangs until SIGKILL"),
     # ---- the etcd backend (tests/unit/test-store-etcd.c, on a fake etcd):
     # failures the cluster suite cannot bring about on purpose
