@@ -52,80 +52,88 @@
 #define FILTERED "names no config path: it lists the subsystems a scoped " \
                  "token sees, never refuses one"
 #define OPEN     "public: names no config path"
+/* The matrix's "committed read" column: why a GET is not held. */
+#define SCHEMA_ONLY "reads the registered schemas, not the tree"
+#define DURABLE_REV "names the store's last durable revision"
+#define DURABLE                                                                \
+    "reads the store's durable state (the journal, the snapshot of an "        \
+    "export), never the tree"
+#define EVENTS "sends a change set only once it is committed (events.c)"
+#define NO_TREE "reads no tree state"
 static const struct cfs_http_route routes[] = {
     /* path                  prefix label      methods role  If-Match body
      *                       ETag   handler                NO_HEAD NO_IF_MATCH
-     *                       NO_SCOPE
+     *                       NO_SCOPE NO_HELD_READ
      */
     {"/api/v1/config/",      true,  "config",  NODE, READER, WRITES, CFG_BODY,
                              NODE,  cfs_http_handle_config,   NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/config",       false, "config",  NODE, READER, WRITES, CFG_BODY,
                              NODE,  cfs_http_handle_config,   NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     /* the typed forms of the tree, for generated clients */
     {"/api/v1/node/",        true,  "config",  READ, READER, 0,      0,
                              READ,  cfs_http_handle_node,     NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/value/",       true,  "config",  READ | PUT, READER, PUT, PUT,
                              READ | PUT, cfs_http_handle_value, NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/link/",        true,  "config",  READ | PUT, READER, PUT, PUT,
                              READ | PUT, cfs_http_handle_link, NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
                              0,     cfs_http_handle_schema,   NULL, NULL,
-                             NULL},
+                             NULL, SCHEMA_ONLY},
     {"/api/v1",              false, "api",     READ, READER, 0,      0,
                              0,     cfs_http_handle_api_root, NULL, NULL,
-                             FILTERED},
+                             FILTERED, DURABLE_REV},
     {"/api/v1/",             false, "api",     READ, READER, 0,      0,
                              0,     cfs_http_handle_api_root, NULL, NULL,
-                             FILTERED},
+                             FILTERED, DURABLE_REV},
     {"/api/v1/rename",       false, "rename",  POST, READER, POST,   POST,
                              POST,  cfs_http_handle_rename,   NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
                              0,     cfs_http_handle_batch,    NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     /* cluster mode: the writer runs writes other nodes forwarded, each
      * authorized on its own token (fwd-batch.h) */
     {CFS_FWD_BATCH_PATH,     false, "forward", POST, PUBLIC, 0,      POST,
                              0,     cfs_http_handle_forward,  NULL,
                              "each forwarded request honours its own",
                              "names no config path itself: each forwarded "
-                             "request is refused or not on its own token"},
+                             "request is refused or not on its own token", NULL},
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
                              0,     cfs_http_handle_history,  NULL, NULL,
-                             NULL},
+                             NULL, DURABLE},
     /* who the request's token is: the client offers what it may do */
     {"/api/v1/whoami",       false, "whoami",  READ, READER, 0,      0,
                              0,     cfs_http_handle_whoami,   NULL, NULL,
                              "names no config path: it says which "
-                             "subtrees the token has, never refuses one"},
+                             "subtrees the token has, never refuses one", NO_TREE},
     /* export carries write-only values; import replaces the whole tree */
     {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
                              0,     cfs_http_handle_export,   NULL, NULL,
-                             NULL},
+                             NULL, DURABLE},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
                              0,     cfs_http_handle_import,   NULL, NULL,
-                             NULL},
+                             NULL, NULL},
     {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
                              0,     cfs_http_handle_events,   NULL, NULL,
-                             NULL},
+                             NULL, EVENTS},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_openapi,  NULL, NULL,
-                             OPEN},
+                             OPEN, NO_TREE},
     {"/metrics",             false, "metrics", READ, READER, 0,      0,
                              0,     cfs_http_handle_metrics,  NULL, NULL,
-                             NO_PATH},
+                             NO_PATH, NO_TREE},
     {"/readyz",              false, "readyz",  READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_readyz,   NULL, NULL,
-                             OPEN "; with a scoped token, problems filtered"},
+                             OPEN "; with a scoped token, problems filtered", DURABLE_REV},
     {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_healthz,  NULL, NULL,
-                             OPEN},
+                             OPEN, NO_TREE},
 };
 /* clang-format on */
 

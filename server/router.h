@@ -42,6 +42,12 @@ struct cfs_http_route {
      * route names no config path, in its URL or its body. NULL: it names
      * one, and a token scoped elsewhere is refused (403 EACCES). */
     const char *no_scope;
+    /* Why a GET here is not held while a change it may see is committed
+     * (docs/DESIGN.md "Committed reads"): it reads no tree state, or only
+     * what is durable already. NULL: the answer of a GET waits for every
+     * change not yet durable it may have seen (the matrix's "committed
+     * read" column). */
+    const char *no_held_read;
 };
 
 /* The table, in the order URLs are matched (static; *ret_n entries). */

@@ -34,18 +34,28 @@
  *    EACCES and changes nothing; limited to the subtree that holds them
  *    all, it gets the route's answer. A route that names no config path
  *    says so in the table (no_scope), a case that names none in the case
- *    list (.no_scope); a route with neither and no scoped case fails.
+ *    list (.no_scope); a route with neither and no scoped case fails;
+ *  - committed reads (docs/DESIGN.md §6): every GET of a route that reads
+ *    the tree, sent while a change elsewhere is applied but its commit is
+ *    held open by the fault VFS, is held (configfsd_reads_held) until that
+ *    commit fails and the change is undone, then answered as the route
+ *    answers, never with the undone value; a route that reads no tree
+ *    state, or only durable state, says so in the table (no_held_read).
  * "Changes nothing" is the global revision: every committed change moves
  * it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <regex.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
+#include "../unit/fault-vfs.h"
 #include "harness.h"
 #include "http.h"
 #include "router.h"
@@ -978,6 +988,108 @@ static void promise_head(const struct cfs_http_route *rt, const struct mcase *c)
     spec_done(&s);
 }
 
+/* ---- committed reads -------------------------------------------------- */
+
+#define UNDONE_VALUE "8675309" /* never committed: undone */
+
+struct held {
+    pthread_t t;
+    const char *method, *url, *body, *token;
+    struct http_resp r;
+    int rc;
+};
+
+static void *held_run(void *arg)
+{
+    struct held *h = arg;
+    char auth[128];
+    const char *hdrs[2] = {auth, NULL};
+
+    (void)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->token);
+    h->rc = http_try(
+        &h->r, h->method, h->url, h->body, h->body ? strlen(h->body) : 0, hdrs);
+    return NULL;
+}
+
+static long reads_held(void)
+{
+    struct spec s = {0};
+    struct http_resp r;
+    const char *p;
+    long v = -1;
+
+    (void)snprintf(s.url, sizeof(s.url), "/metrics");
+    send_as(&r, CFS_ROLE_READER, "GET", &s, NULL);
+    p = r.body ? strstr(r.body, "\nconfigfsd_reads_held ") : NULL;
+    if (p) {
+        v = strtol(p + strlen("\nconfigfsd_reads_held "), NULL, 10);
+    }
+    http_resp_done(&r);
+    return v;
+}
+
+static void pause_10ms(void)
+{
+    struct timespec ts = {0, 10 * 1000 * 1000};
+
+    nanosleep(&ts, NULL);
+}
+
+/* The GET of case @c, sent while a store elsewhere is applied and its
+ * commit held open, then failed: held until then, answered as the route
+ * answers, never with the undone value. */
+static void promise_committed_read(const struct cfs_http_route *rt,
+                                   const struct mcase *c)
+{
+    struct spec s = {0};
+    struct held put = {.method = "PUT",
+                       .url = "/api/v1/config/01-childless/storeme",
+                       .body = UNDONE_VALUE,
+                       .token = WRITER_TOKEN};
+    struct held get = {.method = "GET", .token = ADMIN_TOKEN};
+    int hits = fault_vfs_hits();
+
+    c->prepare(&s);
+    get.url = s.url;
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    assert_int_equal(pthread_create(&put.t, NULL, held_run, &put), 0);
+    for (int i = 0; i < 3000 && fault_vfs_hits() == hits; i++) {
+        pause_10ms();
+    }
+    assert_int_equal(fault_vfs_hits(), hits + 1); /* the commit is held */
+    assert_int_equal(pthread_create(&get.t, NULL, held_run, &get), 0);
+    for (int i = 0; i < 3000 && reads_held() != 1; i++) {
+        pause_10ms();
+    }
+    if (reads_held() != 1) {
+        fault_vfs_clear();
+        fail_msg("GET %s (%s): answered while a change it may see was not "
+                 "committed (configfsd_reads_held is not 1): %s",
+                 s.url,
+                 c->what,
+                 rt->path);
+    }
+    fault_vfs_release();
+    assert_int_equal(pthread_join(put.t, NULL), 0);
+    assert_int_equal(pthread_join(get.t, NULL), 0);
+    fault_vfs_clear();
+    assert_int_equal(put.rc, 0);
+    assert_int_equal(put.r.status, 503);
+    assert_int_equal(get.rc, 0);
+    if (get.r.status != c->ok ||
+        (get.r.body && strstr(get.r.body, UNDONE_VALUE))) {
+        fail_msg("GET %s (%s), held: %ld (not %ld), %s",
+                 s.url,
+                 c->what,
+                 get.r.status,
+                 c->ok,
+                 get.r.body ? get.r.body : "");
+    }
+    http_resp_done(&put.r);
+    http_resp_done(&get.r);
+    spec_done(&s);
+}
+
 /* A body over --body-limit: 413 EFBIG, nothing changed (sent whole, also
  * to the stream: a 413 is answered before any stream opens). */
 static void promise_body_limit(const struct mcase *c, enum cfs_http_method m)
@@ -1509,6 +1621,9 @@ static void test_matrix(void **state)
                 /* 413 on any path (api/openapi.yaml), for the methods
                  * that read a body and the others alike */
                 promise_body_limit(c, m);
+                if (m == CFS_M_GET && !rt->no_held_read && !c->stream) {
+                    promise_committed_read(rt, c);
+                }
                 if (m == CFS_M_GET && (rt->methods & CFS_M(CFS_M_HEAD))) {
                     promise_role(rt, c, CFS_M_HEAD);
                     if (c->scope) {
@@ -1588,6 +1703,9 @@ static int setup(void **state)
     text = tokens_file();
     harness_write_file(path, text, strlen(text));
     free(text);
+    fault_vfs_register(); /* the committed-read column holds commits */
+    fault_vfs_clear();
+    harness_store_vfs = FAULT_VFS_NAME;
     if (cfs_http_tokens_load(path, &tokens, NULL, 0) < 0 ||
         harness_start_db(db) < 0) {
         return -1;
