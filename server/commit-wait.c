@@ -330,6 +330,43 @@ bool cfs_http_catch_up(struct cfs_http_req *req,
     return false;
 }
 
+/* A linearizable read that could not learn where the cluster's log ends
+ * (etcd failed: 503, naming it) or did not reach it in time (504). */
+static void index_failed(struct cfs_http_req *req, int err)
+{
+    struct cfs_store_cluster_info cl;
+
+    if (cfs_store_cluster(req->srv->opts.store, &cl) == 0 && cl.error[0]) {
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         err,
+                         NULL,
+                         "etcd could not say where the cluster's log ends, "
+                         "so this read cannot be linearizable (%s); "
+                         "?consistency=serializable reads what this node "
+                         "has",
+                         cl.error);
+    } else if (err == -ETIMEDOUT) {
+        cfs_http_problem(req,
+                         MHD_HTTP_GATEWAY_TIMEOUT,
+                         -ETIMEDOUT,
+                         NULL,
+                         "this node did not apply the cluster's last "
+                         "changes within %u ms (it is at %llu); "
+                         "?consistency=serializable reads what it has",
+                         CFS_HTTP_MIN_REVISION_WAIT_MS,
+                         (unsigned long long)cfs_revision());
+    } else {
+        cfs_http_problem(req,
+                         MHD_HTTP_SERVICE_UNAVAILABLE,
+                         err,
+                         NULL,
+                         "this read cannot be linearizable now; "
+                         "?consistency=serializable reads what this node "
+                         "has");
+    }
+}
+
 bool cfs_http_catch_up_finish(struct cfs_http_req *req)
 {
     int why = req->wait.catch_up, err = req->wait.commit_err;
@@ -345,25 +382,8 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
     }
     if (err == -ENOMEM) {
         cfs_http_no_memory(req);
-    } else if (why == CFS_CATCH_UP_INDEX && err == -ETIMEDOUT) {
-        cfs_http_problem(req,
-                         MHD_HTTP_GATEWAY_TIMEOUT,
-                         -ETIMEDOUT,
-                         NULL,
-                         "this node did not apply the cluster's last "
-                         "changes within %u ms (it is at %llu); "
-                         "?consistency=serializable reads what it has",
-                         CFS_HTTP_MIN_REVISION_WAIT_MS,
-                         (unsigned long long)cfs_revision());
     } else if (why == CFS_CATCH_UP_INDEX && err < 0) {
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         err,
-                         NULL,
-                         "etcd could not say where the cluster's log ends, "
-                         "so this read cannot be linearizable; "
-                         "?consistency=serializable reads what this node "
-                         "has");
+        index_failed(req, err);
     } else if (err < 0) {
         cfs_http_problem(req,
                          MHD_HTTP_GATEWAY_TIMEOUT,
