@@ -305,6 +305,23 @@ static void caught_up(void *ctx, int err)
     cfs_http_commit_resolve(ctx, err, 0);
 }
 
+/* The store was asked to wait for @req (@r its answer): true when there is
+ * nothing to wait for, false when the request waits (called back), or has
+ * its result at once (no call back will come: as if called back). */
+static bool wait_asked(struct cfs_http_req *req, int r)
+{
+    if (r == 1) {
+        req->wait.committing = false;
+        req->wait.catch_up = CFS_CATCH_UP_NONE;
+        return true;
+    }
+    if (r < 0) {
+        req->wait.commit_err = r;
+        atomic_store(&req->wait.cstate, CS_READY);
+    }
+    return false;
+}
+
 bool cfs_http_catch_up(struct cfs_http_req *req,
                        int why,
                        uint64_t revision,
@@ -317,17 +334,7 @@ bool cfs_http_catch_up(struct cfs_http_req *req,
     req->wait.catch_up = why;
     r = cfs_store_catch_up_async(
         req->srv->opts.store, revision, delay_us, timeout_ms, caught_up, req);
-    if (r == 1) {
-        req->wait.committing = false;
-        req->wait.catch_up = CFS_CATCH_UP_NONE;
-        return true;
-    }
-    if (r < 0) {
-        /* no call back will come: the result now, as if called back */
-        req->wait.commit_err = r;
-        atomic_store(&req->wait.cstate, CS_READY);
-    }
-    return false;
+    return wait_asked(req, r);
 }
 
 /* A linearizable read that could not learn where the cluster's log ends
@@ -424,16 +431,7 @@ static bool index_start(struct cfs_http_req *req)
     req->wait.catch_up = CFS_CATCH_UP_INDEX;
     r = cfs_store_read_index_async(
         req->srv->opts.store, CFS_HTTP_MIN_REVISION_WAIT_MS, read_indexed, req);
-    if (r == 1) {
-        req->wait.committing = false;
-        req->wait.catch_up = CFS_CATCH_UP_NONE;
-        return true;
-    }
-    if (r < 0) {
-        req->wait.commit_err = r;
-        atomic_store(&req->wait.cstate, CS_READY);
-    }
-    return false;
+    return wait_asked(req, r);
 }
 
 bool cfs_http_read_index(struct cfs_http_req *req)

@@ -217,6 +217,36 @@ static char *etag_of(const char *path)
     return e;
 }
 
+/* Hold the commit of the write @writer(@arg) makes open (the fault VFS),
+ * send the @n reads of @rd meanwhile, see each held, then fail the commit:
+ * the write is 503 EIO and each read answered (its result in @rd). */
+static void hold_write_and_read(void *(*writer)(void *),
+                                void *arg,
+                                struct reader *rd,
+                                size_t n)
+{
+    pthread_t put;
+    int hits = fault_vfs_hits();
+
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    assert_int_equal(pthread_create(&put, NULL, writer, arg), 0);
+    wait_fault_hit(hits);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(pthread_create(&rd[i].thread, NULL, read_one, &rd[i]),
+                         0);
+    }
+    /* every read is in, its answer held */
+    wait_metric("configfsd_reads_held ", (long)n);
+    fault_vfs_release();
+    assert_int_equal(pthread_join(put, NULL), 0);
+    expect_problem(&held_put, 503, "EIO");
+    http_resp_done(&held_put);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(pthread_join(rd[i].thread, NULL), 0);
+        assert_int_equal(rd[i].rc, 0);
+    }
+}
+
 /* A store whose commit fails after it ran in the tree: every reader that
  * came while it was pending is answered with the committed value and its
  * ETag, never the undone one; so is the event stream. */
@@ -231,10 +261,9 @@ static void test_committed_read_never_sees_undone_store(void **state)
     };
     enum { N = sizeof(paths) / sizeof(paths[0]) };
     struct reader rd[N];
-    pthread_t put;
     char *old_etag, buf[8192];
     bool eof = false;
-    int sse, hits;
+    int sse;
     static const char sse_req[] =
         "GET /api/v1/events HTTP/1.1\r\n"
         "Host: x\r\nAccept: text/event-stream\r\n\r\n";
@@ -247,27 +276,14 @@ static void test_committed_read_never_sees_undone_store(void **state)
     assert_true(raw_read_for(sse, buf, sizeof(buf), "\r\n\r\n", 10000, &eof) >
                 0);
 
-    hits = fault_vfs_hits();
-    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
-    assert_int_equal(pthread_create(&put, NULL, put_held, (void *)pv), 0);
-    wait_fault_hit(hits);
     for (size_t i = 0; i < N; i++) {
         memset(&rd[i], 0, sizeof(rd[i]));
         rd[i].path = paths[i];
-        assert_int_equal(pthread_create(&rd[i].thread, NULL, read_one, &rd[i]),
-                         0);
     }
-    /* every read is in, its answer held (none answered with "66") */
-    wait_metric("configfsd_reads_held ", N);
-    fault_vfs_release();
-    assert_int_equal(pthread_join(put, NULL), 0);
-    expect_problem(&held_put, 503, "EIO");
-    http_resp_done(&held_put);
+    hold_write_and_read(put_held, (void *)pv, rd, N);
     for (size_t i = 0; i < N; i++) {
         char *e;
 
-        assert_int_equal(pthread_join(rd[i].thread, NULL), 0);
-        assert_int_equal(rd[i].rc, 0);
         assert_int_equal(rd[i].r.status, 200);
         assert_null(strstr(rd[i].r.body, "66"));
         e = http_header(&rd[i].r, "ETag");
@@ -300,29 +316,15 @@ static void test_committed_read_never_sees_undone_mkdir(void **state)
     };
     enum { N = sizeof(paths) / sizeof(paths[0]) };
     struct reader rd[N];
-    pthread_t put;
     static const char body[] = "{\"name\":\"ghost\"}";
 
     (void)state;
-    int hits = fault_vfs_hits();
-
-    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
-    assert_int_equal(pthread_create(&put, NULL, post_held, (void *)body), 0);
-    wait_fault_hit(hits);
     for (size_t i = 0; i < N; i++) {
         memset(&rd[i], 0, sizeof(rd[i]));
         rd[i].path = paths[i];
-        assert_int_equal(pthread_create(&rd[i].thread, NULL, read_one, &rd[i]),
-                         0);
     }
-    wait_metric("configfsd_reads_held ", N);
-    fault_vfs_release();
-    assert_int_equal(pthread_join(put, NULL), 0);
-    expect_problem(&held_put, 503, "EIO");
-    http_resp_done(&held_put);
+    hold_write_and_read(post_held, (void *)body, rd, N);
     for (size_t i = 0; i < N; i++) {
-        assert_int_equal(pthread_join(rd[i].thread, NULL), 0);
-        assert_int_equal(rd[i].rc, 0);
         assert_int_equal(rd[i].r.status, i == 1 ? 404 : 200);
         if (i != 1) {
             assert_null(strstr(rd[i].r.body, "\"ghost\""));
