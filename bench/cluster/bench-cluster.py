@@ -18,7 +18,11 @@ Writes, durable PUTs per second:
   sqlite        one configfsd on SQLite (synchronous=FULL)
 Reads, GETs of an attribute per second:
   node N        each node of the 3-node cluster alone, in turn
+                (linearizable, the default: each read waits for the
+                node to apply what etcd holds when it comes, one quorum
+                read shared by the reads queued meanwhile)
   3 nodes       the three at once (sum)
+  serializable  node 1 alone, ?consistency=serializable (no etcd read)
   sqlite        the single SQLite node
 Every figure counts only the answers that succeeded: 2xx from configfsd,
 200 with a put's header (no "error") from etcd. A 503 EAGAIN (a request
@@ -239,6 +243,10 @@ def main():
         figs["get3"] = run_wrk("3 nodes at once (sum)",
                                [n.url(attr % 0) for n in c.nodes],
                                secs, conns, GET)
+        figs["getser"] = run_wrk(
+            "node 1 alone, serializable",
+            [c.nodes[0].url(attr % 0) + "?consistency=serializable"],
+            secs, conns, GET)
         figs["getsq"] = run_wrk("1 node on SQLite", [sq.url(attr % 0)],
                                 secs, conns, GET)
     finally:
@@ -265,6 +273,7 @@ def main():
         print("  node %d of 3 alone         %.2f"
               % (i + 1, figs["get%d" % i].rate / sqr))
     print("  3 nodes at once (sum)     %.2f" % (figs["get3"].rate / sqr))
+    print("  node 1, serializable      %.2f" % (figs["getser"].rate / sqr))
     failed = [f for f in figs.values() if f.bad]
     if failed:
         print("FAILED: answers other than success (or socket errors) in: "
