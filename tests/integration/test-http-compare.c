@@ -39,6 +39,10 @@ struct cmp_item {
     size_t blob_len;
 };
 
+/* show() runs beside store() (no configfs lock is held for it, as in the
+ * kernel): the module keeps its own values under its own lock. */
+static pthread_mutex_t cmp_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct cmp_item *to_cmp(struct config_item *item)
 {
     return container_of(item, struct cmp_item, item);
@@ -46,15 +50,22 @@ static struct cmp_item *to_cmp(struct config_item *item)
 
 static ssize_t cmp_text_show(struct config_item *item, char *page)
 {
+    ssize_t n;
+
+    pthread_mutex_lock(&cmp_lock);
     memcpy(page, to_cmp(item)->text, to_cmp(item)->text_len);
-    return (ssize_t)to_cmp(item)->text_len;
+    n = (ssize_t)to_cmp(item)->text_len;
+    pthread_mutex_unlock(&cmp_lock);
+    return n;
 }
 
 static ssize_t
 cmp_text_store(struct config_item *item, const char *page, size_t count)
 {
+    pthread_mutex_lock(&cmp_lock);
     memcpy(to_cmp(item)->text, page, count);
     to_cmp(item)->text_len = count;
+    pthread_mutex_unlock(&cmp_lock);
     return (ssize_t)count;
 }
 
