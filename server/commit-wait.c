@@ -409,16 +409,9 @@ bool cfs_http_catch_up_finish(struct cfs_http_req *req)
 
 void cfs_http_read_begin(struct cfs_http_req *req)
 {
-    /* history and export read the store's durable state, not the tree */
-    req->wait.read = req->tree_answer;
-    if (req->wait.read) {
+    if (req->tree_answer) {
         cfs_read_begin(&req->wait.rmark);
     }
-}
-
-static void read_indexed(void *ctx, int err)
-{
-    cfs_http_commit_resolve(ctx, err, 0);
 }
 
 /* Wait (as for a commit) until this node applied what etcd holds now.
@@ -430,7 +423,7 @@ static bool index_start(struct cfs_http_req *req)
     cfs_http_commit_begin(req);
     req->wait.catch_up = CFS_CATCH_UP_INDEX;
     r = cfs_store_read_index_async(
-        req->srv->opts.store, CFS_HTTP_MIN_REVISION_WAIT_MS, read_indexed, req);
+        req->srv->opts.store, CFS_HTTP_MIN_REVISION_WAIT_MS, caught_up, req);
     return wait_asked(req, r);
 }
 
@@ -457,19 +450,18 @@ bool cfs_http_read_index(struct cfs_http_req *req)
  * times. @return true to run the handler again. */
 static bool read_again(struct cfs_http_req *req)
 {
-    if (++req->wait.rereads > CFS_HTTP_REREADS) {
-        run_again(req);
-        cfs_http_problem(req,
-                         MHD_HTTP_SERVICE_UNAVAILABLE,
-                         -EAGAIN,
-                         NULL,
-                         "changes that were undone kept getting in the way "
-                         "of this read %u times in a row; retry",
-                         (unsigned)CFS_HTTP_REREADS);
-        return false;
-    }
     run_again(req);
-    return true;
+    if (++req->wait.rereads <= CFS_HTTP_REREADS) {
+        return true;
+    }
+    cfs_http_problem(req,
+                     MHD_HTTP_SERVICE_UNAVAILABLE,
+                     -EAGAIN,
+                     NULL,
+                     "changes that were undone kept getting in the way "
+                     "of this read %u times in a row; retry",
+                     (unsigned)CFS_HTTP_REREADS);
+    return false;
 }
 
 bool cfs_http_read_hold(struct cfs_http_req *req)
@@ -510,10 +502,7 @@ bool cfs_http_read_hold(struct cfs_http_req *req)
         atomic_fetch_add(&srv->n_held, 1);
     }
     pthread_mutex_unlock(&srv->h_lock);
-    if (r == -EAGAIN) {
-        return read_again(req);
-    }
-    return false;
+    return r == -EAGAIN && read_again(req);
 }
 
 bool cfs_http_read_finish(struct cfs_http_req *req)

@@ -63,28 +63,30 @@ void cfs_http_commit_resolve(struct cfs_http_req *req,
                              uint64_t revision);
 
 /*
- * Committed reads (docs/DESIGN.md "Committed reads"): a GET or HEAD of the
- * tree, its history or an export answers only with committed state. Before
- * its handler runs, cfs_http_read_begin() marks where it starts; after,
- * cfs_http_read_hold() holds its answer while a transaction it may have
+ * Committed reads (docs/DESIGN.md "Committed reads"). A request whose
+ * answer says what the tree holds (req->tree_answer: a read, or a write
+ * refused on what it found) answers only with committed state: before its
+ * handler runs, cfs_http_read_begin() marks where it starts; after,
+ * cfs_http_read_hold() holds the answer while a transaction it may have
  * seen is not committed (the connection sleeps as for a commit; the read
- * hook resumes it), or resets it when one was undone. @return true: run
- * the handler again now; false: answer, or wait (req->wait.committing).
+ * hook resumes it), or resets it when one was undone or the tree changed
+ * under it. @return true: run the handler again now; false: answer, or
+ * wait (req->wait.committing).
  */
 void cfs_http_read_begin(struct cfs_http_req *req);
-/* Cluster mode: a read of the tree first waits (as for a commit) until this
- * node applied everything etcd held when it came (linearizable), unless
- * ?consistency=serializable. @return true to go on at once; false with an
- * answer (400), or waiting (cfs_http_catch_up_finish() then answers 503
- * or 504 on failure). */
-bool cfs_http_read_index(struct cfs_http_req *req);
 bool cfs_http_read_hold(struct cfs_http_req *req);
 /* The hold is over: true to run the handler again (something it saw was
  * undone), false to answer. */
 bool cfs_http_read_finish(struct cfs_http_req *req);
-/* Core's read hook (cfs_read_hook_add()): a transaction ended; resume the
- * held reads that may answer now. */
+/* Core's read hook (cfs_read_hook_add()): a transaction ended or the
+ * mutation lock went; resume the held reads that may answer now. */
 void cfs_http_reads_hook(void *srv);
+/* Cluster mode: a read (req->tree_read) first waits (as for a commit) until
+ * this node applied everything etcd held when it came (linearizable),
+ * unless ?consistency=serializable. @return true to go on at once; false
+ * with an answer (400), or waiting (cfs_http_catch_up_finish() then
+ * answers 503 or 504 on failure). */
+bool cfs_http_read_index(struct cfs_http_req *req);
 /* Times a read is run again because what it saw was undone before it is
  * answered 503 (the tree keeps changing under it). */
 #define CFS_HTTP_REREADS 32

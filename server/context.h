@@ -150,7 +150,6 @@ struct cfs_http_wait {
      * held until what it read is committed (held: on srv->held, resumed
      * by the read hook); read again after an undo, rereads times. */
     struct cfs_read_mark rmark;
-    bool read;
     bool held;
     bool indexed; /* cluster: a refused write ran again, caught up */
     bool wrote;   /* it committed (or is committing) a change */
@@ -228,12 +227,12 @@ struct cfs_http_req {
      * tokens; NULL: the whole tree (no tokens, or a token without
      * paths). */
     const struct cfs_http_scope *scope;
-    /* A GET or HEAD of the tree, its history or an export: answered only
-     * with committed state (commit-wait.c, "committed reads"). */
+    /* From its route (router.h): cluster mode, a GET or HEAD that first
+     * waits for the read index (read_index); any request whose answer
+     * says what the tree holds - a read, or a write refused on what it
+     * found (412, 404, EEXIST...) - held until what it saw is committed
+     * (!no_held_read). commit-wait.c, "committed reads". */
     bool tree_read;
-    /* Any request whose answer says what the tree holds: a read, and a
-     * write refused on what it found (412, 404, EEXIST...). Its answer is
-     * held until what it saw is committed (commit-wait.c). */
     bool tree_answer;
     int denied; /* 401, 403 or 429 decided from the headers, or 0 */
     unsigned int retry_after; /* 429: seconds */

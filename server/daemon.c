@@ -414,18 +414,11 @@ static enum cfs_http_phase route_batched(struct cfs_http_req *s)
  * or held until this node reached ?min_revision=. */
 static enum cfs_http_phase admit(struct cfs_http_req *req)
 {
-    const char *label = req->rt ? req->rt->label : "";
+    const struct cfs_http_route *rt = req->rt;
 
-    bool config = strcmp(label, "config") == 0;
-
-    /* (an import plans against the store's durable state, see
-     * h-export.c, and writes as one transaction) */
-    req->tree_answer =
-        config || strcmp(label, "batch") == 0 || strcmp(label, "rename") == 0;
-    req->tree_read = (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
-                     !req->in.outer &&
-                     (config || strcmp(label, "history") == 0 ||
-                      strcmp(label, "export") == 0);
+    req->tree_answer = rt && !rt->no_held_read;
+    req->tree_read = rt && rt->read_index && !req->in.outer &&
+                     (req->method == CFS_M_GET || req->method == CFS_M_HEAD);
     if (req->denied) {
         cfs_http_auth_deny(req);
     } else if (req->body_too_big) {
@@ -452,7 +445,7 @@ static enum cfs_http_phase dispatch(struct cfs_http_req *req)
             cfs_http_fwd_batch_run(req, run);
         }
     }
-    if (req->wait.read && !req->wait.committing && !req->wait.wrote &&
+    if (req->tree_answer && !req->wait.committing && !req->wait.wrote &&
         cfs_http_read_hold(req)) {
         return CFS_HTTP_PHASE_DISPATCH; /* something it saw was undone */
     }

@@ -60,80 +60,86 @@
     "export), never the tree"
 #define EVENTS "sends a change set only once it is committed (events.c)"
 #define NO_TREE "reads no tree state"
+#define PLANS                                                                  \
+    "plans against the store's durable state and writes as one transaction"
+#define FORWARDED "each forwarded request is held or not on its own route"
 static const struct cfs_http_route routes[] = {
     /* path                  prefix label      methods role  If-Match body
      *                       ETag   handler                NO_HEAD NO_IF_MATCH
-     *                       NO_SCOPE NO_HELD_READ
+     *                       NO_SCOPE NO_HELD_READ READ_INDEX
      */
     {"/api/v1/config/",      true,  "config",  NODE, READER, WRITES, CFG_BODY,
                              NODE,  cfs_http_handle_config,   NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, true},
     {"/api/v1/config",       false, "config",  NODE, READER, WRITES, CFG_BODY,
                              NODE,  cfs_http_handle_config,   NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, true},
     /* the typed forms of the tree, for generated clients */
     {"/api/v1/node/",        true,  "config",  READ, READER, 0,      0,
                              READ,  cfs_http_handle_node,     NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, true},
     {"/api/v1/value/",       true,  "config",  READ | PUT, READER, PUT, PUT,
                              READ | PUT, cfs_http_handle_value, NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, true},
     {"/api/v1/link/",        true,  "config",  READ | PUT, READER, PUT, PUT,
                              READ | PUT, cfs_http_handle_link, NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, true},
     {"/api/v1/schema/",      true,  "schema",  READ, READER, 0,      0,
                              0,     cfs_http_handle_schema,   NULL, NULL,
-                             NULL, SCHEMA_ONLY},
+                             NULL, SCHEMA_ONLY, false},
     {"/api/v1",              false, "api",     READ, READER, 0,      0,
                              0,     cfs_http_handle_api_root, NULL, NULL,
-                             FILTERED, DURABLE_REV},
+                             FILTERED, DURABLE_REV, false},
     {"/api/v1/",             false, "api",     READ, READER, 0,      0,
                              0,     cfs_http_handle_api_root, NULL, NULL,
-                             FILTERED, DURABLE_REV},
+                             FILTERED, DURABLE_REV, false},
     {"/api/v1/rename",       false, "rename",  POST, READER, POST,   POST,
                              POST,  cfs_http_handle_rename,   NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, false},
     {"/api/v1/batch",        false, "batch",   POST, READER, POST,   POST,
                              0,     cfs_http_handle_batch,    NULL, NULL,
-                             NULL, NULL},
+                             NULL, NULL, false},
     /* cluster mode: the writer runs writes other nodes forwarded, each
      * authorized on its own token (fwd-batch.h) */
     {CFS_FWD_BATCH_PATH,     false, "forward", POST, PUBLIC, 0,      POST,
                              0,     cfs_http_handle_forward,  NULL,
                              "each forwarded request honours its own",
                              "names no config path itself: each forwarded "
-                             "request is refused or not on its own token", NULL},
+                             "request is refused or not on its own token",
+                             FORWARDED, false},
     {"/api/v1/history",      false, "history", READ, READER, 0,      0,
                              0,     cfs_http_handle_history,  NULL, NULL,
-                             NULL, DURABLE},
+                             NULL, DURABLE, true},
     /* who the request's token is: the client offers what it may do */
     {"/api/v1/whoami",       false, "whoami",  READ, READER, 0,      0,
                              0,     cfs_http_handle_whoami,   NULL, NULL,
                              "names no config path: it says which "
-                             "subtrees the token has, never refuses one", NO_TREE},
+                             "subtrees the token has, never refuses one",
+                             NO_TREE, false},
     /* export carries write-only values; import replaces the whole tree */
     {"/api/v1/export",       false, "export",  READ, ADMIN,  0,      0,
                              0,     cfs_http_handle_export,   NULL, NULL,
-                             NULL, DURABLE},
+                             NULL, DURABLE, true},
     {"/api/v1/import",       false, "import",  POST, ADMIN,  POST,   POST,
                              0,     cfs_http_handle_import,   NULL, NULL,
-                             NULL, NULL},
+                             NULL, PLANS, false},
     {"/api/v1/events",       false, "events",  READ, READER, 0,      0,
                              0,     cfs_http_handle_events,   NULL, NULL,
-                             NULL, EVENTS},
+                             NULL, EVENTS, false},
     /* the public contract, and the probes: they hold no data */
     {"/api/v1/openapi.yaml", false, "openapi", READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_openapi,  NULL, NULL,
-                             OPEN, NO_TREE},
+                             OPEN, NO_TREE, false},
     {"/metrics",             false, "metrics", READ, READER, 0,      0,
                              0,     cfs_http_handle_metrics,  NULL, NULL,
-                             NO_PATH, NO_TREE},
+                             NO_PATH, NO_TREE, false},
     {"/readyz",              false, "readyz",  READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_readyz,   NULL, NULL,
-                             OPEN "; with a scoped token, problems filtered", DURABLE_REV},
+                             OPEN "; with a scoped token, problems filtered",
+                             DURABLE_REV, false},
     {"/healthz",             false, "healthz", READ, PUBLIC, 0,      0,
                              0,     cfs_http_handle_healthz,  NULL, NULL,
-                             OPEN, NO_TREE},
+                             OPEN, NO_TREE, false},
 };
 /* clang-format on */
 

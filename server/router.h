@@ -42,12 +42,16 @@ struct cfs_http_route {
      * route names no config path, in its URL or its body. NULL: it names
      * one, and a token scoped elsewhere is refused (403 EACCES). */
     const char *no_scope;
-    /* Why a GET here is not held while a change it may see is committed
-     * (docs/DESIGN.md "Committed reads"): it reads no tree state, or only
-     * what is durable already. NULL: the answer of a GET waits for every
-     * change not yet durable it may have seen (the matrix's "committed
-     * read" column). */
+    /* Why an answer here is not held while a change it may have seen is
+     * committed (docs/DESIGN.md "Committed reads"): it reads no tree
+     * state, or only what is durable already. NULL: every answer waits
+     * for the changes not yet durable it may have seen, a read's and a
+     * write's refused on what it found (the matrix's "committed read"
+     * column checks each GET). */
     const char *no_held_read;
+    /* Cluster mode: a GET or HEAD here first waits until this node applied
+     * what etcd holds (the read index), unless ?consistency=serializable. */
+    bool read_index;
 };
 
 /* The table, in the order URLs are matched (static; *ret_n entries). */

@@ -405,9 +405,9 @@ struct cfs_txn {
  * committed or undone (@was_undone: it had changed the tree). */
 void cfs__vis_open(struct cfs_txn *txn);
 void cfs__vis_close(struct cfs_txn *txn, bool was_undone);
-/* visible.c: the mutation lock was taken / is about to go / went. */
-void cfs__vis_locked(void);
-void cfs__vis_unlocking(void);
+/* visible.c: the mutation lock was taken or is about to go (the epoch
+ * turns); it went (readers look again). */
+void cfs__vis_turn(void);
 void cfs__vis_unlocked(void);
 
 /* Begin/end an operation: takes the mutation lock and, for txn == NULL,

@@ -276,9 +276,11 @@ CFS_NO_TSA void cfs_txn_commit(struct cfs_txn *txn)
         if (!txn->n) {
             txn_return_revision(txn);
         }
+        cfs__vis_close(txn, false); /* the release tells the readers */
         cfs__wlock_release();
+    } else {
+        cfs__vis_close(txn, false);
     }
-    cfs__vis_close(txn, false);
     txn_free(txn);
 }
 
@@ -528,8 +530,9 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
         }
     }
     txn_return_revision(txn);
-    /* Told before the lock goes: a reader that saw the undone state is
-     * told to read again before a later writer can change the tree. */
+    /* Closed before the lock goes (whose release tells the readers): a
+     * reader that saw the undone state reads again before a later writer
+     * can change the tree. */
     cfs__vis_close(txn, txn->n > 0);
     cfs__wlock_release();
     txn_free(txn);

@@ -14,10 +14,11 @@
  * out: everything it may have seen was done by a transaction with a
  * ticket up to that one. It may answer once none of those is open any
  * more; it reads again when one was undone since it began (any but its
- * own thread's during the read: conservative, never wrong). cfs_read_end() says
- * which; cfs_read_wait() blocks until then, and the hooks tell a server that
- * does not block (it holds the answer, its worker goes on) when a transaction
- * ended.
+ * own thread's during the read: conservative, never wrong). cfs_read_end()
+ * says which; cfs_read_wait() blocks until then, and the hooks tell a server
+ * that does not block (it holds the answer, its worker goes on) when a
+ * transaction ended or the mutation lock went (once: a transaction that
+ * ends under the lock leaves the telling to its release).
  *
  * The rule covers whatever a read sees, module state included: a show()
  * that reads a module's own structures is answered only once every
@@ -70,25 +71,24 @@ static void call_hooks(void)
     pthread_mutex_unlock(&hook_lock);
 }
 
-void cfs__vis_locked(void)
+void cfs__vis_turn(void)
 {
     atomic_fetch_add(&epoch, 1);
     my_epoch++;
 }
 
-void cfs__vis_unlocking(void)
+/* Tell the waiting readers (cfs_read_wait(), the hooks) to look again. */
+static void wake_readers(void)
 {
-    atomic_fetch_add(&epoch, 1);
-    my_epoch++;
-}
-
-void cfs__vis_unlocked(void)
-{
-    /* a read torn by the holder may read again now */
     pthread_mutex_lock(&vis_lock);
     pthread_cond_broadcast(&vis_cond);
     pthread_mutex_unlock(&vis_lock);
     call_hooks();
+}
+
+void cfs__vis_unlocked(void)
+{
+    wake_readers(); /* a read torn by the holder may read again now */
 }
 
 void cfs__vis_open(struct cfs_txn *txn)
@@ -129,9 +129,10 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
     }
     txn->vprev = txn->vnext = NULL;
     atomic_store(&low, open_head ? open_head->ticket : NONE_OPEN);
-    pthread_cond_broadcast(&vis_cond);
     pthread_mutex_unlock(&vis_lock);
-    call_hooks();
+    if (!cfs__wlock_held()) {
+        wake_readers(); /* otherwise the lock's release does */
+    }
 }
 
 void cfs_read_begin(struct cfs_read_mark *mark)
@@ -144,7 +145,7 @@ void cfs_read_begin(struct cfs_read_mark *mark)
 }
 
 /* No lock: the atomics above. */
-static int read_state(struct cfs_read_mark *mark)
+int cfs_read_end(struct cfs_read_mark *mark)
 {
     if (!mark->ticket) {
         /* the first call, in the thread that read, as the read ends: what
@@ -170,17 +171,12 @@ static int read_state(struct cfs_read_mark *mark)
     return 0;
 }
 
-int cfs_read_end(struct cfs_read_mark *mark)
-{
-    return read_state(mark);
-}
-
 int cfs_read_wait(struct cfs_read_mark *mark)
 {
     int r;
 
     pthread_mutex_lock(&vis_lock);
-    while ((r = read_state(mark)) == -EINPROGRESS) {
+    while ((r = cfs_read_end(mark)) == -EINPROGRESS) {
         pthread_cond_wait(&vis_cond, &vis_lock);
     }
     pthread_mutex_unlock(&vis_lock);

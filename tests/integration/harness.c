@@ -467,6 +467,20 @@ long long http_revision(void)
     return rev;
 }
 
+char *http_etag(const char *path)
+{
+    struct http_resp r;
+    char *etag;
+
+    http(&r, "GET", path, NULL, 0, NULL);
+    assert_int_equal(r.status, 200);
+    etag = http_header(&r, "ETag");
+    assert_non_null(etag);
+    assert_true(etag[0] == '"'); /* strong: the tag the server compares */
+    http_resp_done(&r);
+    return etag;
+}
+
 /* ---- raw sockets ------------------------------------------------------- */
 
 int raw_connect(void)

@@ -104,6 +104,9 @@ int http_put_own(const char *url,
 void expect_healthy(void);
 /* The global revision, from GET /api/v1 (which must answer 200). */
 long long http_revision(void);
+/* The strong ETag a GET of @path answers (which must answer 200); new
+ * string. */
+char *http_etag(const char *path);
 
 /* ---- raw sockets: requests libcurl would not send ---------------------- */
 

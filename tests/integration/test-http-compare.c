@@ -235,6 +235,16 @@ static char *value_of(const char *path, size_t *ret_len)
     return v;
 }
 
+/* The text attribute at @path holds @want. */
+static void expect_text(const char *path, const char *want)
+{
+    size_t len;
+    char *v = value_of(path, &len);
+
+    assert_string_equal(v, want);
+    free(v);
+}
+
 static void mkitem(const char *name)
 {
     struct http_resp r;
@@ -251,8 +261,6 @@ static void mkitem(const char *name)
 static void test_compare_holds_or_fails_the_batch(void **state)
 {
     struct http_resp r;
-    size_t len;
-    char *v;
 
     (void)state;
     mkitem("a");
@@ -274,9 +282,7 @@ static void test_compare_holds_or_fails_the_batch(void **state)
         jstr(json_array_get(json_object_get(r.json, "results"), 0), "op"),
         "compare");
     http_resp_done(&r);
-    v = value_of("/cmp/a/text", &len);
-    assert_string_equal(v, "off");
-    free(v);
+    expect_text("/cmp/a/text", "off");
 
     /* does not hold: 412, op_index 1, the mkdir before it undone */
     expect_refused(
@@ -301,9 +307,7 @@ static void test_compare_holds_or_fails_the_batch(void **state)
         412,
         "ESTALE",
         1);
-    v = value_of("/cmp/a/text", &len);
-    assert_string_equal(v, "mid"); /* the store before it undone */
-    free(v);
+    expect_text("/cmp/a/text", "mid"); /* the store before it undone */
 }
 
 /* Text compares as a store takes it: one trailing newline of either side
@@ -431,8 +435,6 @@ static void test_compare_without_a_value(void **state)
 static void test_compare_else_branch(void **state)
 {
     struct http_resp r;
-    size_t len;
-    char *v;
     const char *cas =
         "{\"ops\":[{\"op\":\"compare\",\"path\":\"/cmp/e/text\","
         "\"value\":\"idle\"},{\"op\":\"store\",\"path\":\"/cmp/e/text\","
@@ -452,9 +454,7 @@ static void test_compare_else_branch(void **state)
     assert_true(json_is_true(json_object_get(r.json, "succeeded")));
     assert_int_equal(json_array_size(json_object_get(r.json, "results")), 2);
     http_resp_done(&r);
-    v = value_of("/cmp/e/text", &len);
-    assert_string_equal(v, "busy");
-    free(v);
+    expect_text("/cmp/e/text", "busy");
 
     batch(&r, cas); /* busy: else runs, ops do not */
     assert_int_equal(r.status, 200);
@@ -464,9 +464,7 @@ static void test_compare_else_branch(void **state)
         jstr(json_array_get(json_object_get(r.json, "results"), 0), "path"),
         "/cmp/e-was-busy");
     http_resp_done(&r);
-    v = value_of("/cmp/e/text", &len);
-    assert_string_equal(v, "busy");
-    free(v);
+    expect_text("/cmp/e/text", "busy");
     http(&r, "GET", "/api/v1/config/cmp/e-was-busy", NULL, 0, NULL);
     assert_int_equal(r.status, 200);
     http_resp_done(&r);

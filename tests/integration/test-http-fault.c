@@ -204,19 +204,6 @@ static void wait_fault_hit(int before)
     assert_int_equal(fault_vfs_hits(), before + 1);
 }
 
-static char *etag_of(const char *path)
-{
-    struct http_resp r;
-    char *e;
-
-    http(&r, "GET", path, NULL, 0, NULL);
-    assert_int_equal(r.status, 200);
-    e = http_header(&r, "ETag");
-    assert_non_null(e);
-    http_resp_done(&r);
-    return e;
-}
-
 /* Hold the commit of the write @writer(@arg) makes open (the fault VFS),
  * send the @n reads of @rd meanwhile, see each held, then fail the commit:
  * the write is 503 EIO and each read answered (its result in @rd). */
@@ -270,7 +257,7 @@ static void test_committed_read_never_sees_undone_store(void **state)
 
     (void)state;
     put_value(STOREME, "5", 200);
-    old_etag = etag_of(STOREME);
+    old_etag = http_etag(STOREME);
     sse = raw_connect();
     raw_send(sse, sse_req, sizeof(sse_req) - 1);
     assert_true(raw_read_for(sse, buf, sizeof(buf), "\r\n\r\n", 10000, &eof) >

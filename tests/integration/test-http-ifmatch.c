@@ -15,21 +15,6 @@
 
 static const char *const json_ct = "Content-Type: application/json";
 
-/* The ETag a GET of @path answers (new string). */
-static char *etag_of(const char *path)
-{
-    struct http_resp r;
-    char *etag;
-
-    http(&r, "GET", path, NULL, 0, NULL);
-    assert_int_equal(r.status, 200);
-    etag = http_header(&r, "ETag");
-    assert_non_null(etag);
-    assert_true(etag[0] == '"'); /* strong: the tag the server compares */
-    http_resp_done(&r);
-    return etag;
-}
-
 static long status_of(const char *path)
 {
     struct http_resp r;
@@ -82,11 +67,11 @@ static void test_mkdir_if_match(void **state)
     char *old, *cur;
 
     (void)state;
-    old = etag_of(parent);
+    old = http_etag(parent);
     http_json(&r, "POST", parent, "{\"name\":\"im-other\"}");
     assert_int_equal(r.status, 201);
     http_resp_done(&r);
-    cur = etag_of(parent);
+    cur = http_etag(parent);
     assert_string_not_equal(old, cur);
 
     expect_stale_refused("POST",
@@ -139,7 +124,7 @@ static void test_symlink_if_match(void **state)
               "{\"name\":\"c.1\"}");
     assert_int_equal(r.status, 201);
     http_resp_done(&r);
-    old = etag_of(cfg);
+    old = http_etag(cfg);
     http(&r,
          "PUT",
          "/api/v1/config/usb_gadget/gim/configs/c.1/MaxPower",
@@ -148,7 +133,7 @@ static void test_symlink_if_match(void **state)
          NULL);
     assert_int_equal(r.status, 200);
     http_resp_done(&r);
-    cur = etag_of(cfg);
+    cur = http_etag(cfg);
     assert_string_not_equal(old, cur);
 
     expect_stale_refused("PUT", link, target, old, link);
@@ -179,13 +164,13 @@ static void test_weak_and_listed_tags(void **state)
     long long rev;
 
     (void)state;
-    old = etag_of(attr);
+    old = http_etag(attr);
 
     /* a store: W/"cur" */
     http(&r, "PUT", attr, "1", 1, NULL);
     assert_int_equal(r.status, 200);
     http_resp_done(&r);
-    cur = etag_of(attr);
+    cur = http_etag(attr);
     (void)snprintf(im, sizeof(im), "W/%s", cur);
     send_if(&r, "PUT", attr, "{\"value\":\"2\"}", im);
     assert_int_equal(r.status, 200);
@@ -193,7 +178,7 @@ static void test_weak_and_listed_tags(void **state)
     free(cur);
 
     /* a list with the current tag last, as "1", "3" */
-    cur = etag_of(attr);
+    cur = http_etag(attr);
     (void)snprintf(im, sizeof(im), "%s, W/%s, %s", old, old, cur);
     send_if(&r, "PUT", attr, "{\"value\":\"3\"}", im);
     assert_int_equal(r.status, 200);
@@ -213,7 +198,7 @@ static void test_weak_and_listed_tags(void **state)
     free(old);
 
     /* a mkdir: W/"cur", a list, * */
-    cur = etag_of(parent);
+    cur = http_etag(parent);
     (void)snprintf(im, sizeof(im), "W/%s", cur);
     send_if(&r, "POST", parent, "{\"name\":\"im-weak\"}", im);
     assert_int_equal(r.status, 201);
@@ -223,7 +208,7 @@ static void test_weak_and_listed_tags(void **state)
     expect_problem(&r, 412, "ESTALE");
     http_resp_done(&r);
     free(cur);
-    cur = etag_of(parent);
+    cur = http_etag(parent);
     (void)snprintf(im, sizeof(im), "\"1\", %s", cur);
     send_if(&r, "POST", parent, "{\"name\":\"im-list\"}", im);
     assert_int_equal(r.status, 201);

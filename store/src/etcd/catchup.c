@@ -136,7 +136,7 @@ int etcd_read_index_async(struct cfs_store *s,
                           void *ctx)
 {
     struct store_etcd *e = s->backend;
-    struct read_index *w;
+    struct catch_up *w;
 
     if (!e) {
         return 1;
@@ -161,23 +161,14 @@ int etcd_read_index_async(struct cfs_store *s,
     return 0;
 }
 
-/* Each read of @list waits for @head to be applied here, or fails @err. */
-static void reads_resolve(struct cfs_store *s,
-                          struct read_index *list,
-                          uint64_t head,
-                          int err)
+/* Call back each read of @list with @err and free it. @pre no lock. */
+static void reads_fail(struct catch_up *list, int err)
 {
     while (list) {
-        struct read_index *w = list;
-        int r = err;
+        struct catch_up *w = list;
 
         list = w->next;
-        if (r == 0) {
-            r = etcd_catch_up_async(s, head, 0, w->timeout_ms, w->done, w->ctx);
-        }
-        if (r != 0) {
-            w->done(w->ctx, r == 1 ? 0 : r);
-        }
+        w->done(w->ctx, err);
         free(w);
     }
 }
@@ -185,7 +176,8 @@ static void reads_resolve(struct cfs_store *s,
 /*
  * The reader thread. A read queued while a request to etcd is in flight
  * waits for the next one: only a head etcd gave after the read came in
- * holds every change committed before it.
+ * holds every change committed before it. Once etcd answered, each read
+ * waits for that head as a catch-up does, in the waiter thread's list.
  */
 void *etcd_reader_main(void *arg)
 {
@@ -195,8 +187,7 @@ void *etcd_reader_main(void *arg)
     pthread_setname_np(pthread_self(), "cfs-etcd-read");
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        struct read_index *list;
-        uint64_t head;
+        struct catch_up *list;
         int r;
 
         while (!e->stop && !e->reads) {
@@ -206,15 +197,28 @@ void *etcd_reader_main(void *arg)
         e->reads = NULL;
         if (e->stop) {
             pthread_mutex_unlock(&e->lock);
-            reads_resolve(s, list, 0, -ECANCELED);
+            reads_fail(list, -ECANCELED);
             return NULL;
         }
         pthread_mutex_unlock(&e->lock);
         r = etcd_read_head(e, NULL); /* raises e->log_head */
         pthread_mutex_lock(&e->lock);
-        head = e->log_head;
-        pthread_mutex_unlock(&e->lock);
-        reads_resolve(s, list, head, r);
-        pthread_mutex_lock(&e->lock);
+        if (r < 0 || e->stop) {
+            pthread_mutex_unlock(&e->lock);
+            reads_fail(list, r < 0 ? r : -ECANCELED);
+            pthread_mutex_lock(&e->lock);
+            continue;
+        }
+        while (list) {
+            struct catch_up *w = list;
+
+            list = w->next;
+            w->target = e->log_head;
+            w->deadline = after_us((uint64_t)w->timeout_ms * 1000);
+            w->next = e->catch_ups;
+            e->catch_ups = w;
+            e->n_catch_ups++;
+        }
+        pthread_cond_broadcast(&e->cond); /* the waiter: new waits */
     }
 }

@@ -157,7 +157,7 @@ struct store_etcd {
     struct timespec waiter_wake; /* when the waiter thread wakes unless
                                     e->cond wakes it first */
 
-    struct read_index *reads; /* waiting for the reader's next request */
+    struct catch_up *reads; /* waiting for the reader's next request */
     pthread_t applier, watcher, keeper, waiter, reader;
     bool threads;
 
@@ -177,22 +177,17 @@ struct seen {
     struct seen *next;
 };
 
-/* A etcd_catch_up_async() waiting, in the waiter thread's list. */
-/* A linearizable read waiting for etcd's head (catchup.c). */
-struct read_index {
-    unsigned timeout_ms;
-    cfs_store_caught_up_fn done;
-    void *ctx;
-    struct read_index *next;
-};
-
+/* A etcd_catch_up_async() waiting, in the waiter thread's list; or a
+ * linearizable read (etcd_read_index_async()) waiting in e->reads for the
+ * reader thread's next request of the head, then in the waiter's list. */
 struct catch_up {
     uint64_t target;            /* the revision to apply (with the head) */
     struct timespec not_before; /* CLOCK_REALTIME, as e->cond waits */
     struct timespec deadline;
     cfs_store_caught_up_fn done;
     void *ctx;
-    int err; /* what done() is told, decided under the lock */
+    int err;             /* what done() is told, decided under the lock */
+    unsigned timeout_ms; /* a read: its wait, counted from etcd's answer */
     struct catch_up *next;
 };
 
