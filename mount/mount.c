@@ -224,16 +224,35 @@ static void fill_stat(struct cfs_mount *m,
 
 /*
  * Committed reads (docs/DESIGN.md §6): what the mount returns is committed
- * state, as over HTTP. A read brackets itself (cfs_read_begin()); this
- * FUSE thread then waits for the changes it may have seen to be committed,
- * and the read runs again when one was undone or another thread changed
- * the tree while it read (a bounded number of times: then it stands).
+ * state, as over HTTP. A read brackets itself (read_start()); this FUSE
+ * thread then waits for the changes to what it read to be committed, and
+ * the read runs again when one was undone or another thread changed it
+ * while it read. After READ_LOCK_AFTER tries it reads under the mutation
+ * lock (it cannot be torn there); after READ_TRIES (undos in a row) it
+ * fails EAGAIN rather than return what may be undone.
  */
-#define READ_TRIES 32
+#define READ_LOCK_AFTER 3
+#define READ_TRIES      32
 
-static bool read_over(struct cfs_read_mark *rm, int *tries)
+static void read_start(struct cfs_read_mark *rm, int tries)
 {
-    return cfs_read_wait(rm) == 0 || ++*tries >= READ_TRIES;
+    cfs_read_begin(rm);
+    if (tries >= READ_LOCK_AFTER) {
+        cfs_read_lock();
+    }
+}
+
+enum read_state { READ_DONE, READ_AGAIN, READ_GAVE_UP };
+
+static enum read_state read_over(struct cfs_read_mark *rm, int *tries)
+{
+    if (*tries >= READ_LOCK_AFTER) {
+        cfs_read_unlock();
+    }
+    if (cfs_read_wait(rm) == 0) {
+        return READ_DONE;
+    }
+    return ++*tries < READ_TRIES ? READ_AGAIN : READ_GAVE_UP;
 }
 
 static int
@@ -241,17 +260,22 @@ m_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
     struct cfs_read_mark rm;
     struct cfs_entry e;
+    enum read_state rs;
     int r, tries = 0;
 
     path = fh_path(path, fi);
     for (;;) {
-        cfs_read_begin(&rm);
+        read_start(&rm, tries);
         r = cfs_stat(path, &e);
-        if (read_over(&rm, &tries)) {
+        rs = read_over(&rm, &tries);
+        if (rs == READ_DONE) {
             break;
         }
         if (r == 0) {
             cfs_entry_done(&e);
+        }
+        if (rs == READ_GAVE_UP) {
+            return -EAGAIN;
         }
     }
     if (r) {
@@ -303,15 +327,21 @@ static int m_readdir(const char *path,
     (void)off;
     (void)flags;
     for (;;) {
-        cfs_read_begin(&rm);
+        enum read_state rs;
+
+        read_start(&rm, tries);
         r = cfs_readdir(fh_path(path, fi), &es, &n);
-        if (read_over(&rm, &tries)) {
+        rs = read_over(&rm, &tries);
+        if (rs == READ_DONE) {
             break;
         }
         if (r == 0) {
             cfs_entries_free(es, n);
             es = NULL;
             n = 0;
+        }
+        if (rs == READ_GAVE_UP) {
+            return -EAGAIN;
         }
     }
     if (r) {
@@ -421,13 +451,19 @@ static int m_readlink(const char *path, char *buf, size_t size)
     int r, tries = 0;
 
     for (;;) {
-        cfs_read_begin(&rm);
+        enum read_state rs;
+
+        read_start(&rm, tries);
         r = cfs_readlink(path, &target);
-        if (read_over(&rm, &tries)) {
+        rs = read_over(&rm, &tries);
+        if (rs == READ_DONE) {
             break;
         }
         cfs_free(target);
         target = NULL;
+        if (rs == READ_GAVE_UP) {
+            return -EAGAIN;
+        }
     }
     if (r) {
         return r;
@@ -598,13 +634,20 @@ static int m_read(const char *path,
         int tries = 0;
 
         for (;;) {
-            cfs_read_begin(&rm);
+            enum read_state rs;
+
+            read_start(&rm, tries);
             r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
-            if (read_over(&rm, &tries)) {
+            rs = read_over(&rm, &tries);
+            if (rs == READ_DONE) {
                 break;
             }
             cfs_free(data);
             data = NULL;
+            if (rs == READ_GAVE_UP) {
+                r = -EAGAIN;
+                goto out;
+            }
         }
         if (r) {
             goto out; /* RD5: the next read tries again */

@@ -9,6 +9,7 @@
  * atomic state per request, and whoever comes second acts. While the
  * server stops, workers wait for their commits instead of suspending.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -93,6 +94,11 @@ void cfs_http_commit_begin(struct cfs_http_req *req)
 {
     req->wait.commit_start = cfs_http_now_us();
     req->wait.committing = true;
+    /* A request may wait more than once (a held read read again, a
+     * catch-up then a commit): each wait is met afresh. Before, a read
+     * held a second time while stopping found the first wait's sync_done
+     * and was answered and freed while still on srv->held. */
+    req->wait.sync_done = false;
     atomic_store(&req->wait.cstate, CS_RUNNING);
 }
 
@@ -147,10 +153,8 @@ int cfs_http_commit(struct cfs_http_req *req, struct cfs_txn *txn)
     /* Queue the records in revision order and let go of the tree; the
      * answer the handler now builds is sent once they are durable (or
      * replaced by a 503 if they cannot be, and then undone). */
-    req->wait.commit_start = cfs_http_now_us();
     req->wait.evs = evs;
-    req->wait.committing = true;
-    atomic_store(&req->wait.cstate, CS_RUNNING);
+    cfs_http_commit_begin(req);
     r = cfs_store_submit_async(
         srv->opts.store, txn, req->principal, commit_done, req);
     if (r == 0) {
@@ -414,6 +418,13 @@ void cfs_http_read_begin(struct cfs_http_req *req)
     }
 }
 
+bool cfs_http_read_locked(const struct cfs_http_req *req)
+{
+    return req->tree_answer && req->wait.rereads >= CFS_HTTP_READ_LOCK_AFTER &&
+           (req->method == CFS_M_GET || req->method == CFS_M_HEAD) &&
+           !req->in.outer;
+}
+
 /* Wait (as for a commit) until this node applied what etcd holds now.
  * @return true when there is nothing to wait for. */
 static bool index_start(struct cfs_http_req *req)
@@ -458,8 +469,9 @@ static bool read_again(struct cfs_http_req *req)
                      MHD_HTTP_SERVICE_UNAVAILABLE,
                      -EAGAIN,
                      NULL,
-                     "changes that were undone kept getting in the way "
-                     "of this read %u times in a row; retry",
+                     "changes to what this read reads were undone %u "
+                     "times in a row (the store fails, or other nodes win "
+                     "every race for it); retry",
                      (unsigned)CFS_HTTP_REREADS);
     return false;
 }
@@ -493,6 +505,7 @@ bool cfs_http_read_hold(struct cfs_http_req *req)
          * transaction it waits for finds it there. */
         cfs_http_commit_begin(req);
         req->wait.held = true;
+        req->wait.on_list = true;
         req->wait.hprev = NULL;
         req->wait.hnext = srv->held;
         if (srv->held) {
@@ -508,6 +521,9 @@ bool cfs_http_read_hold(struct cfs_http_req *req)
 bool cfs_http_read_finish(struct cfs_http_req *req)
 {
     int err = req->wait.commit_err;
+
+    /* the hook took it off srv->held before it resolved it */
+    assert(!req->wait.on_list);
 
     req->wait.held = false;
     req->wait.committing = false;
@@ -539,6 +555,8 @@ void cfs_http_reads_hook(void *arg)
         if (next) {
             next->wait.hprev = req->wait.hprev;
         }
+        req->wait.on_list = false;
+        req->wait.hprev = NULL;
         atomic_fetch_sub(&srv->n_held, 1);
         req->wait.commit_err = r;
         req->wait.hnext = ready;

@@ -87,9 +87,15 @@ void cfs_http_reads_hook(void *srv);
  * with an answer (400), or waiting (cfs_http_catch_up_finish() then
  * answers 503 or 504 on failure). */
 bool cfs_http_read_index(struct cfs_http_req *req);
-/* Times a read is run again because what it saw was undone before it is
- * answered 503 (the tree keeps changing under it). */
-#define CFS_HTTP_REREADS 32
+/* Times a read is run again (torn, or what it saw was undone) before it
+ * is answered 503; from the CFS_HTTP_READ_LOCK_AFTER-th on it runs under
+ * the mutation lock, where it cannot be torn: only undos (a store that
+ * fails, or a cluster node losing races for what it reads) count then. */
+#define CFS_HTTP_REREADS         32
+#define CFS_HTTP_READ_LOCK_AFTER 3
+/* Run this read (a GET or HEAD of the tree) under the mutation lock: it
+ * was torn CFS_HTTP_READ_LOCK_AFTER times. */
+bool cfs_http_read_locked(const struct cfs_http_req *req);
 
 /* Let every suspended answer be resumed; from now on, workers wait for
  * their commits themselves instead of suspending. Before the daemon stops. */

@@ -151,6 +151,7 @@ struct cfs_http_wait {
      * by the read hook); read again after an undo, rereads times. */
     struct cfs_read_mark rmark;
     bool held;
+    bool on_list; /* on srv->held (h_lock): exactly while it waits */
     bool indexed; /* cluster: a refused write ran again, caught up */
     bool wrote;   /* it committed (or is committing) a change */
     unsigned rereads;

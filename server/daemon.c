@@ -438,17 +438,29 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
  * batch of forwarded requests, read by its handler, runs them. */
 static enum cfs_http_phase dispatch(struct cfs_http_req *req)
 {
+    /* a read torn again and again runs under the mutation lock: then it
+     * cannot be torn (commit-wait.c, "committed reads") */
+    bool locked = cfs_http_read_locked(req);
+
     cfs_http_read_begin(req);
+    if (locked) {
+        cfs_read_lock();
+    }
     if (!cfs_http_forward(req)) {
         cfs_http_dispatch(req); /* other methods: 405, the route's Allow */
         if (req->in.batch && !req->resp) {
             cfs_http_fwd_batch_run(req, run);
         }
     }
+    if (locked) {
+        cfs_read_unlock();
+    }
     if (req->tree_answer && !req->wait.committing && !req->wait.wrote &&
         cfs_http_read_hold(req)) {
+        cfs_read_stop();
         return CFS_HTTP_PHASE_DISPATCH; /* something it saw was undone */
     }
+    cfs_read_stop(); /* this thread's read of it is over, held or not */
     /* The answer waits for the disk (or the node to catch up, the writer,
      * the batch's requests), this thread does not. */
     return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;

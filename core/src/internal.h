@@ -213,6 +213,9 @@ struct cfs_resolved {
  * not. @pre the tree lock (read) or the mutation lock. */
 int cfs__resolve(const char *path, struct cfs_resolved *ret);
 int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret);
+/* cfs__resolve() for a read function: notes what it reads in this
+ * thread's committed read (visible.c), found or not. */
+int cfs__read_resolve(const char *path, struct cfs_resolved *ret);
 
 /* Split @path into its parent (resolved) and last name.
  * @pre the mutation lock. */
@@ -369,6 +372,11 @@ const char *cfs__wval_name(struct cfs_dirent *d, const struct cfs_wval *w);
 
 /* ---- transactions (txn.c) ---------------------------------------------- */
 
+/* visible.c: stripes of the tree's keys; stripes one transaction names
+ * before it takes the whole tree. */
+#define CFS_VIS_N       65536u
+#define CFS_VIS_TXN_MAX 96
+
 struct cfs_change_private {
     uint64_t rev_self;
     uint64_t created_self;
@@ -399,16 +407,47 @@ struct cfs_txn {
     bool undo_raw_store;       /* undoing a store: leave written values be */
     uint64_t ticket;           /* visible.c: its place among open ones */
     struct cfs_txn *vprev, *vnext; /* visible.c: the open transactions */
+    /* visible.c: the stripes it touched (odd while it holds the lock);
+     * vis_big: more than that, the whole tree */
+    uint32_t vis_idx[CFS_VIS_TXN_MAX];
+    size_t vis_n;
+    bool vis_big;
 };
 
 /* visible.c: a transaction begins (under the mutation lock) / ends,
- * committed or undone (@was_undone: it had changed the tree). */
+ * committed or undone. */
 void cfs__vis_open(struct cfs_txn *txn);
-void cfs__vis_close(struct cfs_txn *txn, bool was_undone);
-/* visible.c: the mutation lock was taken or is about to go (the epoch
- * turns); it went (readers look again). */
-void cfs__vis_turn(void);
+void cfs__vis_close(struct cfs_txn *txn);
+/* visible.c: before an operation of @txn changes the node @name of
+ * @parent (@name NULL: @parent itself), and the node at path @other too
+ * (a link's target, a rename's destination) when not NULL. */
+void cfs__vis_touch(struct cfs_txn *txn,
+                    const struct cfs_dirent *parent,
+                    const char *name,
+                    const char *other);
+void cfs__vis_touch_dirent(struct cfs_txn *txn, const struct cfs_dirent *d);
+/* visible.c: @txn lets go of the mutation lock (sealed, committed, or
+ * undone: @undone); it takes it again to be undone (retouch). */
+void cfs__vis_release(struct cfs_txn *txn, bool undone);
+void cfs__vis_retouch(struct cfs_txn *txn);
+/* visible.c: a registration changes the tree outside any transaction. */
+void cfs__vis_world_begin(void);
+void cfs__vis_world_end(void);
+/* visible.c: the mutation lock went (readers look again). */
 void cfs__vis_unlocked(void);
+/* visible.c: the stripe of a key, the key of a child (tests). */
+uint32_t cfs__vis_stripe(uint64_t key, bool self);
+uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len);
+/* visible.c: what a read function reads, noted in this thread's read (if
+ * any: cfs_read_begin()). */
+enum cfs_read_what {
+    CFS_READ_SELF, /* the node is there, under that path */
+    CFS_READ_NODE, /* the node and everything below it */
+    CFS_READ_SHOW, /* an attribute of the item (or of its subsystem) */
+};
+void cfs__read_note(const struct cfs_dirent *d, enum cfs_read_what what);
+/* The self keys of a path as given (links on it; a name not found). */
+void cfs__read_note_path(const char *path, size_t plen);
 
 /* Begin/end an operation: takes the mutation lock and, for txn == NULL,
  * a private transaction. */

@@ -282,6 +282,11 @@ int cfs__do_unlink(struct cfs_txn *txn, const char *path)
     }
     link = res.dir;
     dir = link->parent;
+    if (txn->replay) {
+        /* no record (cfs__txn_prepare() touches for the others) */
+        cfs__vis_touch(txn, dir, link->name, NULL);
+        cfs__vis_touch_dirent(txn, link->target);
+    }
     if (!txn->undoing && !txn->replay) {
         r = cfs__dirent_path(link->target, &tpath);
         if (r == 0) {
@@ -326,7 +331,7 @@ int cfs_readlink(const char *path, char **ret_target)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__resolve(path, &res);
+    r = cfs__read_resolve(path, &res);
     if (r == 0 && res.kind != CFS_R_LINK) {
         r = -EINVAL; /* readlink(2) on anything else */
     }
@@ -425,7 +430,7 @@ int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__resolve(path, &res);
+    r = cfs__read_resolve(path, &res);
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;
     }

@@ -45,7 +45,6 @@ void cfs__wlock_acquire(void) CFS_NO_TSA
 {
     if (wlock_depth++ == 0) {
         pthread_mutex_lock(&cfs__wlock.lock);
-        cfs__vis_turn();
     }
 }
 
@@ -53,7 +52,6 @@ void cfs__wlock_release(void) CFS_NO_TSA
 {
     CFS_BUG_ON(wlock_depth == 0);
     if (--wlock_depth == 0) {
-        cfs__vis_turn();
         pthread_mutex_unlock(&cfs__wlock.lock);
         cfs__vis_unlocked();
     }

@@ -94,6 +94,33 @@ int cfs__resolve(const char *path, struct cfs_resolved *ret)
     return path ? cfs__resolve_n(path, strlen(path), ret) : -EINVAL;
 }
 
+int cfs__read_resolve(const char *path, struct cfs_resolved *ret)
+{
+    int r;
+
+    if (!path) {
+        return -EINVAL;
+    }
+    cfs__read_note_path(path, strlen(path)); /* a name not found, a link */
+    r = cfs__resolve(path, ret);
+    if (r < 0) {
+        return r;
+    }
+    switch (ret->kind) {
+    case CFS_R_DIR:
+        cfs__read_note(ret->dir, CFS_READ_NODE);
+        break;
+    case CFS_R_LINK:
+        cfs__read_note(ret->dir, CFS_READ_NODE);
+        cfs__read_note(ret->dir->target, CFS_READ_SELF); /* its path */
+        break;
+    default: /* an attribute of the item ret->dir */
+        cfs__read_note(ret->dir, CFS_READ_SHOW);
+        break;
+    }
+    return 0;
+}
+
 int cfs__resolve_parent(const char *path,
                         struct cfs_dirent **ret_parent,
                         const char **ret_name,

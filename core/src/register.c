@@ -83,6 +83,7 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
         group->cg_item.ci_name = group->cg_item.ci_namebuf;
     }
     cfs__wlock_acquire();
+    cfs__vis_world_begin();
     r = register_dir(&cfs__root, &cfs__root_group, group, CFS_DF_SUBSYS);
     if (r < 0) {
         cfs__tree_wrlock();
@@ -95,6 +96,7 @@ int configfs_register_subsystem(struct configfs_subsystem *subsys)
             cfs__observer_cb.data, txn, group->cg_item.ci_name);
         cfs_txn_commit(txn);
     }
+    cfs__vis_world_end();
     cfs__wlock_release();
     return r;
 }
@@ -105,6 +107,7 @@ void configfs_unregister_subsystem(struct configfs_subsystem *subsys)
     char *name = NULL;
 
     cfs__wlock_acquire();
+    cfs__vis_world_begin();
     d = subsys->su_group.cg_item.ci_dentry;
     if (d && d->parent == &cfs__root) {
         name = cfs_strdup(d->name);
@@ -116,6 +119,7 @@ void configfs_unregister_subsystem(struct configfs_subsystem *subsys)
         }
         cfs_free(name);
     }
+    cfs__vis_world_end();
     cfs__wlock_release();
 }
 
@@ -126,6 +130,7 @@ int configfs_register_group(struct config_group *parent_group,
     int r;
 
     cfs__wlock_acquire();
+    cfs__vis_world_begin();
     parent = parent_group->cg_item.ci_dentry;
     if (!parent || !cfs__dirent_ready(parent) || parent == &cfs__root) {
         r = -ENOENT;
@@ -133,6 +138,7 @@ int configfs_register_group(struct config_group *parent_group,
         r = register_dir(
             parent, parent_group, group, CFS_DF_DEFAULT | CFS_DF_REGISTERED);
     }
+    cfs__vis_world_end();
     cfs__wlock_release();
     return r;
 }
@@ -142,10 +148,12 @@ void configfs_unregister_group(struct config_group *group)
     struct cfs_dirent *d;
 
     cfs__wlock_acquire();
+    cfs__vis_world_begin();
     d = group->cg_item.ci_dentry;
     if (d && (d->flags & CFS_DF_REGISTERED)) {
         cfs__unregister_dir(d);
     }
+    cfs__vis_world_end();
     cfs__wlock_release();
 }
 

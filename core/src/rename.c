@@ -76,6 +76,9 @@ int cfs__do_rename(struct cfs_txn *txn, const char *from, const char *to)
     }
     r = cfs__txn_prepare(
         txn, CFS_OP_RENAME, sp, d->name, cto, cto ? strlen(cto) : 0, &ch);
+    if (!cto) {
+        cfs__vis_touch(txn, dp, d->name, NULL); /* replay: the destination */
+    }
     if (r == 0) {
         r = cfs__child_reserve(dp);
     }

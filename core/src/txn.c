@@ -114,6 +114,14 @@ int cfs__txn_prepare(struct cfs_txn *txn,
     struct cfs_change *ch;
 
     *ret_change = NULL;
+    /* before anything changes: readers of what it touches are torn */
+    cfs__vis_touch(
+        txn,
+        parent,
+        name,
+        (op == CFS_OP_SYMLINK || op == CFS_OP_UNLINK || op == CFS_OP_RENAME)
+            ? (const char *)arg
+            : NULL);
     if (txn->undoing || txn->replay) {
         return 0;
     }
@@ -213,6 +221,7 @@ int cfs_replay_touch(struct cfs_txn *txn, const char *path)
     if (res.kind != CFS_R_DIR) {
         return -ENOTDIR;
     }
+    cfs__vis_touch_dirent(txn, res.dir);
     cfs__tree_wrlock();
     if (res.dir->revision < txn->stamp) {
         res.dir->revision = txn->stamp;
@@ -252,6 +261,7 @@ CFS_NO_TSA void cfs_txn_seal(struct cfs_txn *txn)
             txn_return_revision(txn);
         }
         txn->sealed = true;
+        cfs__vis_release(txn, false);
         cfs__wlock_release();
     }
 }
@@ -276,10 +286,11 @@ CFS_NO_TSA void cfs_txn_commit(struct cfs_txn *txn)
         if (!txn->n) {
             txn_return_revision(txn);
         }
-        cfs__vis_close(txn, false); /* the release tells the readers */
+        cfs__vis_release(txn, false);
+        cfs__vis_close(txn); /* the release tells the readers */
         cfs__wlock_release();
     } else {
-        cfs__vis_close(txn, false);
+        cfs__vis_close(txn);
     }
     txn_free(txn);
 }
@@ -519,6 +530,7 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
     }
     if (txn->sealed) {
         cfs__wlock_acquire();
+        cfs__vis_retouch(txn); /* readers of what it touched: torn */
     }
     cfs__txn_unprepare(txn);
     txn->undoing = true;
@@ -533,7 +545,8 @@ CFS_NO_TSA int cfs_txn_abort(struct cfs_txn *txn)
     /* Closed before the lock goes (whose release tells the readers): a
      * reader that saw the undone state reads again before a later writer
      * can change the tree. */
-    cfs__vis_close(txn, txn->n > 0);
+    cfs__vis_release(txn, true);
+    cfs__vis_close(txn);
     cfs__wlock_release();
     txn_free(txn);
     return first;

@@ -1,57 +1,77 @@
 // SPDX-License-Identifier: MIT
 /*
  * visible.c - committed reads: what lets a reader tell whether what it
- * just read of the tree is committed state.
+ * just read of the tree is committed state, waiting only for the
+ * transactions that changed what it read.
  *
  * A transaction changes the tree in place from its first operation on,
  * long before the store has made it durable (or, in a cluster, before
  * etcd's quorum took it); if its commit then fails it is undone. A
- * reader must never answer with such a state. Every transaction gets a
- * ticket when it begins (under the mutation lock, so tickets follow lock
- * order) and stays on the list of open transactions until it is
- * committed (cfs_txn_commit(), which the store calls once the change is
- * durable) or undone. A read notes, when it ends, the last ticket handed
- * out: everything it may have seen was done by a transaction with a
- * ticket up to that one. It may answer once none of those is open any
- * more; it reads again when one was undone since it began (any but its
- * own thread's during the read: conservative, never wrong). cfs_read_end()
- * says which; cfs_read_wait() blocks until then, and the hooks tell a server
- * that does not block (it holds the answer, its worker goes on) when a
- * transaction ended or the mutation lock went (once: a transaction that
- * ends under the lock leaves the telling to its release).
+ * reader must never answer with such a state, nor with a torn one (part
+ * of a transaction, or a value from after a change beside a revision from
+ * before it).
  *
- * The rule covers whatever a read sees, module state included: a show()
- * that reads a module's own structures is answered only once every
- * transaction that ran before or during it is settled.
+ * Resources. Every node of the tree has two keys, hashes of its path's
+ * components: its subtree ("sub": anything at or below it) and its self
+ * (it exists under that name). The keys fall into VIS_N stripes. An
+ * operation of a transaction touches, under the mutation lock and before
+ * it changes anything: the sub key of every node on its path from the root
+ * down to the node it changes, that node's self key, and for a link (or a
+ * rename) the same for the other end (a link target's used_by). A
+ * touched stripe is odd from the transaction's first touch until it lets
+ * go of the mutation lock (sealed, committed or undone): a reader that
+ * meets it odd, or sees its sequence move, is torn. The stripe remembers
+ * the newest ticket that touched it (tickets are handed out in lock order
+ * and transactions end in that order) and counts the undone ones.
  *
- * A read must also not be torn: a value from after a change with a
- * revision from before it names a state that never was. Every change to
- * the tree is made under the mutation lock, so a read during which the
- * lock was neither held nor taken saw one state; one that overlapped a
- * holder reads again once the holder let go (the epoch below counts the
- * lock's acquisitions and releases: odd while it is held).
+ * A read notes what it reads as core's read functions resolve paths
+ * (cfs_stat(), cfs_readdir(), cfs_show(), ... through cfs__read_note()):
+ * the self key of every node on the path as given and as resolved, and the
+ * sub key of what it reads - a node, a directory's listing, an attribute's
+ * item (its whole subsystem unless the subsystem says su_show_item_local).
+ * It may answer once every ticket its stripes name is closed; it reads
+ * again when one of them counted an undo, or it was torn. A read whose
+ * stripes no open transaction touched neither waits nor reads again,
+ * whatever runs elsewhere (hash collisions make it conservative, never
+ * wrong).
+ *
+ * Progress: a read that keeps being torn (writers inside what it reads)
+ * is run under the mutation lock (cfs_read_lock()): then it cannot be
+ * torn, and it waits for at most the transactions queued before it. Only
+ * undos make it read again (docs/DESIGN.md "Committed reads").
+ *
+ * What cannot be named by path takes the whole tree: registrations (the
+ * world sequence, odd while one runs) and a transaction that touches more
+ * than CFS_VIS_TXN_MAX stripes (an import); then every read waits for it,
+ * as all did before. A mark that overflows reads as the whole tree too.
  */
 #include "internal.h"
 
-/*
- * The list is kept under vis_lock; what a reader needs of it is published
- * in atomics (written under vis_lock, read without it), so that a read
- * that meets no open transaction takes no lock: @low the ticket of the
- * oldest open transaction (NONE_OPEN without one) is set before @tickets
- * counts a new one, and @undone moves before @low does.
- */
 #define NONE_OPEN UINT64_MAX
+
+struct vis_stripe {
+    atomic_uint_fast64_t seq;    /* odd while its toucher holds the lock */
+    atomic_uint_fast64_t ticket; /* the newest transaction that touched it */
+    atomic_uint_fast64_t undone; /* undone transactions that touched it */
+    uint64_t owner; /* the ticket holding it odd (the lock holder's only) */
+};
+
+static struct vis_stripe stripes[CFS_VIS_N];
+static struct vis_stripe world; /* registrations and big transactions */
+
 static pthread_mutex_t vis_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t vis_cond = PTHREAD_COND_INITIALIZER;
 static struct cfs_txn *open_head, *open_tail; /* vis_lock, ticket order */
 static atomic_uint_fast64_t tickets = 0;      /* handed out */
 static atomic_uint_fast64_t low = NONE_OPEN;  /* oldest open ticket */
-static atomic_uint_fast64_t undone = 0;       /* transactions undone that had
-                                                 changed the tree */
-static atomic_uint_fast64_t epoch; /* the mutation lock: odd while held */
-/* This thread's own share of the epoch: a request's own failed write
- * (taken and undone in the thread that reads) tears nothing it answers. */
-static _Thread_local uint64_t my_epoch, my_undone;
+
+/* The read this thread is doing (between cfs_read_begin() and its first
+ * cfs_read_end()), whose stripes this thread's own writes do not tear. */
+static _Thread_local struct cfs_read_mark *my_mark;
+/* The ticket of the transaction this thread holds the lock for, or 0. */
+static _Thread_local uint64_t my_ticket;
+/* Registrations under way (the mutation lock's holder, recursive). */
+static unsigned world_depth;
 
 #define MAX_HOOKS 8
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,6 +79,79 @@ static struct {
     void (*fn)(void *arg);
     void *arg;
 } hooks[MAX_HOOKS]; /* hook_lock */
+
+/* ---- keys --------------------------------------------------------------- */
+
+#define KEY_ROOT  0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+#define SELF_SALT 0x9e3779b97f4a7c15ull
+
+uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len)
+{
+    uint64_t h = (parent ^ '/') * FNV_PRIME;
+
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)name[i]) * FNV_PRIME;
+    }
+    return h;
+}
+
+uint32_t cfs__vis_stripe(uint64_t key, bool self)
+{
+    uint64_t x = key ^ (self ? SELF_SALT : 0);
+
+    /* splitmix64's finalizer: every bit of the key moves the stripe */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (uint32_t)(x & (CFS_VIS_N - 1));
+}
+
+/* The keys of @d's path, root first, into @keys (CFS_DEPTH_MAX + 1).
+ * @return how many. @pre the tree lock or the mutation lock. */
+static size_t dirent_keys(const struct cfs_dirent *d, uint64_t *keys)
+{
+    const struct cfs_dirent *chain[CFS_DEPTH_MAX + 1];
+    size_t n = 0, k = 0;
+
+    for (; d && d->parent && n < CFS_DEPTH_MAX; d = d->parent) {
+        chain[n++] = d;
+    }
+    keys[k++] = KEY_ROOT;
+    while (n-- > 0) {
+        keys[k] =
+            cfs__vis_key_child(keys[k - 1], chain[n]->name, chain[n]->name_len);
+        k++;
+    }
+    return k;
+}
+
+/* The keys of the first @plen bytes of @path, root first (empty
+ * components skipped, as path.c does). @return how many. */
+static size_t path_keys(const char *path, size_t plen, uint64_t *keys)
+{
+    size_t k = 0, i = 0;
+
+    keys[k++] = KEY_ROOT;
+    while (i < plen && k <= CFS_DEPTH_MAX) {
+        size_t len = 0;
+
+        while (i < plen && path[i] == '/') {
+            i++;
+        }
+        while (i + len < plen && path[i + len] != '/') {
+            len++;
+        }
+        if (len) {
+            keys[k] = cfs__vis_key_child(keys[k - 1], path + i, len);
+            k++;
+        }
+        i += len;
+    }
+    return k;
+}
+
+/* ---- writers ------------------------------------------------------------ */
 
 static void call_hooks(void)
 {
@@ -69,12 +162,6 @@ static void call_hooks(void)
         }
     }
     pthread_mutex_unlock(&hook_lock);
-}
-
-void cfs__vis_turn(void)
-{
-    atomic_fetch_add(&epoch, 1);
-    my_epoch++;
 }
 
 /* Tell the waiting readers (cfs_read_wait(), the hooks) to look again. */
@@ -89,6 +176,153 @@ static void wake_readers(void)
 void cfs__vis_unlocked(void)
 {
     wake_readers(); /* a read torn by the holder may read again now */
+}
+
+/* This thread moved @s (one of its read's stripes, maybe): its own moves
+ * tear nothing it reads. */
+static void own_move(const struct vis_stripe *s, bool undo)
+{
+    struct cfs_read_mark *m = my_mark;
+
+    if (!m) {
+        return;
+    }
+    if (s == &world) {
+        m->own_world += !undo;
+        m->own_world_undone += undo;
+        return;
+    }
+    for (unsigned i = 0; i < m->n; i++) {
+        if (&stripes[m->e[i].idx] == s) {
+            m->e[i].own_seq += !undo;
+            m->e[i].own_undone += undo;
+        }
+    }
+}
+
+static void stripe_odd(struct vis_stripe *s, uint64_t ticket)
+{
+    s->owner = ticket;
+    if (atomic_load(&s->ticket) < ticket) {
+        atomic_store(&s->ticket, ticket);
+    }
+    atomic_fetch_add(&s->seq, 1);
+    own_move(s, false);
+}
+
+static void stripe_even(struct vis_stripe *s, bool undone)
+{
+    if (undone) {
+        atomic_fetch_add(&s->undone, 1); /* before it reads even */
+        own_move(s, true);
+    }
+    s->owner = 0;
+    atomic_fetch_add(&s->seq, 1);
+    own_move(s, false);
+}
+
+static void touch_stripe(struct cfs_txn *txn, uint32_t idx)
+{
+    struct vis_stripe *s = &stripes[idx];
+
+    if (txn->vis_big || s->owner == txn->ticket) {
+        return; /* odd for it already */
+    }
+    if (txn->vis_n == CFS_VIS_TXN_MAX) {
+        /* too many to name: the whole tree (released with the rest;
+         * already odd while a registration runs) */
+        txn->vis_big = true;
+        if (atomic_load(&world.seq) & 1) {
+            if (atomic_load(&world.ticket) < txn->ticket) {
+                atomic_store(&world.ticket, txn->ticket);
+            }
+        } else {
+            stripe_odd(&world, txn->ticket);
+        }
+        return;
+    }
+    txn->vis_idx[txn->vis_n++] = idx;
+    stripe_odd(s, txn->ticket);
+}
+
+/* Touch the path whose keys are @keys[0..n): sub of each, self of the
+ * last. */
+static void touch_keys(struct cfs_txn *txn, const uint64_t *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        touch_stripe(txn, cfs__vis_stripe(keys[i], false));
+    }
+    touch_stripe(txn, cfs__vis_stripe(keys[n - 1], true));
+}
+
+void cfs__vis_touch(struct cfs_txn *txn,
+                    const struct cfs_dirent *parent,
+                    const char *name,
+                    const char *other)
+{
+    uint64_t keys[CFS_DEPTH_MAX + 2];
+    size_t n;
+
+    if (txn->undoing) {
+        return; /* the undo moves what the operations touched */
+    }
+    n = dirent_keys(parent, keys);
+    if (name) {
+        keys[n] = cfs__vis_key_child(keys[n - 1], name, strlen(name));
+        n++;
+    }
+    touch_keys(txn, keys, n);
+    if (other) {
+        n = path_keys(other, strlen(other), keys);
+        touch_keys(txn, keys, n);
+    }
+}
+
+void cfs__vis_touch_dirent(struct cfs_txn *txn, const struct cfs_dirent *d)
+{
+    cfs__vis_touch(txn, d, NULL, NULL);
+}
+
+void cfs__vis_release(struct cfs_txn *txn, bool undone)
+{
+    for (size_t i = 0; i < txn->vis_n; i++) {
+        struct vis_stripe *s = &stripes[txn->vis_idx[i]];
+
+        if (s->owner == txn->ticket) {
+            stripe_even(s, undone);
+        }
+    }
+    if (txn->vis_big && world.owner == txn->ticket) {
+        stripe_even(&world, undone);
+    }
+    if (my_ticket == txn->ticket) {
+        my_ticket = 0;
+    }
+}
+
+void cfs__vis_retouch(struct cfs_txn *txn)
+{
+    for (size_t i = 0; i < txn->vis_n; i++) {
+        stripe_odd(&stripes[txn->vis_idx[i]], txn->ticket);
+    }
+    if (txn->vis_big && !(atomic_load(&world.seq) & 1)) {
+        stripe_odd(&world, txn->ticket);
+    }
+}
+
+void cfs__vis_world_begin(void)
+{
+    if (world_depth++ == 0 && !(atomic_load(&world.seq) & 1)) {
+        stripe_odd(&world, 0);
+    }
+}
+
+void cfs__vis_world_end(void)
+{
+    if (--world_depth == 0 && world.owner == 0 &&
+        (atomic_load(&world.seq) & 1)) {
+        stripe_even(&world, false);
+    }
 }
 
 void cfs__vis_open(struct cfs_txn *txn)
@@ -108,15 +342,12 @@ void cfs__vis_open(struct cfs_txn *txn)
     }
     open_tail = txn;
     pthread_mutex_unlock(&vis_lock);
+    my_ticket = txn->ticket;
 }
 
-void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
+void cfs__vis_close(struct cfs_txn *txn)
 {
     pthread_mutex_lock(&vis_lock);
-    if (was_undone) {
-        atomic_fetch_add(&undone, 1); /* before @low moves past it */
-        my_undone++;
-    }
     if (txn->vprev) {
         txn->vprev->vnext = txn->vnext;
     } else {
@@ -135,40 +366,216 @@ void cfs__vis_close(struct cfs_txn *txn, bool was_undone)
     }
 }
 
+/* ---- readers ------------------------------------------------------------ */
+
 void cfs_read_begin(struct cfs_read_mark *mark)
 {
-    mark->ticket = 0;
-    mark->epoch = atomic_load(&epoch);
-    mark->own_epoch = my_epoch;
-    mark->undone = atomic_load(&undone);
-    mark->own_undone = my_undone;
+    struct vis_stripe *root = &stripes[cfs__vis_stripe(KEY_ROOT, false)];
+
+    memset(mark, 0, offsetof(struct cfs_read_mark, e));
+    mark->world = atomic_load(&world.seq);
+    mark->world_undone = atomic_load(&world.undone);
+    mark->torn = (mark->world & 1) && world.owner != my_ticket;
+    /* e[0]: the root's subtree from the start, for a mark that overflows
+     * (every transaction touches it) */
+    mark->e[0].idx = cfs__vis_stripe(KEY_ROOT, false);
+    mark->e[0].seq = atomic_load(&root->seq);
+    mark->e[0].undone = atomic_load(&root->undone);
+    mark->e[0].own_seq = mark->e[0].own_undone = 0;
+    mark->whole_torn = (mark->e[0].seq & 1) && root->owner != my_ticket;
+    mark->n = 1;
+    my_mark = mark;
+}
+
+void cfs_read_stop(void)
+{
+    my_mark = NULL;
+}
+
+/* Is a subtree the read already holds at or above the node of @keys? */
+static bool
+covered(const struct cfs_read_mark *m, const uint64_t *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (unsigned j = 0; j < m->n_sub; j++) {
+            if (m->sub[j] == keys[i]) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Note one stripe of the read. */
+static void note_stripe(struct cfs_read_mark *m, uint32_t idx)
+{
+    struct vis_stripe *s = &stripes[idx];
+    uint64_t seq;
+
+    for (unsigned i = 1; i < m->n; i++) {
+        if (m->e[i].idx == idx) {
+            return;
+        }
+    }
+    if (m->n == CFS_READ_MARK_MAX) {
+        m->whole = true; /* cfs_read_end() takes the whole tree */
+        return;
+    }
+    seq = atomic_load(&s->seq);
+    if ((seq & 1) && s->owner != my_ticket) {
+        m->torn = true; /* a transaction is changing it now */
+    }
+    m->e[m->n].idx = idx;
+    m->e[m->n].seq = seq;
+    m->e[m->n].undone = atomic_load(&s->undone);
+    m->e[m->n].own_seq = 0;
+    m->e[m->n].own_undone = 0;
+    m->n++;
+}
+
+/* Note the self keys of @keys[0..n), and the sub key of the last when
+ * @sub. */
+static void
+note_keys(struct cfs_read_mark *m, const uint64_t *keys, size_t n, bool sub)
+{
+    if (m->whole || covered(m, keys, n)) {
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        note_stripe(m, cfs__vis_stripe(keys[i], true));
+    }
+    if (sub) {
+        note_stripe(m, cfs__vis_stripe(keys[n - 1], false));
+        if (m->n_sub < CFS_READ_MARK_SUBS) {
+            m->sub[m->n_sub++] = keys[n - 1];
+        }
+    }
+}
+
+void cfs__read_note_path(const char *path, size_t plen)
+{
+    uint64_t keys[CFS_DEPTH_MAX + 2];
+
+    if (my_mark && path) {
+        note_keys(my_mark, keys, path_keys(path, plen, keys), false);
+    }
+}
+
+/* The subsystem @d is in: its dirent just below the root, or NULL. */
+static const struct cfs_dirent *subsystem_of(const struct cfs_dirent *d)
+{
+    while (d && d->parent && d->parent->parent) {
+        d = d->parent;
+    }
+    return d && d->parent ? d : NULL;
+}
+
+static bool show_item_local(const struct cfs_dirent *sd)
+{
+    const struct config_group *g;
+    const struct configfs_subsystem *su;
+
+    if (!sd || !(sd->flags & CFS_DF_SUBSYS) || !sd->item) {
+        return false;
+    }
+    g = container_of(sd->item, struct config_group, cg_item);
+    su = container_of(g, struct configfs_subsystem, su_group);
+    return su->su_show_item_local;
+}
+
+void cfs__read_note(const struct cfs_dirent *d, enum cfs_read_what what)
+{
+    uint64_t keys[CFS_DEPTH_MAX + 2];
+    struct cfs_read_mark *m = my_mark;
+    size_t n;
+
+    if (!m || !d) {
+        return;
+    }
+    n = dirent_keys(d, keys);
+    switch (what) {
+    case CFS_READ_SELF: /* it is there, under that name (a link target) */
+        note_keys(m, keys, n, false);
+        break;
+    case CFS_READ_NODE: /* it and everything below it */
+        note_keys(m, keys, n, true);
+        break;
+    case CFS_READ_SHOW: /* an attribute of the item @d: show() may read
+                           the item, or the whole module */
+        note_keys(m, keys, n, true);
+        if (!show_item_local(subsystem_of(d))) {
+            const struct cfs_dirent *sd = subsystem_of(d);
+
+            if (sd) {
+                note_keys(m, keys, dirent_keys(sd, keys), true);
+            }
+        }
+        break;
+    }
 }
 
 /* No lock: the atomics above. */
 int cfs_read_end(struct cfs_read_mark *mark)
 {
-    if (!mark->ticket) {
-        /* the first call, in the thread that read, as the read ends: what
-         * it may have seen, at most; and whether another thread held the
-         * lock meanwhile (its own holds tear nothing) */
-        uint64_t end = atomic_load(&epoch);
+    bool again = false, busy = false;
+    uint64_t w;
 
-        mark->ticket = atomic_load(&tickets);
-        mark->torn = (mark->epoch & 1) ||
-                     end - mark->epoch != my_epoch - mark->own_epoch;
-        mark->own_undone = my_undone - mark->own_undone;
+    if (!mark->ended) {
+        /* the first call, in the thread that read, as the read ends: the
+         * newest ticket it may have seen, and whether another thread
+         * changed what it read meanwhile */
+        mark->ended = true;
+        if (my_mark == mark) {
+            my_mark = NULL;
+        }
+        if (mark->whole) {
+            mark->ticket = atomic_load(&tickets);
+            mark->torn = mark->torn || mark->whole_torn;
+        }
+        /* e[0] counts only for a mark that overflowed */
+        for (unsigned i = mark->whole ? 0 : 1; i < mark->n; i++) {
+            struct vis_stripe *s = &stripes[mark->e[i].idx];
+            uint64_t t = atomic_load(&s->ticket);
+
+            if (atomic_load(&s->seq) - mark->e[i].seq != mark->e[i].own_seq) {
+                mark->torn = true;
+            }
+            mark->e[i].undone += mark->e[i].own_undone;
+            if (t > mark->ticket) {
+                mark->ticket = t;
+            }
+        }
+        w = atomic_load(&world.seq);
+        if (w - mark->world != mark->own_world) {
+            mark->torn = true;
+        }
+        if (atomic_load(&world.ticket) > mark->ticket) {
+            mark->ticket = atomic_load(&world.ticket);
+        }
+        mark->world_undone += mark->own_world_undone;
+    }
+    if (mark->torn) {
+        /* read again once what tore it is let go (its release calls the
+         * hooks) */
+        for (unsigned i = mark->whole ? 0 : 1; i < mark->n; i++) {
+            busy = busy || (atomic_load(&stripes[mark->e[i].idx].seq) & 1);
+        }
+        busy = busy || (atomic_load(&world.seq) & 1);
+        return busy ? -EINPROGRESS : -EAGAIN;
     }
     if (atomic_load(&low) <= mark->ticket) {
         return -EINPROGRESS;
     }
-    if (atomic_load(&undone) - mark->undone > mark->own_undone) {
-        return -EAGAIN; /* what it saw may be gone (conservative: any) */
+    /* what it saw may be gone: an undo of a transaction that touched it
+     * (conservative: any since the read began) */
+    for (unsigned i = mark->whole ? 0 : 1; i < mark->n; i++) {
+        again = again || atomic_load(&stripes[mark->e[i].idx].undone) !=
+                             mark->e[i].undone;
     }
-    if (mark->torn) {
-        /* read again once the lock is free (its release calls the hooks) */
-        return (atomic_load(&epoch) & 1) ? -EINPROGRESS : -EAGAIN;
+    if (atomic_load(&world.undone) != mark->world_undone) {
+        again = true; /* an import, say, undone: it touched everything */
     }
-    return 0;
+    return again ? -EAGAIN : 0;
 }
 
 int cfs_read_wait(struct cfs_read_mark *mark)
@@ -181,6 +588,16 @@ int cfs_read_wait(struct cfs_read_mark *mark)
     }
     pthread_mutex_unlock(&vis_lock);
     return r;
+}
+
+void cfs_read_lock(void)
+{
+    cfs__wlock_acquire();
+}
+
+void cfs_read_unlock(void)
+{
+    cfs__wlock_release();
 }
 
 int cfs_read_hook_add(void (*fn)(void *arg), void *arg)

@@ -514,6 +514,8 @@ int cfs_schema_register(struct cfs_schema *s)
     if (!root) {
         return -ENOMEM;
     }
+    /* a declared attribute shows its own item's value, nothing else */
+    root->su.su_show_item_local = true;
     r = configfs_register_subsystem(&root->su);
     if (r < 0) {
         config_item_put(obj_item(root));

@@ -994,7 +994,7 @@ static void promise_head(const struct cfs_http_route *rt, const struct mcase *c)
 
 struct held {
     pthread_t t;
-    const char *method, *url, *body, *token;
+    const char *method, *url, *body, *token, *ctype;
     struct http_resp r;
     int rc;
 };
@@ -1003,7 +1003,7 @@ static void *held_run(void *arg)
 {
     struct held *h = arg;
     char auth[128];
-    const char *hdrs[2] = {auth, NULL};
+    const char *hdrs[3] = {auth, h->ctype, NULL};
 
     (void)snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->token);
     h->rc = http_try(
@@ -1035,28 +1035,95 @@ static void pause_10ms(void)
     nanosleep(&ts, NULL);
 }
 
-/* The GET of case @c, sent while a store elsewhere is applied and its
- * commit held open, then failed: held until then, answered as the route
- * answers, never with the undone value. */
+/* A change held open (its commit held by the fault VFS) in @h's thread;
+ * returns once the commit is held. */
+static void hold_commit(struct held *h)
+{
+    int hits = fault_vfs_hits();
+
+    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
+    assert_int_equal(pthread_create(&h->t, NULL, held_run, h), 0);
+    for (int i = 0; i < 3000 && fault_vfs_hits() == hits; i++) {
+        pause_10ms();
+    }
+    if (fault_vfs_hits() != hits + 1) {
+        fault_vfs_clear();
+        assert_int_equal(pthread_join(h->t, NULL), 0);
+        fail_msg("%s %s was not held: %ld %s",
+                 h->method,
+                 h->url,
+                 h->r.status,
+                 h->r.body ? h->r.body : "");
+    }
+}
+
+/* Fail the held commit: 503, undone. */
+static void fail_held_commit(struct held *h)
+{
+    fault_vfs_release();
+    assert_int_equal(pthread_join(h->t, NULL), 0);
+    fault_vfs_clear();
+    assert_int_equal(h->rc, 0);
+    assert_int_equal(h->r.status, 503);
+    http_resp_done(&h->r);
+}
+
+/* Does the GET of @url read the whole tree (the root's listing)? */
+static bool reads_root(const char *url)
+{
+    return strcmp(url, CFG) == 0 || strcmp(url, CFG "/") == 0;
+}
+
+/*
+ * The GET of case @c, sent while a change to what it reads is applied and
+ * its commit held open, then failed: held until then, answered as the
+ * route answers, never with the undone value. The change (a batch) stores
+ * the undone value into a module's attribute of 02-simple-children and
+ * takes the gadget's link away and back, so that every GET case reads
+ * part of it. And sent while a change elsewhere (01-childless) is held
+ * open: answered at once, not held (a read waits only for what it reads).
+ */
 static void promise_committed_read(const struct cfs_http_route *rt,
                                    const struct mcase *c)
 {
     struct spec s = {0};
-    struct held put = {.method = "PUT",
-                       .url = "/api/v1/config/01-childless/storeme",
-                       .body = UNDONE_VALUE,
-                       .token = WRITER_TOKEN};
+    struct held put = {
+        .method = "POST",
+        .url = "/api/v1/batch",
+        .body = "{\"ops\":[{\"op\":\"store\",\"path\":"
+                "\"/02-simple-children/mx/storeme\",\"value\":\"" UNDONE_VALUE
+                "\"},{\"op\":\"unlink\",\"path\":"
+                "\"/usb_gadget/gm/configs/c.1/ncm.mx\"},{\"op\":\"symlink\","
+                "\"path\":\"/usb_gadget/gm/configs/c.1/ncm.mx\",\"target\":"
+                "\"/usb_gadget/gm/functions/ncm.mx\"}]}",
+        .token = ADMIN_TOKEN,
+        .ctype = "Content-Type: application/json"};
+    struct held other = {.method = "PUT",
+                         .url = "/api/v1/config/01-childless/storeme",
+                         .body = UNDONE_VALUE,
+                         .token = WRITER_TOKEN};
     struct held get = {.method = "GET", .token = ADMIN_TOKEN};
-    int hits = fault_vfs_hits();
 
     c->prepare(&s);
     get.url = s.url;
-    fault_vfs_fail_sync(0, SQLITE_IOERR_FSYNC, false, FAULT_VFS_HOLD);
-    assert_int_equal(pthread_create(&put.t, NULL, held_run, &put), 0);
-    for (int i = 0; i < 3000 && fault_vfs_hits() == hits; i++) {
-        pause_10ms();
+    if (!reads_root(s.url)) {
+        /* a change elsewhere holds nothing */
+        hold_commit(&other);
+        held_run(&get);
+        if (get.rc != 0 || get.r.status != c->ok || reads_held() != 0) {
+            fault_vfs_clear();
+            fail_msg("GET %s (%s): held (or not %ld) while only a change "
+                     "elsewhere was open: %ld (%s)",
+                     s.url,
+                     c->what,
+                     c->ok,
+                     get.r.status,
+                     rt->path);
+        }
+        http_resp_done(&get.r);
+        fail_held_commit(&other);
     }
-    assert_int_equal(fault_vfs_hits(), hits + 1); /* the commit is held */
+    hold_commit(&put);
     assert_int_equal(pthread_create(&get.t, NULL, held_run, &get), 0);
     for (int i = 0; i < 3000 && reads_held() != 1; i++) {
         pause_10ms();
@@ -1069,12 +1136,8 @@ static void promise_committed_read(const struct cfs_http_route *rt,
                  c->what,
                  rt->path);
     }
-    fault_vfs_release();
-    assert_int_equal(pthread_join(put.t, NULL), 0);
+    fail_held_commit(&put);
     assert_int_equal(pthread_join(get.t, NULL), 0);
-    fault_vfs_clear();
-    assert_int_equal(put.rc, 0);
-    assert_int_equal(put.r.status, 503);
     assert_int_equal(get.rc, 0);
     if (get.r.status != c->ok ||
         (get.r.body && strstr(get.r.body, UNDONE_VALUE))) {
@@ -1085,7 +1148,6 @@ static void promise_committed_read(const struct cfs_http_route *rt,
                  c->ok,
                  get.r.body ? get.r.body : "");
     }
-    http_resp_done(&put.r);
     http_resp_done(&get.r);
     spec_done(&s);
 }

@@ -1167,6 +1167,7 @@ int rec_register_rc(const char *name, struct rec_type *t, struct rec_obj **ret)
     if (!obj) {
         return -ENOMEM;
     }
+    obj->u.su.su_show_item_local = t->show_item_local;
     rc = configfs_register_subsystem(&obj->u.su);
     if (rc) {
         config_item_put(&obj->u.group.cg_item);

@@ -108,13 +108,14 @@ struct rec_type {
     bool no_item_ops;       /* ct_item_ops = NULL */
     bool no_drop_item;
     bool no_disconnect;
-    bool no_release;   /* objects of this type are freed by teardown */
-    bool links;        /* allow_link + drop_link */
-    bool no_drop_link; /* with links: allow_link only */
-    bool committable;  /* commit_item + uncommit_item */
-    bool commit_only;  /* commit_item without uncommit_item (C1) */
-    bool visibility;   /* is_visible/is_bin_visible even if none is
-                          hidden (they are also set when one is) */
+    bool no_release;      /* objects of this type are freed by teardown */
+    bool links;           /* allow_link + drop_link */
+    bool no_drop_link;    /* with links: allow_link only */
+    bool committable;     /* commit_item + uncommit_item */
+    bool commit_only;     /* commit_item without uncommit_item (C1) */
+    bool visibility;      /* is_visible/is_bin_visible even if none is
+                             hidden (they are also set when one is) */
+    bool show_item_local; /* a subsystem's su_show_item_local */
 
     /* default groups, made with each object of this type (M13) */
     struct rec_default_spec defaults[REC_MAX_DEFAULTS];

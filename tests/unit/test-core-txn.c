@@ -580,11 +580,13 @@ static void test_read_torn_by_other_thread(void **state)
     (void)state;
     tree();
     cfs_read_begin(&m);
+    assert_string_equal(rec_cat("/sub/x/a"), "a0\n");
     assert_int_equal(pthread_create(&t, NULL, other_thread_write, NULL), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_int_equal(cfs_read_end(&m), -EAGAIN);
 
     cfs_read_begin(&m);
+    assert_string_equal(rec_cat("/sub/x/a"), "7");
     assert_ok(cfs_write(NULL, "/sub/x/a", "8", 1));
     assert_int_equal(cfs_read_end(&m), 0);
 }

@@ -334,34 +334,63 @@ CFS_EXPORT int cfs_item_path(struct config_item *item, char **ret_path);
  * A transaction changes the tree in place before it is committed (the store
  * commits it once durable, or once etcd's quorum took it) and is undone if
  * that fails. A reader that must answer only with committed state brackets
- * its reads: cfs_read_begin(), read, cfs_read_end(). What it read is
- * committed once every transaction that began before the read ended is
- * committed, and it is whole (not torn, nothing undone under it) if no
- * other thread held the mutation lock while it read (docs/DESIGN.md,
- * "Committed reads").
+ * its reads: cfs_read_begin(), read (cfs_stat(), cfs_readdir(), cfs_show(),
+ * cfs_readlink(), cfs_links_to(), cfs_written_values(), cfs_dependents(),
+ * in the same thread: each notes what it reads), cfs_read_end(). What it
+ * read is committed once every transaction that changed what it read and
+ * began before the read ended is committed; it is whole if no other
+ * thread changed what it read while it read, and nothing it read was
+ * undone since. Transactions elsewhere in the tree neither hold nor tear
+ * it (docs/DESIGN.md, "Committed reads").
  */
+#define CFS_READ_MARK_MAX  48 /* stripes a mark names; more: the whole tree */
+#define CFS_READ_MARK_SUBS 8  /* subtrees it remembers as read whole */
+struct cfs_read_stripe {
+    uint64_t seq, undone; /* when noted (undone: own undos added at end) */
+    uint32_t idx;
+    uint32_t own_seq, own_undone; /* its own thread's moves since */
+};
 struct cfs_read_mark {
-    uint64_t ticket;    /* set by the first cfs_read_end() */
-    uint64_t epoch;     /* of the mutation lock (odd while held) */
-    uint64_t own_epoch; /* the reading thread's own holds of it, at begin */
-    bool torn;          /* another thread held the lock while it read */
-    uint64_t undone, own_undone; /* transactions undone, and its own */
+    uint64_t ticket; /* set by the first cfs_read_end() */
+    uint64_t world, world_undone;
+    uint32_t own_world, own_world_undone;
+    bool torn;       /* something it read changed, or was changing */
+    bool whole;      /* it read more than it can name: the whole tree */
+    bool whole_torn; /* the tree was changing as it began */
+    bool ended;      /* cfs_read_end() was called */
+    unsigned n, n_sub;
+    uint64_t sub[CFS_READ_MARK_SUBS];
+    struct cfs_read_stripe e[CFS_READ_MARK_MAX];
 };
 
-/** Before reading. */
+/** Before reading, in the thread that reads. */
 CFS_EXPORT void cfs_read_begin(struct cfs_read_mark *mark);
 
 /**
  * After reading (and again after waiting). @return 0: what was read is
- * committed, answer it; -EINPROGRESS: a transaction that may have changed
- * it is open, wait (cfs_read_wait(), or until a hook is called) and ask
- * again; -EAGAIN: a transaction was undone since the read began, read
- * again from cfs_read_begin().
+ * committed, answer it; -EINPROGRESS: a transaction that changed it is
+ * open, or is changing it now: wait (cfs_read_wait(), or until a hook is
+ * called) and ask again; -EAGAIN: it was torn, or a transaction that
+ * touched it was undone since the read began: read again from
+ * cfs_read_begin(). The first call must be made in the thread that read.
  */
 CFS_EXPORT int cfs_read_end(struct cfs_read_mark *mark);
 
 /** cfs_read_end(), blocking while it would say -EINPROGRESS. */
 CFS_EXPORT int cfs_read_wait(struct cfs_read_mark *mark);
+
+/** The thread gives up its read without cfs_read_end() (nothing noted
+ * after this). */
+CFS_EXPORT void cfs_read_stop(void);
+
+/**
+ * Read under the mutation lock (between cfs_read_begin() and the first
+ * cfs_read_end()): no transaction changes the tree meanwhile, so the read
+ * cannot be torn; the way a read that was torn again and again completes.
+ * Hold it briefly: writers wait.
+ */
+CFS_EXPORT void cfs_read_lock(void);
+CFS_EXPORT void cfs_read_unlock(void);
 
 /**
  * Call @fn(@arg) whenever a transaction ends (committed or undone) or the

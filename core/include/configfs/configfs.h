@@ -201,6 +201,11 @@ struct configfs_bin_attribute {
 struct configfs_subsystem {
     struct config_group su_group;
     struct mutex su_mutex;
+    /* configfsd: every show() of an item's attribute reads only that
+     * item's state, so a committed read of it waits only for changes to
+     * that item (false: show() may read any of the module's state, and a
+     * read waits for changes anywhere in the subsystem). */
+    bool su_show_item_local;
 };
 
 /* Size of the show() page and the store() limit (SIMPLE_ATTR_SIZE). */
