@@ -69,6 +69,11 @@ struct mhandle {
 struct mfile {
     struct mhandle h;     /* first */
     pthread_mutex_t lock; /* reads and writes on one open are serialised */
+    /* The item it was opened on (cfs_entry.created): a file keeps it, as
+     * the kernel's keeps its dentry. Once the item is gone, a namesake
+     * made since included, the first read fails ENOENT (RD6), a write
+     * too (WR7), and gathered binary bytes are dropped (BIN6). */
+    uint64_t created;
     bool binary;
     char *snap; /* text: the show() of this open; binary: what read() gave */
     size_t snap_len;
@@ -95,14 +100,40 @@ static struct cfs_mount *self(void)
     return fuse_get_context()->private_data;
 }
 
+/* The attribute at @path is the one an open file was opened on (@created,
+ * its item's incarnation): 0, or -ENOENT when the item went away, a
+ * namesake made since included (RD6, WR7). */
+static int same_item(const char *path, uint64_t created)
+{
+    struct cfs_entry e;
+    int r = cfs_stat(path, &e);
+
+    if (r) {
+        return r;
+    }
+    if (e.created != created) {
+        r = -ENOENT;
+    }
+    cfs_entry_done(&e);
+    return r;
+}
+
 /* ---- changes ------------------------------------------------------------ */
 
 enum mop { M_MKDIR, M_RMDIR, M_STORE, M_SYMLINK, M_UNLINK, M_RENAME };
 
 /* Run one operation in a transaction of its own and commit it durably
- * before returning; run it again when the cluster moved on (-ESTALE). */
-static int change(
-    enum mop op, const char *path, const char *arg, const void *buf, size_t len)
+ * before returning; run it again when the cluster moved on (-ESTALE).
+ * @created (may be NULL): a store of an open file, which must still find
+ * the item it was opened on; checked in the transaction, so no removal
+ * can come between; when it does not, -ENOENT and *@ret_gone set. */
+static int change(enum mop op,
+                  const char *path,
+                  const char *arg,
+                  const void *buf,
+                  size_t len,
+                  const uint64_t *created,
+                  bool *ret_gone)
 {
     struct cfs_mount *m = self();
     char principal[32];
@@ -127,6 +158,14 @@ static int change(
             r = cfs_rmdir(txn, path);
             break;
         case M_STORE:
+            r = created ? same_item(path, *created) : 0;
+            if (r) {
+                (void)cfs_txn_abort(txn); /* nothing changed yet */
+                if (ret_gone) {
+                    *ret_gone = true;
+                }
+                return r;
+            }
             r = cfs_write(txn, path, buf, len);
             break;
         case M_SYMLINK:
@@ -336,17 +375,18 @@ static int m_readdir(const char *path,
 static int m_mkdir(const char *path, mode_t mode)
 {
     (void)mode; /* always 0755 (F3) */
-    return change(M_MKDIR, path, NULL, NULL, 0);
+    return change(M_MKDIR, path, NULL, NULL, 0, NULL, NULL);
 }
 
 static int m_rmdir(const char *path)
 {
-    return change(M_RMDIR, path, NULL, NULL, 0);
+    return change(M_RMDIR, path, NULL, NULL, 0, NULL, NULL);
 }
 
 static int m_unlink(const char *path)
 {
-    return change(M_UNLINK, path, NULL, NULL, 0); /* UL3: EPERM for attrs */
+    return change(
+        M_UNLINK, path, NULL, NULL, 0, NULL, NULL); /* UL3: EPERM for attrs */
 }
 
 static int m_rename(const char *from, const char *to, unsigned int flags)
@@ -354,7 +394,8 @@ static int m_rename(const char *from, const char *to, unsigned int flags)
     if (flags) {
         return -EINVAL; /* RN1: renameat2 flags configfs does not take */
     }
-    return change(M_RENAME, from, to, NULL, 0); /* C7, C8; else RN1 EPERM */
+    return change(
+        M_RENAME, from, to, NULL, 0, NULL, NULL); /* C7, C8; else RN1 EPERM */
 }
 
 /* A config path that is a link: its absolute target (for the walk of
@@ -409,7 +450,7 @@ static int m_symlink(const char *text, const char *path)
     if (r) {
         return r;
     }
-    r = change(M_SYMLINK, path, target, NULL, 0);
+    r = change(M_SYMLINK, path, target, NULL, 0, NULL, NULL);
     free(target);
     return r;
 }
@@ -558,6 +599,7 @@ static int m_open(const char *path, struct fuse_file_info *fi)
     pthread_mutex_init(&f->lock, NULL);
     f->binary = e.kind == CFS_KIND_BIN_ATTR;
     f->max_size = e.max_size;
+    f->created = e.created;
     f->h.path = strdup(path);
     if (!f->h.path) {
         free(f);
@@ -597,9 +639,19 @@ static int m_read(const char *path,
         struct cfs_read_mark rm;
         int tries = 0;
 
+        path = fh_path(path, fi);
         for (;;) {
             cfs_read_begin(&rm);
-            r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
+            /* RD6: the item it was opened on, before and after the show,
+             * so that a namesake's value is never this file's */
+            r = same_item(path, f->created);
+            if (r == 0) {
+                r = cfs_show(path, &data, &len); /* RD3 */
+            }
+            if (r == 0 && (r = same_item(path, f->created)) != 0) {
+                cfs_free(data);
+                data = NULL;
+            }
             if (read_over(&rm, &tries)) {
                 break;
             }
@@ -651,7 +703,9 @@ static int m_write(const char *path,
             if (size > CONFIGFS_PAGE_SIZE - 1) {
                 size = CONFIGFS_PAGE_SIZE - 1; /* WR3: the caller loops */
             }
-            r = change(M_STORE, fh_path(path, fi), NULL, buf, size);
+            /* WR7: the item it was opened on, not a namesake */
+            r = change(
+                M_STORE, fh_path(path, fi), NULL, buf, size, &f->created, NULL);
             if (r == 0) {
                 r = (int)size;
                 f->have_snap = false; /* WR6 */
@@ -696,13 +750,13 @@ static int deliver(const char *path, struct mfile *f)
 
     pthread_mutex_lock(&f->lock);
     if (f->binary && f->written) {
-        struct cfs_entry e;
+        bool gone = false;
 
         path = path ? path : f->h.path;
-        if (cfs_stat(path, &e) == 0) {
-            cfs_entry_done(&e);
-            r = change(M_STORE, path, NULL, f->bin, f->bin_len);
-        } /* BIN6: the item went away: skipped without a word */
+        r = change(M_STORE, path, NULL, f->bin, f->bin_len, &f->created, &gone);
+        if (gone) {
+            r = 0; /* BIN6: the item went away: skipped without a word */
+        }
         f->written = false;
     }
     pthread_mutex_unlock(&f->lock);
