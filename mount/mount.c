@@ -55,6 +55,11 @@ struct cfs_mount {
     struct timespec started; /* the time every entry shows (F8) */
     uid_t uid;               /* the owner every entry shows (docs/mount.md) */
     gid_t gid;
+    /* The mount's device (its file system's identity), to know a
+     * caller's directory inside it by any path (SL5); have_dev false when
+     * it could not be read: then the mount point's text alone. */
+    bool have_dev;
+    unsigned dev_major, dev_minor;
 };
 
 /* What an open file or directory holds: its path, the first member of
@@ -414,39 +419,226 @@ static char *follow_link(const char *path)
     return target;
 }
 
-/* The working directory of the process that made the call (SL5): FUSE
- * gives its pid; /proc has the rest. */
-static int caller_cwd(char *buf, size_t size)
-{
-    char proc[64];
-    ssize_t n;
+/* ---- where the caller is (SL5) ------------------------------------------ */
 
-    (void)snprintf(
-        proc, sizeof(proc), "/proc/%ld/cwd", (long)fuse_get_context()->pid);
-    n = readlink(proc, buf, size - 1);
-    if (n < 0) {
+/* Where the caller sees the tree: the places of its mount namespace where
+ * the mount's file system is mounted, read from /proc/PID/mountinfo by
+ * the device, so a bind mount, a container's -v or a bind of one folder
+ * are the tree as much as the mount point is. */
+struct caller {
+    struct cfs_mount_view *views;
+    uint64_t *ids; /* their mount IDs (statx's stx_mnt_id) */
+    size_t n;
+    int cwd_view;       /* the view the working directory is in, or -1 */
+    char cwd[PATH_MAX]; /* its config path then, else its host path */
+};
+
+static void caller_done(struct caller *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free((char *)c->views[i].mountpoint);
+        free((char *)c->views[i].root);
+    }
+    free(c->views);
+    free(c->ids);
+}
+
+/* A field of mountinfo, its octal escapes (\040 ...) undone. */
+static char *unescape(const char *f)
+{
+    char *out = malloc(strlen(f) + 1), *o = out;
+
+    if (!out) {
+        return NULL;
+    }
+    while (*f) {
+        if (f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' &&
+            f[2] <= '7' && f[3] >= '0' && f[3] <= '7') {
+            *o++ = (char)((f[1] - '0') * 64 + (f[2] - '0') * 8 + (f[3] - '0'));
+            f += 4;
+        } else {
+            *o++ = *f++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static int add_view(struct caller *c, uint64_t id, char *mp, char *root)
+{
+    struct cfs_mount_view *v = realloc(c->views, (c->n + 1) * sizeof(*v));
+    uint64_t *ids;
+
+    if (v) {
+        c->views = v;
+    }
+    ids = v ? realloc(c->ids, (c->n + 1) * sizeof(*ids)) : NULL;
+    if (!ids || !mp || !root) {
+        free(mp);
+        free(root);
+        return -ENOMEM;
+    }
+    c->ids = ids;
+    c->views[c->n].mountpoint = mp;
+    c->views[c->n].root = root;
+    c->ids[c->n++] = id;
+    return 0;
+}
+
+/* The mounts of the mount's device in the caller's namespace (mount ID,
+ * parent, major:minor, root, mount point, ...: proc(5)), in mount order. */
+static int read_views(struct cfs_mount *m, long pid, struct caller *c)
+{
+    char path[64], *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+    int r = 0;
+
+    (void)snprintf(path, sizeof(path), "/proc/%ld/mountinfo", pid);
+    f = fopen(path, "re");
+    if (!f) {
         return -errno;
     }
-    buf[n] = '\0';
+    while (r == 0 && getline(&line, &cap, f) > 0) {
+        unsigned long long id;
+        unsigned maj, min;
+        char root[PATH_MAX], mp[PATH_MAX];
+
+        /* the fields are escaped: none holds a blank */
+        if (sscanf(line,
+                   "%llu %*u %u:%u %4095s %4095s",
+                   &id,
+                   &maj,
+                   &min,
+                   root,
+                   mp) == 5 &&
+            maj == m->dev_major && min == m->dev_minor) {
+            r = add_view(c, id, unescape(mp), unescape(root));
+        }
+    }
+    free(line);
+    (void)fclose(f);
+    return r;
+}
+
+/* @path without the leading @dir ("/" for @path itself), or NULL when
+ * @path is not inside @dir. */
+static const char *inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 0 && dir[n - 1] == '/') {
+        n--;
+    }
+    if (strncmp(path, dir, n) != 0) {
+        return NULL;
+    }
+    if (path[n] == '\0') {
+        return "/";
+    }
+    return path[n] == '/' ? path + n : NULL;
+}
+
+/* Fill @c for the process that made the call: FUSE gives its pid, /proc
+ * the rest. Its working directory is known to be in the tree by its
+ * identity, the device and mount ID statx() gives for /proc/PID/cwd
+ * (AT_STATX_DONT_SYNC: from the kernel's inode, no request to this
+ * mount); only the part of its path below that mount's point is text.
+ * @need_cwd: a relative target. */
+static int caller_of(struct cfs_mount *m, bool need_cwd, struct caller *c)
+{
+    long pid = (long)fuse_get_context()->pid;
+    char proc[64], text[PATH_MAX], root[PATH_MAX];
+    const char *rel = text, *below;
+    struct statx stx;
+    ssize_t n;
+
+    memset(c, 0, sizeof(*c));
+    c->cwd_view = -1;
+    if (!m->have_dev || read_views(m, pid, c) != 0 || c->n == 0) {
+        /* /proc unreadable: the mount point as this process sees it */
+        caller_done(c);
+        memset(c, 0, sizeof(*c));
+        c->cwd_view = -1;
+        if (add_view(c, 0, strdup(m->dir), strdup("/"))) {
+            return -ENOMEM;
+        }
+    }
+    if (!need_cwd) {
+        return 0;
+    }
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/cwd", pid);
+    n = readlink(proc, text, sizeof(text) - 1);
+    if (n < 0) {
+        int r = -errno;
+
+        caller_done(c);
+        return r == -ENOENT ? -ESRCH : r; /* the caller is gone */
+    }
+    text[n] = '\0';
+    /* the text is from this process's root: make it the caller's, as
+     * its mountinfo is (a chroot) */
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/root", pid);
+    n = readlink(proc, root, sizeof(root) - 1);
+    if (n > 1) {
+        root[n] = '\0';
+        below = inside(text, root);
+        rel = below ? below : text;
+    }
+    (void)snprintf(c->cwd, sizeof(c->cwd), "%s", rel);
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/cwd", pid);
+    if (!m->have_dev ||
+        statx(AT_FDCWD,
+              proc,
+              AT_STATX_DONT_SYNC,
+              STATX_INO | STATX_MNT_ID,
+              &stx) != 0 ||
+        stx.stx_dev_major != m->dev_major ||
+        stx.stx_dev_minor != m->dev_minor || !(stx.stx_mask & STATX_MNT_ID)) {
+        return 0; /* outside the tree (or unknown): walked as text */
+    }
+    for (size_t i = c->n; i-- > 0;) {
+        if (c->ids[i] == stx.stx_mnt_id &&
+            (below = inside(rel, c->views[i].mountpoint)) != NULL) {
+            const char *vroot = c->views[i].root;
+            size_t rl = strlen(vroot);
+            char cfg[PATH_MAX];
+
+            while (rl > 0 && vroot[rl - 1] == '/') {
+                rl--; /* "/" + "/usb_gadget" is "/usb_gadget" */
+            }
+            if (snprintf(cfg,
+                         sizeof(cfg),
+                         "%.*s%s",
+                         (int)rl,
+                         vroot,
+                         rl > 0 && strcmp(below, "/") == 0 ? "" : below) >=
+                (int)sizeof(cfg)) {
+                caller_done(c);
+                return -ENAMETOOLONG;
+            }
+            (void)snprintf(c->cwd, sizeof(c->cwd), "%s", cfg);
+            c->cwd_view = (int)i;
+            break;
+        }
+    }
     return 0;
 }
 
 static int m_symlink(const char *text, const char *path)
 {
     struct cfs_mount *m = self();
-    char cwd[PATH_MAX];
+    struct caller c;
     char *target = NULL;
     int r;
 
-    if (text[0] != '/') {
-        r = caller_cwd(cwd, sizeof(cwd));
-        if (r) {
-            return r == -ENOENT ? -ESRCH : r; /* the caller is gone */
-        }
-    } else {
-        cwd[0] = '\0';
+    r = caller_of(m, text[0] != '/', &c);
+    if (r) {
+        return r;
     }
-    r = cfs_mount_resolve(m->dir, cwd, text, follow_link, &target);
+    r = cfs_mount_resolve_at(
+        c.views, c.n, c.cwd_view, c.cwd, text, follow_link, &target);
+    caller_done(&c);
     if (r) {
         return r;
     }
@@ -1012,6 +1204,17 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
         r = -errno;
         stop(m);
         return fail(err, err_size, r, "cannot start: %s", strerror(-r));
+    }
+    {
+        /* the mount's device, before the workers read it: from the
+         * kernel's root inode (AT_STATX_DONT_SYNC sends no request) */
+        struct statx stx;
+
+        if (statx(AT_FDCWD, m->dir, AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0) {
+            m->dev_major = stx.stx_dev_major;
+            m->dev_minor = stx.stx_dev_minor;
+            m->have_dev = true;
+        }
     }
     for (size_t i = 0; i < MOUNT_WORKERS; i++) {
         r = -pthread_create(&m->workers[i], NULL, worker, m);

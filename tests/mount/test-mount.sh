@@ -24,6 +24,10 @@ mkdir "$M"
 cleanup() {
   [ -n "${configfsd_pid:-}" ] && kill -KILL "$configfsd_pid" 2>/dev/null
   [ -n "${busy_pid:-}" ] && kill "$busy_pid" 2>/dev/null
+  # binds of the mount first: rm -rf must not walk into the tree
+  for b in "$tmp/bind" "$tmp/sub" "$tmp/ns"; do
+    mountpoint -q "$b" 2>/dev/null && umount -l "$b"
+  done
   mount_cleanup "$M" "$tmp/mnt2"
   rm -rf "$tmp"
 }
@@ -82,6 +86,52 @@ check "HTTP sees the link with its absolute target" \
   sh -c "curl -sf '$B/api/v1/config/usb_gadget/g1/configs/c.1/ncm.usb0' -H 'Accept: application/json' | grep -q '/usb_gadget/g1/functions/ncm.usb0'"
 check "the journal names the mount's writer uid:$(id -u)" \
   sh -c "curl -sf '$B/api/v1/history?path=/usb_gadget/g1&limit=5' | grep -q '\"principal\":\"uid:$(id -u)\"'"
+
+# ---- any path to the mount (SL5; issue 37 (6)) -------------------------------
+# symlink(2) resolves its target from the caller's working directory,
+# which the mount knows to be in the tree by its identity (the device and
+# mount ID of /proc/PID/cwd), not by the text of the mount point: a bind
+# mount, a bind of one folder, a container's own mount namespace (-v) and
+# a symlinked directory on the way are the tree as the mount point is.
+G2=$M/usb_gadget/g2
+mkdir -p "$G2/configs/c.1" && for f in ncm.usb0 acm.GS0 acm.GS1 acm.GS2 acm.GS3 ecm.usb0; do mkdir "$G2/functions/$f"; done
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/bind" "$tmp/sub" "$tmp/ns" &&
+  mount --bind "$M" "$tmp/bind" 2>"$tmp/err"; then
+  check "bind mount: cd B/usb_gadget/g2; ln -s functions/ncm.usb0 configs/c.1/ (as through the mount)" \
+    sh -c "cd '$tmp/bind/usb_gadget/g2' && ln -s functions/ncm.usb0 configs/c.1/ && test \"\$(readlink configs/c.1/ncm.usb0)\" = ../../../../usb_gadget/g2/functions/ncm.usb0"
+  check "bind mount: an absolute target through B" \
+    ln -s "$tmp/bind/usb_gadget/g2/functions/acm.GS0" "$tmp/bind/usb_gadget/g2/configs/c.1/"
+  check "bind mount: an absolute target through B, the link made through the mount" \
+    ln -s "$tmp/bind/usb_gadget/g2/functions/ecm.usb0" "$G2/configs/c.1/"
+  check "bind mount: '..' above B's root leaves the tree (EPERM)" \
+    sh -c "cd '$tmp/bind/usb_gadget/g2' && ! ln -s ../../.. configs/c.1/up 2>'$tmp/err' && grep -q 'not permitted' '$tmp/err'"
+  umount "$tmp/bind"
+  if mount --bind "$M/usb_gadget" "$tmp/sub" 2>"$tmp/err"; then
+    check "bind of the folder usb_gadget: cd SUB/g2; ln -s functions/acm.GS1 configs/c.1/" \
+      sh -c "cd '$tmp/sub/g2' && ln -s functions/acm.GS1 configs/c.1/ && test -d '$G2/configs/c.1/acm.GS1/'"
+    umount "$tmp/sub"
+  else
+    n=$((n + 1)); echo "ok $n - bind of a folder # SKIP mount --bind failed: $(head -1 "$tmp/err")"
+  fi
+  if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+    # a mount namespace of its own where only a bind of the mount shows
+    # the tree, at a path the daemon's namespace does not have: a
+    # container sharing the mount with -v
+    check "another mount namespace (a container's -v): cd V/usb_gadget/g2; ln -s functions/acm.GS2 configs/c.1/" \
+      unshare -m sh -c "mount --bind '$M' '$tmp/ns' && cd '$tmp/ns/usb_gadget/g2' && ln -s functions/acm.GS2 configs/c.1/"
+    check "  and the link is there for everyone" test -d "$G2/configs/c.1/acm.GS2/"
+  else
+    n=$((n + 1)); echo "ok $n - another mount namespace # SKIP unshare -m is not available"
+  fi
+else
+  n=$((n + 1)); echo "ok $n - bind mounts # SKIP needs root and mount --bind: $(head -1 "$tmp/err" 2>/dev/null)"
+fi
+ln -s "$M" "$tmp/cfglink"
+check "a symlinked directory: cd LINK/usb_gadget/g2; ln -s functions/acm.GS3 configs/c.1/" \
+  sh -c "cd '$tmp/cfglink/usb_gadget/g2' && ln -s functions/acm.GS3 configs/c.1/ && test -d '$G2/configs/c.1/acm.GS3/'"
+find "$G2/configs/c.1" -maxdepth 1 -type l -exec rm {} +
+rmdir "$G2"/functions/* "$G2/configs/c.1" "$G2"
+check "  (gadget g2 removed)" test ! -e "$G2"
 
 # ---- tools -------------------------------------------------------------------
 check "find lists the gadget tree (links not followed)" \
