@@ -394,6 +394,24 @@ try:
     ok(e == errno.EFBIG, "BIN4: beyond cb_max_size: EFBIG",
        errno.errorcode.get(e, e))
     ok(read_file(B) == b"abcd", "BIN4: and nothing is kept")
+    fd = os.open(B, os.O_WRONLY)
+    e = err_of(os.write, fd, b"x" * 65536)
+    e2 = err_of(os.close, fd)
+    ok(e == 0 and e2 == 0 and read_file(B) == b"x" * 65536,
+       "BIN4: a write of exactly cb_max_size (65536 bytes) is taken",
+       f"{errno.errorcode.get(e, e)} {errno.errorcode.get(e2, e2)} "
+       f"{len(read_file(B))} bytes")
+    fd = os.open(B, os.O_WRONLY)
+    os.write(fd, b"x" * 65535)
+    e = err_of(os.write, fd, b"yy")
+    e2 = err_of(os.write, fd, b"y")
+    os.close(fd)
+    got = read_file(B)
+    ok(e == errno.EFBIG and e2 == 0 and got == b"x" * 65535 + b"y",
+       "BIN4: a write ending one past cb_max_size: EFBIG; ending at it: "
+       "taken", f"{errno.errorcode.get(e, e)} {errno.errorcode.get(e2, e2)} "
+       f"{len(got)} bytes")
+    write_file(B, b"abcd")
     # BIN6: bytes gathered on a file whose item was removed and made again
     # are dropped at close without a word, not delivered to the namesake
     os.mkdir(P("cli-raw", "bin6"))

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,19 @@ static const char *const links[][2] = {
 
 static char *follow(const char *path)
 {
+    unsigned long k;
+    char *end;
+
+    /* /chain/K is a link to /chain/K-1, /chain/0 a folder */
+    if (strncmp(path, "/chain/", 7) == 0 &&
+        (k = strtoul(path + 7, &end, 10)) > 0 && *end == '\0') {
+        char *t = malloc(32);
+
+        if (t) {
+            (void)snprintf(t, 32, "/chain/%lu", k - 1);
+        }
+        return t;
+    }
     for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
         if (strcmp(path, links[i][0]) == 0) {
             return strdup(links[i][1]);
@@ -208,6 +222,20 @@ static void test_resolve_views(void **state)
     refused_at(-1, "/tmp", "x", -EPERM);
 }
 
+/* SL5: the kernel follows 40 links in one path walk (MAXSYMLINKS) and
+ * fails the 41st ELOOP, counted over the whole walk: a chain of exactly
+ * 40 resolves. */
+static void test_resolve_link_limit(void **state)
+{
+    (void)state;
+    resolves(MP, "chain/1", "/chain/0");
+    resolves(MP, "chain/40", "/chain/0");
+    resolves(MP, "chain/40/x", "/chain/0/x");
+    resolves(MP, "chain/20/../../chain/20", "/chain/0");
+    refused(MP, "chain/41", -ELOOP);
+    refused(MP, "chain/21/../../chain/20", -ELOOP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_resolve_links),
         cmocka_unit_test(test_resolve_refusals),
         cmocka_unit_test(test_resolve_views),
+        cmocka_unit_test(test_resolve_link_limit),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
