@@ -7,7 +7,9 @@
 # reverse order), the kernel sample module loaded with --module, find, ls
 # -lR, tree, grep -r and cp -r, HTTP and mount writers on one attribute at
 # once, the journal and the event stream, a restart, a stop while the
-# mount is busy, and the start-up errors. One TAP line per check.
+# mount is busy, a SIGKILL with a process inside (the unmount that then
+# works), symlink(2) through any path to the mount (bind mounts, another
+# mount namespace), and the start-up errors. One TAP line per check.
 #   test-mount.sh CONFIGFSD SCHEMA_DIR SAMPLE_MODULE.so
 # shellcheck disable=SC2016
 set -uo pipefail
@@ -201,6 +203,31 @@ check "SIGTERM with a process inside the mount: stops, unmounts lazily" test $st
 kill "$busy_pid" 2>/dev/null
 wait "$busy_pid" 2>/dev/null
 busy_pid=
+
+# ---- after SIGKILL (docs/mount.md, "Starting and stopping") ----------------
+# The kernel ends the connection, the dead mount stays: with a process
+# inside, fusermount3 -u is EBUSY; -uz detaches it at once.
+start
+(cd "$M/02-simple-children" && exec sleep 60) &
+busy_pid=$!
+for _ in $(seq 1 50); do [ "$(readlink "/proc/$busy_pid/cwd")" = "$M/02-simple-children" ] && break; sleep 0.1; done
+kill -KILL "$configfsd_pid"
+wait "$configfsd_pid" 2>/dev/null
+configfsd_pid=
+# (mountpoint(1) fails on a dead mount too: /proc/self/mountinfo tells)
+check "after SIGKILL with a process inside: fusermount3 -u DIR fails EBUSY" \
+  sh -c "! fusermount3 -u '$M' 2>'$tmp/err' && grep -q 'busy' '$tmp/err' && grep -q ' $M ' /proc/self/mountinfo"
+check "  fusermount3 -uz DIR removes it at once" \
+  sh -c "fusermount3 -uz '$M' && ! grep -q ' $M ' /proc/self/mountinfo"
+check "  the process inside then gets ENOTCONN" \
+  sh -c "! ls '/proc/$busy_pid/cwd/' 2>'$tmp/err' && grep -q 'not connected' '$tmp/err'"
+kill "$busy_pid" 2>/dev/null
+wait "$busy_pid" 2>/dev/null
+busy_pid=
+start
+st=0
+mount_stop "$M" || st=1
+check "  and configfsd --mount DIR starts on it again" test $st = 0
 
 # ---- who may use the mount (docs/security.md, "The mount") -----------------
 # As root, another user is nobody: FUSE lets only the mounting user in
