@@ -428,7 +428,7 @@ static char *follow_link(const char *path)
 struct caller {
     struct cfs_mount_view *views;
     uint64_t *ids; /* their mount IDs (statx's stx_mnt_id) */
-    size_t n;
+    size_t n, cap_views, cap_ids;
     int cwd_view;       /* the view the working directory is in, or -1 */
     char cwd[PATH_MAX]; /* its config path then, else its host path */
 };
@@ -439,8 +439,8 @@ static void caller_done(struct caller *c)
         free((char *)c->views[i].mountpoint);
         free((char *)c->views[i].root);
     }
-    free(c->views);
-    free(c->ids);
+    cfs_free(c->views);
+    cfs_free(c->ids);
 }
 
 /* A field of mountinfo, its octal escapes (\040 ...) undone. */
@@ -464,21 +464,16 @@ static char *unescape(const char *f)
     return out;
 }
 
+/* Add a view to @c; consumes @mp and @root (NULL: out of memory). */
 static int add_view(struct caller *c, uint64_t id, char *mp, char *root)
 {
-    struct cfs_mount_view *v = realloc(c->views, (c->n + 1) * sizeof(*v));
-    uint64_t *ids;
-
-    if (v) {
-        c->views = v;
-    }
-    ids = v ? realloc(c->ids, (c->n + 1) * sizeof(*ids)) : NULL;
-    if (!ids || !mp || !root) {
+    if (!mp || !root ||
+        cfs_grow(&c->views, &c->cap_views, c->n, sizeof(*c->views), 4) < 0 ||
+        cfs_grow(&c->ids, &c->cap_ids, c->n, sizeof(*c->ids), 4) < 0) {
         free(mp);
         free(root);
         return -ENOMEM;
     }
-    c->ids = ids;
     c->views[c->n].mountpoint = mp;
     c->views[c->n].root = root;
     c->ids[c->n++] = id;
@@ -500,20 +495,30 @@ static int read_views(struct cfs_mount *m, long pid, struct caller *c)
         return -errno;
     }
     while (r == 0 && getline(&line, &cap, f) > 0) {
-        unsigned long long id;
-        unsigned maj, min;
-        char root[PATH_MAX], mp[PATH_MAX];
-
         /* the fields are escaped: none holds a blank */
-        if (sscanf(line,
-                   "%llu %*u %u:%u %4095s %4095s",
-                   &id,
-                   &maj,
-                   &min,
-                   root,
-                   mp) == 5 &&
-            maj == m->dev_major && min == m->dev_minor) {
-            r = add_view(c, id, unescape(mp), unescape(root));
+        char *save = NULL, *end = NULL;
+        const char *id = strtok_r(line, " \n", &save);
+        const char *parent = id ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *dev = parent ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *root = dev ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *mp = root ? strtok_r(NULL, " \n", &save) : NULL;
+        unsigned long long mnt_id;
+        unsigned long maj, min;
+
+        if (!mp) {
+            continue;
+        }
+        mnt_id = strtoull(id, &end, 10);
+        if (*end != '\0') {
+            continue;
+        }
+        maj = strtoul(dev, &end, 10);
+        if (*end != ':') {
+            continue;
+        }
+        min = strtoul(end + 1, &end, 10);
+        if (*end == '\0' && maj == m->dev_major && min == m->dev_minor) {
+            r = add_view(c, mnt_id, unescape(mp), unescape(root));
         }
     }
     free(line);
@@ -561,6 +566,7 @@ static int caller_of(struct cfs_mount *m, bool need_cwd, struct caller *c)
         memset(c, 0, sizeof(*c));
         c->cwd_view = -1;
         if (add_view(c, 0, strdup(m->dir), strdup("/"))) {
+            caller_done(c);
             return -ENOMEM;
         }
     }
