@@ -27,7 +27,7 @@ cleanup() {
   [ -n "${configfsd_pid:-}" ] && kill -KILL "$configfsd_pid" 2>/dev/null
   [ -n "${busy_pid:-}" ] && kill "$busy_pid" 2>/dev/null
   # binds of the mount first: rm -rf must not walk into the tree
-  for b in "$tmp/bind" "$tmp/sub" "$tmp/ns"; do
+  for b in "$tmp/bind" "$tmp/sub" "$tmp/ns" "$tmp/chroot/cfg"; do
     mountpoint -q "$b" 2>/dev/null && umount -l "$b"
   done
   mount_cleanup "$M" "$tmp/mnt2"
@@ -96,7 +96,7 @@ check "the journal names the mount's writer uid:$(id -u)" \
 # mount, a bind of one folder, a container's own mount namespace (-v) and
 # a symlinked directory on the way are the tree as the mount point is.
 G2=$M/usb_gadget/g2
-mkdir -p "$G2/configs/c.1" && for f in ncm.usb0 acm.GS0 acm.GS1 acm.GS2 acm.GS3 ecm.usb0; do mkdir "$G2/functions/$f"; done
+mkdir -p "$G2/configs/c.1" && for f in ncm.usb0 acm.GS0 acm.GS1 acm.GS2 acm.GS3 ecm.usb0 ecm.usb1 ecm.usb2; do mkdir "$G2/functions/$f"; done
 if [ "$(id -u)" = 0 ] && mkdir "$tmp/bind" "$tmp/sub" "$tmp/ns" &&
   mount --bind "$M" "$tmp/bind" 2>"$tmp/err"; then
   check "bind mount: cd B/usb_gadget/g2; ln -s functions/ncm.usb0 configs/c.1/ (as through the mount)" \
@@ -124,6 +124,18 @@ if [ "$(id -u)" = 0 ] && mkdir "$tmp/bind" "$tmp/sub" "$tmp/ns" &&
     check "  and the link is there for everyone" test -d "$G2/configs/c.1/acm.GS2/"
   else
     n=$((n + 1)); echo "ok $n - another mount namespace # SKIP unshare -m is not available"
+  fi
+  # a chroot that sees the tree only through a bind inside it: the
+  # caller's paths are from its own root
+  if mkdir -p "$tmp/chroot/cfg" && mount --bind "$M" "$tmp/chroot/cfg" 2>"$tmp/err"; then
+    check "a chroot: cd /cfg/usb_gadget/g2; ln -s functions/ecm.usb1 configs/c.1/ (and an absolute target)" \
+      python3 -c 'import os, sys
+os.chroot(sys.argv[1]); os.chdir("/cfg/usb_gadget/g2")
+os.symlink("functions/ecm.usb1", "configs/c.1/ecm.usb1")
+os.symlink("/cfg/usb_gadget/g2/functions/ecm.usb2", "configs/c.1/ecm.usb2")' "$tmp/chroot"
+    umount "$tmp/chroot/cfg"
+  else
+    n=$((n + 1)); echo "ok $n - a chroot # SKIP mount --bind failed: $(head -1 "$tmp/err")"
   fi
 else
   n=$((n + 1)); echo "ok $n - bind mounts # SKIP needs root and mount --bind: $(head -1 "$tmp/err" 2>/dev/null)"
