@@ -55,6 +55,11 @@ struct cfs_mount {
     struct timespec started; /* the time every entry shows (F8) */
     uid_t uid;               /* the owner every entry shows (docs/mount.md) */
     gid_t gid;
+    /* The mount's device (its file system's identity), to know a
+     * caller's directory inside it by any path (SL5); have_dev false when
+     * it could not be read: then the mount point's text alone. */
+    bool have_dev;
+    unsigned dev_major, dev_minor;
 };
 
 /* What an open file or directory holds: its path, the first member of
@@ -69,6 +74,11 @@ struct mhandle {
 struct mfile {
     struct mhandle h;     /* first */
     pthread_mutex_t lock; /* reads and writes on one open are serialised */
+    /* The item it was opened on (cfs_entry.created): a file keeps it, as
+     * the kernel's keeps its dentry. Once the item is gone, a namesake
+     * made since included, the first read fails ENOENT (RD6), a write
+     * too (WR7), and gathered binary bytes are dropped (BIN6). */
+    uint64_t created;
     bool binary;
     char *snap; /* text: the show() of this open; binary: what read() gave */
     size_t snap_len;
@@ -95,14 +105,40 @@ static struct cfs_mount *self(void)
     return fuse_get_context()->private_data;
 }
 
+/* The attribute at @path is the one an open file was opened on (@created,
+ * its item's incarnation): 0, or -ENOENT when the item went away, a
+ * namesake made since included (RD6, WR7). */
+static int same_item(const char *path, uint64_t created)
+{
+    struct cfs_entry e;
+    int r = cfs_stat(path, &e);
+
+    if (r) {
+        return r;
+    }
+    if (e.created != created) {
+        r = -ENOENT;
+    }
+    cfs_entry_done(&e);
+    return r;
+}
+
 /* ---- changes ------------------------------------------------------------ */
 
 enum mop { M_MKDIR, M_RMDIR, M_STORE, M_SYMLINK, M_UNLINK, M_RENAME };
 
 /* Run one operation in a transaction of its own and commit it durably
- * before returning; run it again when the cluster moved on (-ESTALE). */
-static int change(
-    enum mop op, const char *path, const char *arg, const void *buf, size_t len)
+ * before returning; run it again when the cluster moved on (-ESTALE).
+ * @created (may be NULL): a store of an open file, which must still find
+ * the item it was opened on; checked in the transaction, so no removal
+ * can come between; when it does not, -ENOENT and *@ret_gone set. */
+static int change(enum mop op,
+                  const char *path,
+                  const char *arg,
+                  const void *buf,
+                  size_t len,
+                  const uint64_t *created,
+                  bool *ret_gone)
 {
     struct cfs_mount *m = self();
     char principal[32];
@@ -127,6 +163,14 @@ static int change(
             r = cfs_rmdir(txn, path);
             break;
         case M_STORE:
+            r = created ? same_item(path, *created) : 0;
+            if (r) {
+                (void)cfs_txn_abort(txn); /* nothing changed yet */
+                if (ret_gone) {
+                    *ret_gone = true;
+                }
+                return r;
+            }
             r = cfs_write(txn, path, buf, len);
             break;
         case M_SYMLINK:
@@ -366,17 +410,18 @@ static int m_readdir(const char *path,
 static int m_mkdir(const char *path, mode_t mode)
 {
     (void)mode; /* always 0755 (F3) */
-    return change(M_MKDIR, path, NULL, NULL, 0);
+    return change(M_MKDIR, path, NULL, NULL, 0, NULL, NULL);
 }
 
 static int m_rmdir(const char *path)
 {
-    return change(M_RMDIR, path, NULL, NULL, 0);
+    return change(M_RMDIR, path, NULL, NULL, 0, NULL, NULL);
 }
 
 static int m_unlink(const char *path)
 {
-    return change(M_UNLINK, path, NULL, NULL, 0); /* UL3: EPERM for attrs */
+    return change(
+        M_UNLINK, path, NULL, NULL, 0, NULL, NULL); /* UL3: EPERM for attrs */
 }
 
 static int m_rename(const char *from, const char *to, unsigned int flags)
@@ -384,7 +429,8 @@ static int m_rename(const char *from, const char *to, unsigned int flags)
     if (flags) {
         return -EINVAL; /* RN1: renameat2 flags configfs does not take */
     }
-    return change(M_RENAME, from, to, NULL, 0); /* C7, C8; else RN1 EPERM */
+    return change(
+        M_RENAME, from, to, NULL, 0, NULL, NULL); /* C7, C8; else RN1 EPERM */
 }
 
 /* A config path that is a link: its absolute target (for the walk of
@@ -403,43 +449,236 @@ static char *follow_link(const char *path)
     return target;
 }
 
-/* The working directory of the process that made the call (SL5): FUSE
- * gives its pid; /proc has the rest. */
-static int caller_cwd(char *buf, size_t size)
-{
-    char proc[64];
-    ssize_t n;
+/* ---- where the caller is (SL5) ------------------------------------------ */
 
-    (void)snprintf(
-        proc, sizeof(proc), "/proc/%ld/cwd", (long)fuse_get_context()->pid);
-    n = readlink(proc, buf, size - 1);
-    if (n < 0) {
+/* Where the caller sees the tree: the places of its mount namespace where
+ * the mount's file system is mounted, read from /proc/PID/mountinfo by
+ * the device, so a bind mount, a container's -v or a bind of one folder
+ * are the tree as much as the mount point is. */
+struct caller {
+    struct cfs_mount_view *views;
+    uint64_t *ids; /* their mount IDs (statx's stx_mnt_id) */
+    size_t n, cap_views, cap_ids;
+    int cwd_view;       /* the view the working directory is in, or -1 */
+    char cwd[PATH_MAX]; /* its config path then, else its host path */
+};
+
+static void caller_done(struct caller *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free((char *)c->views[i].mountpoint);
+        free((char *)c->views[i].root);
+    }
+    cfs_free(c->views);
+    cfs_free(c->ids);
+}
+
+/* A field of mountinfo, its octal escapes (\040 ...) undone. */
+static char *unescape(const char *f)
+{
+    char *out = malloc(strlen(f) + 1), *o = out;
+
+    if (!out) {
+        return NULL;
+    }
+    while (*f) {
+        if (f[0] == '\\' && f[1] >= '0' && f[1] <= '3' && f[2] >= '0' &&
+            f[2] <= '7' && f[3] >= '0' && f[3] <= '7') {
+            *o++ = (char)((f[1] - '0') * 64 + (f[2] - '0') * 8 + (f[3] - '0'));
+            f += 4;
+        } else {
+            *o++ = *f++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Add a view to @c; consumes @mp and @root (NULL: out of memory). */
+static int add_view(struct caller *c, uint64_t id, char *mp, char *root)
+{
+    if (!mp || !root ||
+        cfs_grow(&c->views, &c->cap_views, c->n, sizeof(*c->views), 4) < 0 ||
+        cfs_grow(&c->ids, &c->cap_ids, c->n, sizeof(*c->ids), 4) < 0) {
+        free(mp);
+        free(root);
+        return -ENOMEM;
+    }
+    c->views[c->n].mountpoint = mp;
+    c->views[c->n].root = root;
+    c->ids[c->n++] = id;
+    return 0;
+}
+
+/* The mounts of the mount's device in the caller's namespace (mount ID,
+ * parent, major:minor, root, mount point, ...: proc(5)), in mount order. */
+static int read_views(struct cfs_mount *m, long pid, struct caller *c)
+{
+    char path[64], *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+    int r = 0;
+
+    (void)snprintf(path, sizeof(path), "/proc/%ld/mountinfo", pid);
+    f = fopen(path, "re");
+    if (!f) {
         return -errno;
     }
-    buf[n] = '\0';
+    while (r == 0 && getline(&line, &cap, f) > 0) {
+        /* the fields are escaped: none holds a blank */
+        char *save = NULL, *end = NULL;
+        const char *id = strtok_r(line, " \n", &save);
+        const char *parent = id ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *dev = parent ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *root = dev ? strtok_r(NULL, " \n", &save) : NULL;
+        const char *mp = root ? strtok_r(NULL, " \n", &save) : NULL;
+        unsigned long long mnt_id;
+        unsigned long maj, min;
+
+        if (!mp) {
+            continue;
+        }
+        mnt_id = strtoull(id, &end, 10);
+        if (*end != '\0') {
+            continue;
+        }
+        maj = strtoul(dev, &end, 10);
+        if (*end != ':') {
+            continue;
+        }
+        min = strtoul(end + 1, &end, 10);
+        if (*end == '\0' && maj == m->dev_major && min == m->dev_minor) {
+            r = add_view(c, mnt_id, unescape(mp), unescape(root));
+        }
+    }
+    free(line);
+    (void)fclose(f);
+    return r;
+}
+
+/* @path without the leading @dir ("/" for @path itself), or NULL when
+ * @path is not inside @dir. */
+static const char *inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 0 && dir[n - 1] == '/') {
+        n--;
+    }
+    if (strncmp(path, dir, n) != 0) {
+        return NULL;
+    }
+    if (path[n] == '\0') {
+        return "/";
+    }
+    return path[n] == '/' ? path + n : NULL;
+}
+
+/* Fill @c for the process that made the call: FUSE gives its pid, /proc
+ * the rest. Its working directory is known to be in the tree by its
+ * identity, the device and mount ID statx() gives for /proc/PID/cwd
+ * (AT_STATX_DONT_SYNC: from the kernel's inode, no request to this
+ * mount); only the part of its path below that mount's point is text.
+ * @need_cwd: a relative target. */
+static int caller_of(struct cfs_mount *m, bool need_cwd, struct caller *c)
+{
+    long pid = (long)fuse_get_context()->pid;
+    char proc[64], text[PATH_MAX], root[PATH_MAX];
+    const char *rel = text, *below;
+    struct statx stx;
+    ssize_t n;
+
+    memset(c, 0, sizeof(*c));
+    c->cwd_view = -1;
+    if (!m->have_dev || read_views(m, pid, c) != 0 || c->n == 0) {
+        /* /proc unreadable: the mount point as this process sees it */
+        caller_done(c);
+        memset(c, 0, sizeof(*c));
+        c->cwd_view = -1;
+        if (add_view(c, 0, strdup(m->dir), strdup("/"))) {
+            caller_done(c);
+            return -ENOMEM;
+        }
+    }
+    if (!need_cwd) {
+        return 0;
+    }
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/cwd", pid);
+    n = readlink(proc, text, sizeof(text) - 1);
+    if (n < 0) {
+        int r = -errno;
+
+        caller_done(c);
+        return r == -ENOENT ? -ESRCH : r; /* the caller is gone */
+    }
+    text[n] = '\0';
+    /* the text is from this process's root: make it the caller's, as
+     * its mountinfo is (a chroot) */
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/root", pid);
+    n = readlink(proc, root, sizeof(root) - 1);
+    if (n > 1) {
+        root[n] = '\0';
+        below = inside(text, root);
+        rel = below ? below : text;
+    }
+    (void)snprintf(c->cwd, sizeof(c->cwd), "%s", rel);
+    (void)snprintf(proc, sizeof(proc), "/proc/%ld/cwd", pid);
+    if (!m->have_dev ||
+        statx(AT_FDCWD,
+              proc,
+              AT_STATX_DONT_SYNC,
+              STATX_INO | STATX_MNT_ID,
+              &stx) != 0 ||
+        stx.stx_dev_major != m->dev_major ||
+        stx.stx_dev_minor != m->dev_minor || !(stx.stx_mask & STATX_MNT_ID)) {
+        return 0; /* outside the tree (or unknown): walked as text */
+    }
+    for (size_t i = c->n; i-- > 0;) {
+        if (c->ids[i] == stx.stx_mnt_id &&
+            (below = inside(rel, c->views[i].mountpoint)) != NULL) {
+            const char *vroot = c->views[i].root;
+            size_t rl = strlen(vroot);
+            char cfg[PATH_MAX];
+
+            while (rl > 0 && vroot[rl - 1] == '/') {
+                rl--; /* "/" + "/usb_gadget" is "/usb_gadget" */
+            }
+            if (snprintf(cfg,
+                         sizeof(cfg),
+                         "%.*s%s",
+                         (int)rl,
+                         vroot,
+                         rl > 0 && strcmp(below, "/") == 0 ? "" : below) >=
+                (int)sizeof(cfg)) {
+                caller_done(c);
+                return -ENAMETOOLONG;
+            }
+            (void)snprintf(c->cwd, sizeof(c->cwd), "%s", cfg);
+            c->cwd_view = (int)i;
+            break;
+        }
+    }
     return 0;
 }
 
 static int m_symlink(const char *text, const char *path)
 {
     struct cfs_mount *m = self();
-    char cwd[PATH_MAX];
+    struct caller c;
     char *target = NULL;
     int r;
 
-    if (text[0] != '/') {
-        r = caller_cwd(cwd, sizeof(cwd));
-        if (r) {
-            return r == -ENOENT ? -ESRCH : r; /* the caller is gone */
-        }
-    } else {
-        cwd[0] = '\0';
-    }
-    r = cfs_mount_resolve(m->dir, cwd, text, follow_link, &target);
+    r = caller_of(m, text[0] != '/', &c);
     if (r) {
         return r;
     }
-    r = change(M_SYMLINK, path, target, NULL, 0);
+    r = cfs_mount_resolve_at(
+        c.views, c.n, c.cwd_view, c.cwd, text, follow_link, &target);
+    caller_done(&c);
+    if (r) {
+        return r;
+    }
+    r = change(M_SYMLINK, path, target, NULL, 0, NULL, NULL);
     free(target);
     return r;
 }
@@ -594,6 +833,7 @@ static int m_open(const char *path, struct fuse_file_info *fi)
     pthread_mutex_init(&f->lock, NULL);
     f->binary = e.kind == CFS_KIND_BIN_ATTR;
     f->max_size = e.max_size;
+    f->created = e.created;
     f->h.path = strdup(path);
     if (!f->h.path) {
         free(f);
@@ -633,11 +873,21 @@ static int m_read(const char *path,
         struct cfs_read_mark rm;
         int tries = 0;
 
+        path = fh_path(path, fi);
         for (;;) {
             enum read_state rs;
 
             read_start(&rm, tries);
-            r = cfs_show(fh_path(path, fi), &data, &len); /* RD3 */
+            /* RD6: the item it was opened on, before and after the show,
+             * so that a namesake's value is never this file's */
+            r = same_item(path, f->created);
+            if (r == 0) {
+                r = cfs_show(path, &data, &len); /* RD3 */
+            }
+            if (r == 0 && (r = same_item(path, f->created)) != 0) {
+                cfs_free(data);
+                data = NULL;
+            }
             rs = read_over(&rm, &tries);
             if (rs == READ_DONE) {
                 break;
@@ -694,7 +944,9 @@ static int m_write(const char *path,
             if (size > CONFIGFS_PAGE_SIZE - 1) {
                 size = CONFIGFS_PAGE_SIZE - 1; /* WR3: the caller loops */
             }
-            r = change(M_STORE, fh_path(path, fi), NULL, buf, size);
+            /* WR7: the item it was opened on, not a namesake */
+            r = change(
+                M_STORE, fh_path(path, fi), NULL, buf, size, &f->created, NULL);
             if (r == 0) {
                 r = (int)size;
                 f->have_snap = false; /* WR6 */
@@ -739,13 +991,13 @@ static int deliver(const char *path, struct mfile *f)
 
     pthread_mutex_lock(&f->lock);
     if (f->binary && f->written) {
-        struct cfs_entry e;
+        bool gone = false;
 
         path = path ? path : f->h.path;
-        if (cfs_stat(path, &e) == 0) {
-            cfs_entry_done(&e);
-            r = change(M_STORE, path, NULL, f->bin, f->bin_len);
-        } /* BIN6: the item went away: skipped without a word */
+        r = change(M_STORE, path, NULL, f->bin, f->bin_len, &f->created, &gone);
+        if (gone) {
+            r = 0; /* BIN6: the item went away: skipped without a word */
+        }
         f->written = false;
     }
     pthread_mutex_unlock(&f->lock);
@@ -1001,6 +1253,17 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
         r = -errno;
         stop(m);
         return fail(err, err_size, r, "cannot start: %s", strerror(-r));
+    }
+    {
+        /* the mount's device, before the workers read it: from the
+         * kernel's root inode (AT_STATX_DONT_SYNC sends no request) */
+        struct statx stx;
+
+        if (statx(AT_FDCWD, m->dir, AT_STATX_DONT_SYNC, STATX_INO, &stx) == 0) {
+            m->dev_major = stx.stx_dev_major;
+            m->dev_minor = stx.stx_dev_minor;
+            m->have_dev = true;
+        }
     }
     for (size_t i = 0; i < MOUNT_WORKERS; i++) {
         r = -pthread_create(&m->workers[i], NULL, worker, m);

@@ -64,4 +64,31 @@ int cfs_mount_resolve(const char *mountpoint,
                       char *(*follow)(const char *config_path),
                       char **ret);
 
+/* One place the mount's file system is mounted in the caller's view
+ * (its mount namespace): @mountpoint, a host path, shows the tree from
+ * @root, a config path ("/" for the mount itself, a folder of the tree
+ * for a bind mount of that folder). */
+struct cfs_mount_view {
+    const char *mountpoint;
+    const char *root;
+};
+
+/**
+ * cfs_mount_resolve() through every place the tree is mounted (@views, at
+ * least one): the walk enters the tree where it reaches a view's mount
+ * point, and leaves it by '..' above the view's root, into the directory
+ * holding the mount point. @cwd_view >= 0: the caller's working directory
+ * is inside the tree, through views[@cwd_view], at the config path @cwd
+ * (found by the identity of the directory, not its text); else @cwd is a
+ * host path outside it, walked as text. Errors and ownership as
+ * cfs_mount_resolve().
+ */
+int cfs_mount_resolve_at(const struct cfs_mount_view *views,
+                         size_t n_views,
+                         int cwd_view,
+                         const char *cwd,
+                         const char *text,
+                         char *(*follow)(const char *config_path),
+                         char **ret);
+
 #endif /* CFS_MOUNT_H */

@@ -616,6 +616,7 @@ static int fill_dir(struct cfs_dirent *d, struct cfs_entry *e)
                                     : 0;
     }
     e->revision = d->revision;
+    e->created = d->created_rev;
     e->type_name =
         d->item && d->item->ci_type ? d->item->ci_type->ct_name : NULL;
     for (const struct cfs_dirent *c = d->first; c; c = c->next) {
@@ -652,6 +653,7 @@ fill_attr(struct cfs_dirent *d, unsigned int idx, bool bin, struct cfs_entry *e)
         e->writable = attr_writable(d, a);
     }
     e->revision = w ? w->revision : d->created_rev;
+    e->created = d->created_rev; /* the attribute lives as long as its dir */
     return e->name ? 0 : -ENOMEM;
 }
 
@@ -662,6 +664,7 @@ static int fill_link(struct cfs_dirent *l, struct cfs_entry *e)
     e->kind = CFS_KIND_LINK;
     e->mode = 0777; /* F5 */
     e->revision = l->created_rev;
+    e->created = l->created_rev;
     cfs__read_note(l->target, CFS_READ_SELF); /* the path it shows */
     if (!e->name || cfs__dirent_path(l->target, &e->target) < 0) {
         cfs_entry_done(e);

@@ -88,6 +88,19 @@ class Daemon:
                 f"http://127.0.0.1:{self.port}/api/v1/config{path}") as r:
             return r.read().decode()
 
+    def http(self, method, path, body=None, ctype="application/json"):
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/api/v1/config{path}",
+            data=body, method=method,
+            headers={"Content-Type": ctype} if body is not None else {})
+        with urllib.request.urlopen(req) as r:
+            return r.status
+
+    def remake(self, parent, name):
+        """DELETE the item parent/name over HTTP and make it again."""
+        self.http("DELETE", f"{parent}/{name}")
+        self.http("POST", parent, json.dumps({"name": name}).encode())
+
     def history(self, path):
         with urllib.request.urlopen(
                 f"http://127.0.0.1:{self.port}/api/v1/history?path={path}"
@@ -320,6 +333,37 @@ try:
        errno.errorcode.get(e1, e1))
     ok(e2 == errno.ENOENT, "WR7: a write after the item went: ENOENT",
        errno.errorcode.get(e2, e2))
+
+    # WR7, RD6: an open file keeps the item it was opened on, not its name:
+    # DELETE and make wr7 again over HTTP, and a write on a file opened
+    # before fails ENOENT, the new item unchanged; a read that had not
+    # read yet fails ENOENT; a snapshot taken before can still be read.
+    os.mkdir(P("02-simple-children", "wr7"))
+    W = P("02-simple-children", "wr7", "storeme")
+    write_file(W, b"5\n")
+    fdw = os.open(W, os.O_WRONLY)
+    fdr = os.open(W, os.O_RDONLY)
+    fds = os.open(W, os.O_RDONLY)
+    snap = os.read(fds, 100)
+    d.remake("/02-simple-children", "wr7")
+    d.http("PUT", "/02-simple-children/wr7/storeme", b"7", "text/plain")
+    e1 = err_of(os.write, fdw, b"666")
+    e2 = err_of(os.read, fdr, 100)
+    os.lseek(fds, 0, 0)
+    again = os.read(fds, 100)
+    for f in (fdw, fdr, fds):
+        os.close(f)
+    now = d.get("/02-simple-children/wr7/storeme")
+    ok(e1 == errno.ENOENT and now == "7\n",
+       "WR7: a write on a file opened before its item was removed and made "
+       "again: ENOENT, the namesake unchanged",
+       f"{errno.errorcode.get(e1, e1)}, value {now!r}")
+    ok(e2 == errno.ENOENT, "RD6: the first read of such a file: ENOENT "
+       "(not the namesake's value)", errno.errorcode.get(e2, e2))
+    ok(snap == b"5\n" and again == b"5\n", "RD6: a snapshot taken before "
+       "the removal can still be read", f"{snap!r} {again!r}")
+    ok(write_file(W, b"8\n") == 2 and read_file(W) == b"8\n",
+       "a file opened on the new item writes it")
     hist = d.history("/02-simple-children/a")
     ok(any(h.get("principal") == f"uid:{os.getuid()}" for h in hist),
        "every change through the mount is journaled as uid:N")
@@ -350,6 +394,35 @@ try:
     ok(e == errno.EFBIG, "BIN4: beyond cb_max_size: EFBIG",
        errno.errorcode.get(e, e))
     ok(read_file(B) == b"abcd", "BIN4: and nothing is kept")
+    fd = os.open(B, os.O_WRONLY)
+    e = err_of(os.write, fd, b"x" * 65536)
+    e2 = err_of(os.close, fd)
+    ok(e == 0 and e2 == 0 and read_file(B) == b"x" * 65536,
+       "BIN4: a write of exactly cb_max_size (65536 bytes) is taken",
+       f"{errno.errorcode.get(e, e)} {errno.errorcode.get(e2, e2)} "
+       f"{len(read_file(B))} bytes")
+    fd = os.open(B, os.O_WRONLY)
+    os.write(fd, b"x" * 65535)
+    e = err_of(os.write, fd, b"yy")
+    e2 = err_of(os.write, fd, b"y")
+    os.close(fd)
+    got = read_file(B)
+    ok(e == errno.EFBIG and e2 == 0 and got == b"x" * 65535 + b"y",
+       "BIN4: a write ending one past cb_max_size: EFBIG; ending at it: "
+       "taken", f"{errno.errorcode.get(e, e)} {errno.errorcode.get(e2, e2)} "
+       f"{len(got)} bytes")
+    write_file(B, b"abcd")
+    # BIN6: bytes gathered on a file whose item was removed and made again
+    # are dropped at close without a word, not delivered to the namesake
+    os.mkdir(P("cli-raw", "bin6"))
+    fd = os.open(P("cli-raw", "bin6", "blob"), os.O_WRONLY)
+    os.write(fd, b"stale")
+    d.remake("/cli-raw", "bin6")
+    e = err_of(os.close, fd)
+    now = d.get("/cli-raw/bin6/blob")
+    ok(e == 0 and now == "", "BIN6: close of a binary file whose item was "
+       "made again: 0, the namesake unchanged",
+       f"{errno.errorcode.get(e, e)} {now!r}")
     fd = os.open(B, os.O_RDWR)
     os.read(fd, 10)
     e = err_of(os.write, fd, b"x")

@@ -7,7 +7,9 @@
 # reverse order), the kernel sample module loaded with --module, find, ls
 # -lR, tree, grep -r and cp -r, HTTP and mount writers on one attribute at
 # once, the journal and the event stream, a restart, a stop while the
-# mount is busy, and the start-up errors. One TAP line per check.
+# mount is busy, a SIGKILL with a process inside (the unmount that then
+# works), symlink(2) through any path to the mount (bind mounts, another
+# mount namespace), and the start-up errors. One TAP line per check.
 #   test-mount.sh CONFIGFSD SCHEMA_DIR SAMPLE_MODULE.so
 # shellcheck disable=SC2016
 set -uo pipefail
@@ -24,6 +26,10 @@ mkdir "$M"
 cleanup() {
   [ -n "${configfsd_pid:-}" ] && kill -KILL "$configfsd_pid" 2>/dev/null
   [ -n "${busy_pid:-}" ] && kill "$busy_pid" 2>/dev/null
+  # binds of the mount first: rm -rf must not walk into the tree
+  for b in "$tmp/bind" "$tmp/sub" "$tmp/ns" "$tmp/chroot/cfg"; do
+    mountpoint -q "$b" 2>/dev/null && umount -l "$b"
+  done
   mount_cleanup "$M" "$tmp/mnt2"
   rm -rf "$tmp"
 }
@@ -82,6 +88,64 @@ check "HTTP sees the link with its absolute target" \
   sh -c "curl -sf '$B/api/v1/config/usb_gadget/g1/configs/c.1/ncm.usb0' -H 'Accept: application/json' | grep -q '/usb_gadget/g1/functions/ncm.usb0'"
 check "the journal names the mount's writer uid:$(id -u)" \
   sh -c "curl -sf '$B/api/v1/history?path=/usb_gadget/g1&limit=5' | grep -q '\"principal\":\"uid:$(id -u)\"'"
+
+# ---- any path to the mount (SL5; issue 37 (6)) -------------------------------
+# symlink(2) resolves its target from the caller's working directory,
+# which the mount knows to be in the tree by its identity (the device and
+# mount ID of /proc/PID/cwd), not by the text of the mount point: a bind
+# mount, a bind of one folder, a container's own mount namespace (-v) and
+# a symlinked directory on the way are the tree as the mount point is.
+G2=$M/usb_gadget/g2
+mkdir -p "$G2/configs/c.1" && for f in ncm.usb0 acm.GS0 acm.GS1 acm.GS2 acm.GS3 ecm.usb0 ecm.usb1 ecm.usb2; do mkdir "$G2/functions/$f"; done
+if [ "$(id -u)" = 0 ] && mkdir "$tmp/bind" "$tmp/sub" "$tmp/ns" &&
+  mount --bind "$M" "$tmp/bind" 2>"$tmp/err"; then
+  check "bind mount: cd B/usb_gadget/g2; ln -s functions/ncm.usb0 configs/c.1/ (as through the mount)" \
+    sh -c "cd '$tmp/bind/usb_gadget/g2' && ln -s functions/ncm.usb0 configs/c.1/ && test \"\$(readlink configs/c.1/ncm.usb0)\" = ../../../../usb_gadget/g2/functions/ncm.usb0"
+  check "bind mount: an absolute target through B" \
+    ln -s "$tmp/bind/usb_gadget/g2/functions/acm.GS0" "$tmp/bind/usb_gadget/g2/configs/c.1/"
+  check "bind mount: an absolute target through B, the link made through the mount" \
+    ln -s "$tmp/bind/usb_gadget/g2/functions/ecm.usb0" "$G2/configs/c.1/"
+  check "bind mount: '..' above B's root leaves the tree (EPERM)" \
+    sh -c "cd '$tmp/bind/usb_gadget/g2' && ! ln -s ../../.. configs/c.1/up 2>'$tmp/err' && grep -q 'not permitted' '$tmp/err'"
+  umount "$tmp/bind"
+  if mount --bind "$M/usb_gadget" "$tmp/sub" 2>"$tmp/err"; then
+    check "bind of the folder usb_gadget: cd SUB/g2; ln -s functions/acm.GS1 configs/c.1/" \
+      sh -c "cd '$tmp/sub/g2' && ln -s functions/acm.GS1 configs/c.1/ && test -d '$G2/configs/c.1/acm.GS1/'"
+    umount "$tmp/sub"
+  else
+    n=$((n + 1)); echo "ok $n - bind of a folder # SKIP mount --bind failed: $(head -1 "$tmp/err")"
+  fi
+  if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+    # a mount namespace of its own where only a bind of the mount shows
+    # the tree, at a path the daemon's namespace does not have: a
+    # container sharing the mount with -v
+    check "another mount namespace (a container's -v): cd V/usb_gadget/g2; ln -s functions/acm.GS2 configs/c.1/" \
+      unshare -m sh -c "mount --bind '$M' '$tmp/ns' && cd '$tmp/ns/usb_gadget/g2' && ln -s functions/acm.GS2 configs/c.1/"
+    check "  and the link is there for everyone" test -d "$G2/configs/c.1/acm.GS2/"
+  else
+    n=$((n + 1)); echo "ok $n - another mount namespace # SKIP unshare -m is not available"
+  fi
+  # a chroot that sees the tree only through a bind inside it: the
+  # caller's paths are from its own root
+  if mkdir -p "$tmp/chroot/cfg" && mount --bind "$M" "$tmp/chroot/cfg" 2>"$tmp/err"; then
+    check "a chroot: cd /cfg/usb_gadget/g2; ln -s functions/ecm.usb1 configs/c.1/ (and an absolute target)" \
+      python3 -c 'import os, sys
+os.chroot(sys.argv[1]); os.chdir("/cfg/usb_gadget/g2")
+os.symlink("functions/ecm.usb1", "configs/c.1/ecm.usb1")
+os.symlink("/cfg/usb_gadget/g2/functions/ecm.usb2", "configs/c.1/ecm.usb2")' "$tmp/chroot"
+    umount "$tmp/chroot/cfg"
+  else
+    n=$((n + 1)); echo "ok $n - a chroot # SKIP mount --bind failed: $(head -1 "$tmp/err")"
+  fi
+else
+  n=$((n + 1)); echo "ok $n - bind mounts # SKIP needs root and mount --bind: $(head -1 "$tmp/err" 2>/dev/null)"
+fi
+ln -s "$M" "$tmp/cfglink"
+check "a symlinked directory: cd LINK/usb_gadget/g2; ln -s functions/acm.GS3 configs/c.1/" \
+  sh -c "cd '$tmp/cfglink/usb_gadget/g2' && ln -s functions/acm.GS3 configs/c.1/ && test -d '$G2/configs/c.1/acm.GS3/'"
+find "$G2/configs/c.1" -maxdepth 1 -type l -exec rm {} +
+rmdir "$G2"/functions/* "$G2/configs/c.1" "$G2"
+check "  (gadget g2 removed)" test ! -e "$G2"
 
 # ---- tools -------------------------------------------------------------------
 check "find lists the gadget tree (links not followed)" \
@@ -151,6 +215,31 @@ check "SIGTERM with a process inside the mount: stops, unmounts lazily" test $st
 kill "$busy_pid" 2>/dev/null
 wait "$busy_pid" 2>/dev/null
 busy_pid=
+
+# ---- after SIGKILL (docs/mount.md, "Starting and stopping") ----------------
+# The kernel ends the connection, the dead mount stays: with a process
+# inside, fusermount3 -u is EBUSY; -uz detaches it at once.
+start
+(cd "$M/02-simple-children" && exec sleep 60) &
+busy_pid=$!
+for _ in $(seq 1 50); do [ "$(readlink "/proc/$busy_pid/cwd")" = "$M/02-simple-children" ] && break; sleep 0.1; done
+kill -KILL "$configfsd_pid"
+wait "$configfsd_pid" 2>/dev/null
+configfsd_pid=
+# (mountpoint(1) fails on a dead mount too: /proc/self/mountinfo tells)
+check "after SIGKILL with a process inside: fusermount3 -u DIR fails EBUSY" \
+  sh -c "! fusermount3 -u '$M' 2>'$tmp/err' && grep -q 'busy' '$tmp/err' && grep -q ' $M ' /proc/self/mountinfo"
+check "  fusermount3 -uz DIR removes it at once" \
+  sh -c "fusermount3 -uz '$M' && ! grep -q ' $M ' /proc/self/mountinfo"
+check "  the process inside then gets ENOTCONN" \
+  sh -c "! ls '/proc/$busy_pid/cwd/' 2>'$tmp/err' && grep -q 'not connected' '$tmp/err'"
+kill "$busy_pid" 2>/dev/null
+wait "$busy_pid" 2>/dev/null
+busy_pid=
+start
+st=0
+mount_stop "$M" || st=1
+check "  and configfsd --mount DIR starts on it again" test $st = 0
 
 # ---- who may use the mount (docs/security.md, "The mount") -----------------
 # As root, another user is nobody: FUSE lets only the mounting user in

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,19 @@ static const char *const links[][2] = {
 
 static char *follow(const char *path)
 {
+    unsigned long k;
+    char *end;
+
+    /* /chain/K is a link to /chain/K-1, /chain/0 a folder */
+    if (strncmp(path, "/chain/", 7) == 0 &&
+        (k = strtoul(path + 7, &end, 10)) > 0 && *end == '\0') {
+        char *t = malloc(32);
+
+        if (t) {
+            (void)snprintf(t, 32, "/chain/%lu", k - 1);
+        }
+        return t;
+    }
     for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
         if (strcmp(path, links[i][0]) == 0) {
             return strdup(links[i][1]);
@@ -141,6 +155,87 @@ static void test_resolve_refusals(void **state)
     refused(MP, longname, -ENAMETOOLONG);
 }
 
+/* The views of a caller: the mount, a bind mount of it, a bind of its
+ * folder usb_gadget. */
+static const struct cfs_mount_view views[] = {
+    {MP, "/"},
+    {"/b", "/"},
+    {"/sub/", "/usb_gadget"},
+};
+#define N_VIEWS (sizeof(views) / sizeof(views[0]))
+
+static void
+resolves_at(int cwd_view, const char *cwd, const char *text, const char *want)
+{
+    char *got = NULL;
+    int r =
+        cfs_mount_resolve_at(views, N_VIEWS, cwd_view, cwd, text, follow, &got);
+
+    if (r != 0) {
+        fail_msg("%s from %s (view %d): %s", text, cwd, cwd_view, strerror(-r));
+    }
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void refused_at(int cwd_view, const char *cwd, const char *text, int err)
+{
+    char *got = NULL;
+
+    assert_int_equal(
+        cfs_mount_resolve_at(views, N_VIEWS, cwd_view, cwd, text, follow, &got),
+        err);
+    assert_null(got);
+}
+
+/* SL5 through any path to the mount: a working directory known to be in
+ * the tree (by its identity) is a config path, whichever view it is
+ * through; a text enters the tree at any view's mount point and leaves it
+ * by '..' above that view's root. */
+static void test_resolve_views(void **state)
+{
+    (void)state;
+    /* cd B/usb_gadget/g1; ln -s functions/ncm.usb0 configs/c.1/ */
+    resolves_at(1,
+                "/usb_gadget/g1",
+                "functions/ncm.usb0",
+                "/usb_gadget/g1/functions/ncm.usb0");
+    /* cd SUB/g1 (a bind of usb_gadget) */
+    resolves_at(2,
+                "/usb_gadget/g1",
+                "functions/ncm.usb0",
+                "/usb_gadget/g1/functions/ncm.usb0");
+    resolves_at(-1, "/", "/b/usb_gadget/g1", "/usb_gadget/g1");
+    resolves_at(-1, "/tmp", "/sub/g1/functions", "/usb_gadget/g1/functions");
+    resolves_at(-1, "/", "b/./usb_gadget", "/usb_gadget");
+    resolves_at(-1, "/sub", "g1", "/usb_gadget/g1");
+    resolves_at(1, "/usb_gadget/g1", "../../../b/x", "/x");
+    resolves_at(1,
+                "/",
+                "usb_gadget/g1/configs/c.1/ncm.usb0/../acm.GS0",
+                "/usb_gadget/g1/functions/acm.GS0");
+    /* above a view's root: the folder holding its mount point */
+    refused_at(1, "/usb_gadget/g1", "../../..", -EPERM);
+    refused_at(2, "/usb_gadget/g1", "../../x", -EPERM);
+    resolves_at(2, "/usb_gadget/g1", "../../b/y", "/y");
+    refused_at(-1, "/", "/bx/usb_gadget", -EPERM);
+    refused_at(-1, "/tmp", "x", -EPERM);
+}
+
+/* SL5: the kernel follows 40 links in one path walk (MAXSYMLINKS) and
+ * fails the 41st ELOOP, counted over the whole walk: a chain of exactly
+ * 40 resolves. */
+static void test_resolve_link_limit(void **state)
+{
+    (void)state;
+    resolves(MP, "chain/1", "/chain/0");
+    resolves(MP, "chain/40", "/chain/0");
+    resolves(MP, "chain/40/x", "/chain/0/x");
+    resolves(MP, "chain/20/../../chain/20", "/chain/0");
+    refused(MP, "chain/41", -ELOOP);
+    refused(MP, "chain/21/../../chain/20", -ELOOP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_resolve_absolute),
         cmocka_unit_test(test_resolve_links),
         cmocka_unit_test(test_resolve_refusals),
+        cmocka_unit_test(test_resolve_views),
+        cmocka_unit_test(test_resolve_link_limit),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -591,6 +591,47 @@ static void test_read_torn_by_other_thread(void **state)
     assert_int_equal(cfs_read_end(&m), 0);
 }
 
+static uint64_t created_of(const char *path)
+{
+    struct cfs_entry e;
+    uint64_t created;
+
+    assert_ok(cfs_stat(path, &e));
+    created = e.created;
+    cfs_entry_done(&e);
+    return created;
+}
+
+/* WR7, RD6, cfs.h: an entry tells which incarnation of its name it is
+ * (the revision its node, an attribute's directory, was made at): a store
+ * keeps it, an item removed and made again under its name has a new one,
+ * and an undone removal puts the old one back (the mount's open files
+ * compare it). */
+static void test_txn_created_identity(void **state)
+{
+    struct cfs_txn *txn;
+    uint64_t y, again;
+
+    (void)state;
+    tree();
+    y = created_of("/sub/y");
+    assert_int_equal(created_of("/sub/y/a"), y);
+    assert_int_equal(created_of("/sub/y/blob"), y);
+    assert_ok(rec_store_str("/sub/y/a", "v"));
+    assert_int_equal(created_of("/sub/y/a"), y);
+    assert_int_equal(created_of("/sub/y"), y);
+    txn = rec_txn_begin();
+    assert_ok(cfs_rmdir(txn, "/sub/y"));
+    assert_ok(rec_txn_abort(txn));
+    assert_int_equal(created_of("/sub/y"), y);
+    assert_int_equal(created_of("/sub/y/a"), y);
+    assert_ok(cfs_rmdir(NULL, "/sub/y"));
+    assert_ok(cfs_mkdir(NULL, "/sub/y"));
+    again = created_of("/sub/y");
+    assert_true(again != y);
+    assert_int_equal(created_of("/sub/y/a"), again);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +652,7 @@ int main(void)
         REC_TEST(test_read_waits_for_open_txn),
         REC_TEST(test_read_again_after_undo),
         REC_TEST(test_read_torn_by_other_thread),
+        REC_TEST(test_txn_created_identity),
     };
 
     return rec_run("core-txn", tests);

@@ -265,6 +265,11 @@ struct cfs_entry {
                               which lives while its subsystem is registered */
     bool has_children;     /* dirs: holds a folder or a link (default groups
                               count), read under the same lock as the rest */
+    /* The revision this node was made at (an attribute: its directory's),
+     * put back when a removal is undone: with the path, which incarnation
+     * of a name this is. An item removed and made again under the same
+     * name has a new one (the mount's open files keep theirs, WR7). */
+    uint64_t created;
 };
 
 CFS_EXPORT void cfs_entry_done(struct cfs_entry *entry);
