@@ -291,6 +291,8 @@ enum read_state { READ_DONE, READ_AGAIN, READ_GAVE_UP };
 static enum read_state read_over(struct cfs_read_mark *rm, int *tries)
 {
     if (*tries >= READ_LOCK_AFTER) {
+        /* what it read is fixed before a writer may change it again */
+        (void)cfs_read_end(rm);
         cfs_read_unlock();
     }
     if (cfs_read_wait(rm) == 0) {

@@ -463,6 +463,7 @@ static bool read_again(struct cfs_http_req *req)
 {
     run_again(req);
     if (++req->wait.rereads <= CFS_HTTP_REREADS) {
+        cfs_http_metrics_read_again(cfs_http_read_locked(req));
         return true;
     }
     cfs_http_problem(req,

@@ -453,6 +453,8 @@ static enum cfs_http_phase dispatch(struct cfs_http_req *req)
         }
     }
     if (locked) {
+        /* what it read is fixed before a writer may change it again */
+        (void)cfs_read_end(&req->wait.rmark);
         cfs_read_unlock();
     }
     if (req->tree_answer && !req->wait.committing && !req->wait.wrote &&

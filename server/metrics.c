@@ -64,6 +64,7 @@ static atomic_uint_fast64_t commit_failures;
 static atomic_uint_fast64_t auth_failures;
 static atomic_uint_fast64_t auth_throttled;
 static atomic_uint_fast64_t cas_retries;
+static atomic_uint_fast64_t reads_again, reads_locked;
 
 static atomic_uint_fast64_t forwarded, forward_failures;
 
@@ -78,6 +79,12 @@ void cfs_http_metrics_forward(bool ok)
 void cfs_http_metrics_cas_retry(void)
 {
     atomic_fetch_add_explicit(&cas_retries, 1, memory_order_relaxed);
+}
+
+void cfs_http_metrics_read_again(bool locked)
+{
+    atomic_fetch_add_explicit(
+        locked ? &reads_locked : &reads_again, 1, memory_order_relaxed);
 }
 
 static void observe(struct histogram *h, uint64_t us)
@@ -417,6 +424,18 @@ static void put_tree(FILE *f, struct cfs_http_req *req)
             "Reads whose answer waits for the changes they may have seen "
             "to be committed, none holding a worker.",
             atomic_load(&req->srv->n_held));
+    put_u64(f,
+            "configfsd_reads_again_total",
+            COUNTER,
+            "Reads run again: torn by a change to what they read, or what "
+            "they read was undone.",
+            atomic_load(&reads_again));
+    put_u64(f,
+            "configfsd_reads_locked_total",
+            COUNTER,
+            "Reads run under the mutation lock after being torn again and "
+            "again (they cannot be torn there).",
+            atomic_load(&reads_locked));
     json_decref(problems);
 }
 

@@ -18,6 +18,8 @@ void cfs_http_metrics_commit(uint64_t us, bool ok);
 void cfs_http_metrics_auth(bool failed);
 /* Cluster mode: a request runs again after losing a race. */
 void cfs_http_metrics_cas_retry(void);
+/* A committed read runs again (@locked: under the mutation lock). */
+void cfs_http_metrics_read_again(bool locked);
 /* A write sent to the writer node; @ok: it answered. */
 void cfs_http_metrics_forward(bool ok);
 /* GET /metrics: Prometheus text. */

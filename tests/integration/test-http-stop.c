@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "harness.h"
 #include "http.h"
 
@@ -428,6 +430,180 @@ static void test_stop_bound_every_shape(void **state)
     free(dir);
 }
 
+/* ---- SIGTERM under load ------------------------------------------------- */
+
+struct loader {
+    pthread_t t;
+    uint16_t port;
+    int kind; /* 0: PUT elsewhere, 1: PUT inside the group, 2: list it */
+    int n;
+    atomic_int ok;
+    atomic_bool *stop;
+};
+
+static size_t drop_body(char *p, size_t size, size_t n, void *ud)
+{
+    (void)p;
+    (void)ud;
+    return size * n;
+}
+
+/* One keep-alive client (a libcurl handle of its own) until the server
+ * goes or it is told to stop (bounded either way). */
+static void *loader_main(void *arg)
+{
+    struct loader *l = arg;
+    CURL *c = curl_easy_init();
+    char url[256], body[16];
+
+    assert_non_null(c);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, drop_body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 20000L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    for (int i = 0; i < 20000 && !atomic_load(l->stop); i++) {
+        long status = 0;
+
+        if (l->kind == 2) {
+            (void)snprintf(url,
+                           sizeof(url),
+                           "http://127.0.0.1:%u/api/v1/config/"
+                           "02-simple-children?depth=1",
+                           (unsigned)l->port);
+            curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        } else {
+            (void)snprintf(url,
+                           sizeof(url),
+                           l->kind == 0 ? "http://127.0.0.1:%u/api/v1/config/"
+                                          "01-childless/storeme"
+                                        : "http://127.0.0.1:%u/api/v1/config/"
+                                          "02-simple-children/s%d/storeme",
+                           (unsigned)l->port,
+                           (l->n + i) % 200);
+            (void)snprintf(body, sizeof(body), "%d", i);
+            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+            curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        }
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        if (curl_easy_perform(c) != CURLE_OK) {
+            break; /* the server went */
+        }
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        if (status == 200) {
+            atomic_fetch_add(&l->ok, 1);
+        }
+        if (l->kind == 2) {
+            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
+        }
+    }
+    curl_easy_cleanup(c);
+    return NULL;
+}
+
+static void make_group(uint16_t port)
+{
+    int fd = connect_port(port);
+    char body[200 * 64 + 32], req[sizeof(body) + 256];
+    size_t len = 0;
+    int n;
+
+    assert_true(fd >= 0);
+    len += (size_t)snprintf(body, sizeof(body), "{\"ops\":[");
+    for (int i = 0; i < 200; i++) {
+        len += (size_t)snprintf(body + len,
+                                sizeof(body) - len,
+                                "%s{\"op\":\"mkdir\",\"path\":"
+                                "\"/02-simple-children/s%d\"}",
+                                i ? "," : "",
+                                i);
+    }
+    len += (size_t)snprintf(body + len, sizeof(body) - len, "]}");
+    n = snprintf(req,
+                 sizeof(req),
+                 "POST /api/v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 "application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                 len,
+                 body);
+    raw_send(fd, req, (size_t)n);
+    assert_int_equal(raw_status(fd, 20000), 200);
+    close(fd);
+}
+
+/* SIGTERM while 8 keep-alive clients write (4 elsewhere, 4 into a group)
+ * and 3 list the group, with an event stream open: exit 0 within the
+ * bound, every round (CFS_STOP_ROUNDS, 50 unless set). It crashed or hung
+ * in every run before: a held read answered and freed while still on the
+ * server's list. */
+static void test_stop_under_load(void **state)
+{
+    char *dir = harness_tmpdir();
+    const char *env = getenv("CFS_STOP_ROUNDS");
+    int rounds = env ? atoi(env) : 50;
+
+    (void)state;
+    for (int round = 0; round < rounds; round++) {
+        struct drainer d;
+        struct loader l[11];
+        atomic_bool stop = false;
+        uint16_t port;
+        pid_t pid = spawn_piped(dir, 0, &d.fd, &port);
+        char buf[4096];
+        bool eof, busy = false;
+        long took;
+        int status, sse;
+
+        assert_int_equal(pthread_create(&d.t, NULL, drain_thread, &d), 0);
+        make_group(port);
+        sse = connect_port(port);
+        raw_send(sse, RAW("GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assert_true(
+            raw_read_for(sse, buf, sizeof(buf), ": connected", 5000, &eof) > 0);
+        for (int i = 0; i < 11; i++) {
+            l[i].port = port;
+            l[i].kind = i < 4 ? 0 : i < 8 ? 1 : 2;
+            l[i].n = i * 37 + round;
+            atomic_init(&l[i].ok, 0);
+            l[i].stop = &stop;
+            assert_int_equal(pthread_create(&l[i].t, NULL, loader_main, &l[i]),
+                             0);
+        }
+        /* every client answered at least twice: the load is on */
+        for (int w = 0; w < 20000 && !busy; w++) {
+            struct pollfd none = {.fd = -1};
+
+            busy = true;
+            for (int i = 0; i < 11; i++) {
+                busy = busy && atomic_load(&l[i].ok) >= 2;
+            }
+            if (!busy) {
+                (void)poll(&none, 1, 1);
+            }
+        }
+        assert_true(busy);
+        assert_int_equal(kill(pid, SIGTERM), 0);
+        status = exit_within(pid, 20000, &took);
+        atomic_store(&stop, true);
+        for (int i = 0; i < 11; i++) {
+            assert_int_equal(pthread_join(l[i].t, NULL), 0);
+        }
+        close(sse);
+        assert_int_equal(pthread_join(d.t, NULL), 0);
+        close(d.fd);
+        if (status != 0 || took > STOP_BOUND_MS) {
+            fail_msg("round %d: SIGTERM under load: status %d after %ld ms "
+                     "(bound %d)",
+                     round,
+                     status,
+                     took,
+                     STOP_BOUND_MS);
+        }
+        harness_rmtree(dir);
+        free(dir);
+        dir = harness_tmpdir();
+    }
+    harness_rmtree(dir);
+    free(dir);
+}
+
 /* A stop stuck on its own log (stderr a pipe nobody reads, full: every
  * worker blocked writing an access line, the main thread its "stopping")
  * still ends at the bound, with status 1. It hung until SIGKILL before. */
@@ -490,6 +666,7 @@ int main(void)
         cmocka_unit_test_setup(test_stop_under_malformed_requests, running),
         cmocka_unit_test(test_stop_bound_every_shape),
         cmocka_unit_test(test_stop_bound_stuck_log),
+        cmocka_unit_test(test_stop_under_load),
     };
 
     return cmocka_run_group_tests_name("http-stop", tests, setup, harness_stop);
