@@ -230,12 +230,48 @@ MUTANTS = [
            "atomic_load(&low) <= mark->ticket", "0",
            "core says a read is committed while a transaction it saw is open"),
     Mutant("read-undo-ignored", "core/src/*.c",
-           "if (atomic_load(&undone) - mark->undone > mark->own_undone) {",
-           "atomic_load(&undone) - mark->undone > mark->own_undone", "0",
+           "again = again || atomic_load(&stripes[mark->e[i].idx].undone) != mark->e[i].undone;",
+           "again = again ||", "again = false &&",
            "a read that saw a change later undone is answered, not read again"),
     Mutant("read-torn-ignored", "core/src/*.c",
            "if (mark->torn) {", "mark->torn", "0",
            "a read during which another thread changed the tree is answered"),
+    # ---- committed reads at their granularity (issue 35): a read waits
+    # only for what it reads (tests/unit/test-core-visible.c,
+    # integration.http-starve, integration.http-stop)
+    Mutant("read-oldest-ticket-newest", "core/src/*.c",
+           "if (!open_head) { atomic_store(&low, txn->ticket);",
+           "if (!open_head)", "if (1)",
+           "the oldest open ticket moves to the newest when a transaction "
+           "starts: a read of what only the first of two open ones changed "
+           "is answered, and its undone value comes back"),
+    Mutant("read-torn-during-lock-ignored", "core/src/*.c",
+           "if ((seq & 1) && s->owner != my_ticket) { m->torn = true;",
+           "m->torn = true;", "(void)0;",
+           "a read that began while another thread's transaction held the "
+           "lock, between two of its changes, is answered half of it"),
+    Mutant("read-module-show-item-local", "core/src/*.c",
+           "if (!show_item_local(subsystem_of(d))) {",
+           "!show_item_local(subsystem_of(d))", "0",
+           "a module's attribute is read as if its show() read only its item: "
+           "a change elsewhere in the module is answered before it commits"),
+    Mutant("read-undo-not-counted", "core/src/*.c",
+           "cfs__vis_release(txn, true); cfs__vis_close(txn);",
+           "cfs__vis_release(txn, true)", "cfs__vis_release(txn, false)",
+           "an undone transaction does not count on what it touched: a held "
+           "read of it is answered with the undone value"),
+    Mutant("read-wait-not-reset", "server/*.c",
+           "req->wait.sync_done = false; atomic_store(&req->wait.cstate, CS_RUNNING);",
+           "req->wait.sync_done = false;", "",
+           "a request waiting a second time while the server stops returns at "
+           "once: a held read answered and freed while still on the list "
+           "(the crash on stop under load)", tests=["integration.http-stop"]),
+    Mutant("read-locked-end-after-unlock", "server/*.c",
+           "(void)cfs_read_end(&req->wait.rmark); cfs_read_unlock();",
+           "(void)cfs_read_end(&req->wait.rmark);", "",
+           "a read under the lock fixes what it read after letting go of it: "
+           "a writer tears it again, and it runs under the lock again and again",
+           tests=["integration.http-starve"]),
     # ---- the event stream (issue 26): every revision once, in order, whole,
     # named, or a reset; tests/integration/test-http-events-order.c and
     # t_events_across_faults of the cluster suite
