@@ -25,12 +25,21 @@
  *    (SQLite) or committed by etcd's quorum and applied. No reader may
  *    answer from what it read of the tree before that: readers bracket
  *    their reads with core's cfs_read_begin()/cfs_read_end() (cfs.h,
- *    "committed reads") and answer only once every transaction they may
- *    have seen is committed, reading again when one was undone. So every
- *    answer, and every ETag, names a committed revision (docs/DESIGN.md
- *    "Committed reads"; proven by integration.http-fault and
- *    cluster.linearize). Readers of the store (history, export, load) see
- *    only durable change sets. In cluster mode a read is linearizable
+ *    "committed reads") and answer only once every transaction that
+ *    changed what they read is committed, reading again when one was
+ *    undone. The granularity is what a read reads (a node, a subtree, an
+ *    attribute's item, or a module's whole subsystem): transactions
+ *    elsewhere neither hold nor tear it. Progress: a read torn twice runs
+ *    under the mutation lock and then waits for at most the commits
+ *    queued before it (one group commit, or one etcd quorum round, after
+ *    the last transaction that touched it settles); only undos make it read
+ *    again. So every answer, and every ETag, names a committed revision
+ *    (docs/DESIGN.md "Committed reads"; proven by unit.core-visible,
+ *    integration.http-fault, integration.http-starve and
+ *    cluster.linearize). A backend must commit or undo every transaction
+ *    it was handed, in lock order, or readers of what it touched wait.
+ *    Readers of the store (history, export, load) see only durable change
+ *    sets. In cluster mode a read is linearizable
  *    when it first waits for cfs_store_read_index_async().
  */
 #ifndef CONFIGFS_STORE_H
