@@ -221,7 +221,7 @@ MUTANTS = [
            "!json_is_true(json_object_get(ans, \"succeeded\")) && !etcd_own_entry(etcd_range_kv(ans, 1), nonce)",
            "&& !etcd_own_entry(etcd_range_kv(ans, 1), nonce)", "",
            "an append whose answer was lost and that was sent again is taken for a lost race"),
-    Mutant("read-answer-not-held", "server/*.c",
+    Mutant("read-answer-not-held", ["server/*.c", "server/wait/*.c"],
            "if (r != -EINPROGRESS) { return r == -EAGAIN && read_again(req); }",
            "r != -EINPROGRESS", "1",
            "a read is answered while a change it saw is not yet durable"),
@@ -252,7 +252,8 @@ MUTANTS = [
            "lock, between two of its changes, is answered half of it"),
     Mutant("read-module-show-item-local", "core/src/*.c",
            "if (!show_item_local(subsystem_of(d))) {",
-           "!show_item_local(subsystem_of(d))", "0",
+           "!show_item_local(subsystem_of(d))",
+           "0 && !show_item_local(subsystem_of(d))",
            "a module's attribute is read as if its show() read only its item: "
            "a change elsewhere in the module is answered before it commits"),
     Mutant("read-undo-not-counted", "core/src/*.c",
@@ -260,7 +261,7 @@ MUTANTS = [
            "cfs__vis_release(txn, true)", "cfs__vis_release(txn, false)",
            "an undone transaction does not count on what it touched: a held "
            "read of it is answered with the undone value"),
-    Mutant("read-wait-not-reset", "server/*.c",
+    Mutant("read-wait-not-reset", ["server/*.c", "server/wait/*.c"],
            "req->wait.sync_done = false; atomic_store(&req->wait.cstate, CS_RUNNING);",
            "req->wait.sync_done = false;", "",
            "a request waiting a second time while the server stops returns at "

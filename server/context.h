@@ -69,7 +69,7 @@ struct cfs_http_server {
     struct MHD_Daemon *daemon;
     struct cfs_http_drain drain;
     struct cfs_http_events *events;
-    /* Requests whose answer waits for their durable commit (commit-wait.c): the
+    /* Requests whose answer waits for their durable commit (wait/commit.c): the
      * store's commit thread calls each back, which resumes it. No lock on
      * that path but for the last step of a suspended one. */
     pthread_mutex_t c_lock;
@@ -78,7 +78,7 @@ struct cfs_http_server {
     atomic_size_t c_async; /* may be or are suspended, not yet resumed */
     atomic_bool c_stop;    /* stopping: no more suspending */
     /* Reads whose answers wait for the transactions they may have seen to
-     * be committed (commit-wait.c); core's read hook resumes them. */
+     * be committed (wait/held-read.c); core's read hook resumes them. */
     pthread_mutex_t h_lock;
     struct cfs_http_req *held; /* h_lock */
     atomic_size_t n_held;
@@ -124,36 +124,48 @@ struct cfs_http_io {
     int (*keep)(struct cfs_http_req *req, const void *data, size_t len);
 };
 
-/* The wait of a request whose answer needs its durable commit, or this
- * node to catch up with the cluster (commit-wait.c): the worker and the store's
- * threads meet on cstate. */
+/* What a request waits for (server/wait/wait.h): one kind at a time, each
+ * with its own file; NONE while it runs or once its wait is finished. */
+enum cfs_http_wait_kind {
+    CFS_WAIT_NONE = 0,
+    CFS_WAIT_COMMIT,     /* its change durable (wait/commit.c) */
+    CFS_WAIT_CATCH_UP,   /* this node applying a revision (wait/catch-up.c) */
+    CFS_WAIT_READ_INDEX, /* cluster: what etcd holds now (wait/read-index.c) */
+    CFS_WAIT_HELD_READ,  /* what it read committed (wait/held-read.c) */
+    CFS_WAIT_FORWARD,    /* the writer node's answer (forward.c) */
+    CFS_WAIT_BATCH,      /* the requests of its forwarded batch (fwd-batch.c) */
+};
+
+/* Why a request waits for this node to catch up (wait/catch-up.c). */
+enum cfs_http_catch_up_why {
+    CFS_CATCH_UP_READ,  /* ?min_revision= */
+    CFS_CATCH_UP_RETRY, /* it lost a race: run it again after */
+};
+
+/* The wait of a request (server/wait/): the worker and the thread that
+ * ends the wait meet on cstate (wait.c); the rest belongs to one kind. */
 struct cfs_http_wait {
-    struct cfs_http_evbatch *evs; /* the commit's events */
-    uint64_t commit_start;
-    int commit_err;  /* its result, set before cstate becomes READY */
-    bool committing; /* submitted, or catching up: the answer waits */
-    bool sync_done;  /* waiting while stopping: called back (under c_lock) */
+    enum cfs_http_wait_kind kind;
     atomic_int cstate;
+    bool sync_done;      /* waiting while stopping: resolved (c_lock) */
+    int commit_err;      /* its result, set before cstate becomes READY */
     uint64_t commit_rev; /* the revision it made durable, or 0 */
-    unsigned retries;    /* cluster: runs again after losing a race */
-    /* Cluster mode: the wait is the node catching up, not a commit
-     * (cfs_http_catch_up()): for ?min_revision=, or to run again. */
-    enum {
-        CFS_CATCH_UP_NONE,
-        CFS_CATCH_UP_READ,
-        CFS_CATCH_UP_RETRY,
-        CFS_CATCH_UP_INDEX, /* a linearizable read (cfs_http_read_index()) */
-    } catch_up;
+    uint64_t commit_start;
+    /* CFS_WAIT_COMMIT */
+    struct cfs_http_evbatch *evs; /* the commit's events */
+    bool wrote;                   /* it committed (or is committing) a change */
+    unsigned retries;             /* cluster: runs again after losing a race */
+    unsigned jitter;              /* rand_r() state of its back-off */
+    /* CFS_WAIT_CATCH_UP */
+    enum cfs_http_catch_up_why catch_up_why;
     uint64_t min_revision; /* ?min_revision=, 0 without */
-    unsigned jitter;       /* rand_r() state of its back-off */
-    /* A read of the tree (commit-wait.c, "committed reads"): its answer is
-     * held until what it read is committed (held: on srv->held, resumed
-     * by the read hook); read again after an undo, rereads times. */
+    /* CFS_WAIT_READ_INDEX: a refused write ran again, caught up */
+    bool indexed;
+    /* CFS_WAIT_HELD_READ: held until what it read is committed; on
+     * srv->held (h_lock) exactly while it waits; read again after it was
+     * torn or undone, rereads times */
     struct cfs_read_mark rmark;
-    bool held;
-    bool on_list; /* on srv->held (h_lock): exactly while it waits */
-    bool indexed; /* cluster: a refused write ran again, caught up */
-    bool wrote;   /* it committed (or is committing) a change */
+    bool on_list;
     unsigned rereads;
     struct cfs_http_req *hnext, *hprev;
 };
@@ -167,7 +179,7 @@ struct cfs_http_fwd {
 
 /* Cluster mode, at the writer (fwd-batch.h): the request that carries a
  * batch of forwarded requests holds it, and counts those of them whose
- * wait is not over (commit-wait.c); each request of the batch has no
+ * wait is not over (wait/wait.c); each request of the batch has no
  * connection of its own (conn is NULL), outer is the batch's request and
  * sub what the batch says of it. */
 struct cfs_http_in_batch {
@@ -232,7 +244,7 @@ struct cfs_http_req {
      * waits for the read index (read_index); any request whose answer
      * says what the tree holds - a read, or a write refused on what it
      * found (412, 404, EEXIST...) - held until what it saw is committed
-     * (!no_held_read). commit-wait.c, "committed reads". */
+     * (!no_held_read). wait/held-read.c, "committed reads". */
     bool tree_read;
     bool tree_answer;
     int denied; /* 401, 403 or 429 decided from the headers, or 0 */

@@ -12,7 +12,7 @@
  * writer, or the route's handler), wait, finish, answer; the requests of a
  * forwarded batch (fwd-batch.h) go through the same run(). The daemon runs
  * a poll() thread pool; handlers (router.c) never wait for the disk: a
- * commit suspends the connection (commit-wait.c) until the change is durable.
+ * commit suspends the connection (wait/) until the change is durable.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,7 +32,7 @@
 #include <configfs/store.h>
 
 #include "auth.h"
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "drain.h"
 #include "events.h"
 #include "forward.h"
@@ -358,7 +358,7 @@ static enum MHD_Result access_handler(void *cls,
  * so a client that wrote on one node reads its write on another. The
  * worker does not wait: the connection sleeps as for a commit.
  * @return true to go on at once; false with a 400 answer, or waiting
- * (req->wait.committing; a 504 comes from cfs_http_catch_up_finish()).
+ * (CFS_WAIT_CATCH_UP; a 504 comes from cfs_http_catch_up_finish()).
  */
 static bool wait_min_revision(struct cfs_http_req *req)
 {
@@ -431,7 +431,8 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
     } else if (wait_min_revision(req) && cfs_http_read_index(req)) {
         return CFS_HTTP_PHASE_DISPATCH;
     }
-    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+    return req->wait.kind != CFS_WAIT_NONE ? CFS_HTTP_PHASE_WAIT
+                                           : CFS_HTTP_PHASE_ANSWER;
 }
 
 /* DISPATCH: to the writer (cluster mode), or to the route's handler; a
@@ -439,7 +440,7 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
 static enum cfs_http_phase dispatch(struct cfs_http_req *req)
 {
     /* a read torn again and again runs under the mutation lock: then it
-     * cannot be torn (commit-wait.c, "committed reads") */
+     * cannot be torn (wait/held-read.c, "committed reads") */
     bool locked = cfs_http_read_locked(req);
 
     cfs_http_read_begin(req);
@@ -457,15 +458,16 @@ static enum cfs_http_phase dispatch(struct cfs_http_req *req)
         (void)cfs_read_end(&req->wait.rmark);
         cfs_read_unlock();
     }
-    if (req->tree_answer && !req->wait.committing && !req->wait.wrote &&
-        cfs_http_read_hold(req)) {
+    if (req->tree_answer && req->wait.kind == CFS_WAIT_NONE &&
+        !req->wait.wrote && cfs_http_read_hold(req)) {
         cfs_read_stop();
         return CFS_HTTP_PHASE_DISPATCH; /* something it saw was undone */
     }
     cfs_read_stop(); /* this thread's read of it is over, held or not */
     /* The answer waits for the disk (or the node to catch up, the writer,
      * the batch's requests), this thread does not. */
-    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+    return req->wait.kind != CFS_WAIT_NONE ? CFS_HTTP_PHASE_WAIT
+                                           : CFS_HTTP_PHASE_ANSWER;
 }
 
 /* FINISH: the wait is over. Answer; or run it again (caught up, or it
@@ -473,24 +475,35 @@ static enum cfs_http_phase dispatch(struct cfs_http_req *req)
  * first). */
 static enum cfs_http_phase finish(struct cfs_http_req *req)
 {
-    bool again;
+    bool again = false;
 
-    if (req->wait.held) {
-        again = cfs_http_read_finish(req);
-    } else if (req->wait.catch_up) {
-        again = cfs_http_catch_up_finish(req);
-    } else if (req->fwd.job) {
-        again = cfs_http_forward_finish(req); /* the writer answered */
-    } else if (req->in.batch) {
-        cfs_http_fwd_batch_run(req, run); /* its requests woke it */
-        again = false;
-    } else {
+    switch (req->wait.kind) {
+    case CFS_WAIT_COMMIT:
         again = cfs_http_commit_finish(req);
+        break;
+    case CFS_WAIT_CATCH_UP:
+        again = cfs_http_catch_up_finish(req);
+        break;
+    case CFS_WAIT_READ_INDEX:
+        again = cfs_http_read_index_finish(req);
+        break;
+    case CFS_WAIT_HELD_READ:
+        again = cfs_http_read_finish(req);
+        break;
+    case CFS_WAIT_FORWARD:
+        again = cfs_http_forward_finish(req); /* the writer answered */
+        break;
+    case CFS_WAIT_BATCH:
+        cfs_http_fwd_batch_run(req, run); /* its requests woke it */
+        break;
+    case CFS_WAIT_NONE:
+        break;
     }
     if (again) {
         return CFS_HTTP_PHASE_DISPATCH;
     }
-    return req->wait.committing ? CFS_HTTP_PHASE_WAIT : CFS_HTTP_PHASE_ANSWER;
+    return req->wait.kind != CFS_WAIT_NONE ? CFS_HTTP_PHASE_WAIT
+                                           : CFS_HTTP_PHASE_ANSWER;
 }
 
 /*
@@ -501,7 +514,7 @@ static enum cfs_http_phase finish(struct cfs_http_req *req)
  */
 static bool run(struct cfs_http_req *req)
 {
-    if (req->phase == CFS_HTTP_PHASE_WAIT && cfs_http_commit_ready(req)) {
+    if (req->phase == CFS_HTTP_PHASE_WAIT && cfs_http_wait_over(req)) {
         req->phase = CFS_HTTP_PHASE_FINISH; /* woken */
     }
     for (;;) {
@@ -516,7 +529,7 @@ static bool run(struct cfs_http_req *req)
             req->phase = dispatch(req);
             break;
         case CFS_HTTP_PHASE_WAIT:
-            if (cfs_http_commit_wait(req)) {
+            if (cfs_http_wait_suspend(req)) {
                 return false;
             }
             req->phase = CFS_HTTP_PHASE_FINISH; /* done meanwhile */
@@ -892,7 +905,7 @@ void cfs_http_server_free(struct cfs_http_server *srv)
 {
     if (srv) {
         cfs_http_forward_stop(srv->fwd);   /* writes sent on end now */
-        cfs_http_commit_stop(srv);         /* every waiting answer goes */
+        cfs_http_wait_stop(srv);           /* every waiting answer goes */
         cfs_http_events_stop(srv->events); /* streams end */
         if (srv->daemon) {
             /* answers in flight go out, then no connection is left for

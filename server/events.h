@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * events.h - the hub of committed changes (fed by commit-wait.c) and the
+ * events.h - the hub of committed changes (fed by wait/commit.c) and the
  * Server-Sent Events stream of GET /api/v1/events that reads it.
  */
 #ifndef CFS_HTTP_EVENTS_H

@@ -12,7 +12,7 @@
  *
  * The worker does not wait: the request is queued to a pool of forwarding
  * threads (one blocking libcurl transfer each, keep-alive to the writer)
- * and sleeps as a commit does (commit-wait.c), resumed once the writer
+ * and sleeps as a commit does (wait/wait.c), resumed once the writer
  * answered and this node applied the change (the store calls back; the
  * forwarding thread goes on to its next transfer). If the writer cannot
  * be reached at all (nothing was sent), the request runs here, with the
@@ -31,7 +31,7 @@
 
 #include <configfs/store.h>
 
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "forward.h"
 #include "fwd-batch.h"
 #include "jsonw.h"
@@ -276,7 +276,7 @@ bool cfs_http_forward(struct cfs_http_req *req)
     j->f = f;
     j->role_checked_us = cfs_http_now_us(); /* just read it */
     req->fwd.job = j;
-    cfs_http_commit_begin(req);
+    cfs_http_wait_begin(req, CFS_WAIT_FORWARD);
     enqueue(f, j);
     return true;
 }
@@ -418,7 +418,7 @@ transfer(struct cfs_http_forward *f, CURL *c, struct cfs_http_fwd_job *j)
 static void caught_up(void *ctx, int err)
 {
     (void)err; /* answered as the writer did, caught up or not */
-    cfs_http_commit_resolve(ctx, 0, 0);
+    cfs_http_wait_resolve(ctx, 0, 0);
 }
 
 /* The writer answered (or not): answer once this node has applied the
@@ -436,7 +436,7 @@ static void answer(struct cfs_http_forward *f, struct cfs_http_fwd_job *j)
                                  j->req) == 0) {
         return;
     }
-    cfs_http_commit_resolve(j->req, 0, 0);
+    cfs_http_wait_resolve(j->req, 0, 0);
 }
 
 /* ---- a batch of transfers in one exchange ------------------------------ */
@@ -644,7 +644,7 @@ bool cfs_http_forward_finish(struct cfs_http_req *req)
     struct MHD_Response *resp;
     bool nothing_sent;
 
-    req->wait.committing = false;
+    req->wait.kind = CFS_WAIT_NONE;
     req->fwd.job = NULL;
     /* no request bytes, or no transfer at all (no curl handle) */
     nothing_sent =

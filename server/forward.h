@@ -34,9 +34,10 @@ void cfs_http_forward_free(struct cfs_http_forward *f);
 bool cfs_http_forwardable(const struct cfs_http_req *req);
 /* @req, a write with its body read, goes to the writer when another node
  * is the writer. @return true: it went, and its answer comes back as a
- * commit does (commit-wait.c: req->wait.committing); false: run it here. */
+ * commit does (CFS_WAIT_FORWARD, server/wait/); false: run it here. */
 bool cfs_http_forward(struct cfs_http_req *req);
-/* Back from the writer (commit-wait.c, in the worker): build the answer.
+/* Back from the writer (CFS_WAIT_FORWARD over, in the worker): build the
+ * answer.
  * @return true when the writer could not be reached and nothing was
  * sent: run the request here instead. */
 bool cfs_http_forward_finish(struct cfs_http_req *req);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "frame.h"
 #include "fwd-batch.h"
 #include "reply.h"
@@ -377,7 +377,7 @@ void cfs_http_fwd_batch_run(struct cfs_http_req *req, cfs_http_run_fn *run)
 {
     struct cfs_http_fwd_batch *b = req->in.batch;
 
-    req->wait.committing = false; /* woken, or not yet waiting */
+    req->wait.kind = CFS_WAIT_NONE; /* woken, or not yet waiting */
     for (;;) {
         bool all = true;
 
@@ -396,10 +396,10 @@ void cfs_http_fwd_batch_run(struct cfs_http_req *req, cfs_http_run_fn *run)
             batch_answer(req);
             return;
         }
-        cfs_http_commit_begin(req);
+        cfs_http_wait_begin(req, CFS_WAIT_BATCH);
         if (atomic_fetch_sub(&req->in.pending, 1) != 1) {
             return; /* the last one to be done wakes the batch */
         }
-        req->wait.committing = false; /* all done meanwhile: on at once */
+        req->wait.kind = CFS_WAIT_NONE; /* all done meanwhile: on at once */
     }
 }

@@ -42,7 +42,7 @@ typedef bool cfs_http_run_fn(struct cfs_http_req *req);
 void cfs_http_handle_forward(struct cfs_http_req *req);
 /* Run every request of req->in.batch not yet answered, with @run, until
  * each is answered or waits; then answer the batch, or leave it waiting
- * (req->wait.committing) until commit-wait.c wakes it when the last of them is
+ * (CFS_WAIT_BATCH) until server/wait/wait.c wakes it when the last of them is
  * done. Called again once woken. */
 void cfs_http_fwd_batch_run(struct cfs_http_req *req, cfs_http_run_fn *run);
 /* The batch and each of its requests, by @free_req. NULL is fine. */

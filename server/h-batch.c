@@ -20,7 +20,7 @@
 #include <configfs/schema.h>
 
 #include "body.h"
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "h-batch.h"
 #include "json.h"
 #include "reply.h"

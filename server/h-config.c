@@ -15,7 +15,7 @@
 #include <configfs/limits.h>
 
 #include "body.h"
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "h-config.h"
 #include "json.h"
 #include "reply.h"

@@ -13,7 +13,7 @@
 #include <configfs/store.h>
 
 #include "body.h"
-#include "commit-wait.h"
+#include "wait/wait.h"
 #include "h-batch.h"
 #include "h-export.h"
 #include "json.h"

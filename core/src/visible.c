@@ -260,7 +260,7 @@ void cfs__vis_touch(struct cfs_txn *txn,
                     const char *name,
                     const char *other)
 {
-    uint64_t keys[CFS_DEPTH_MAX + 2];
+    uint64_t keys[CFS_DEPTH_MAX + 2] = {0};
     size_t n;
 
     if (txn->undoing) {
@@ -454,7 +454,7 @@ note_keys(struct cfs_read_mark *m, const uint64_t *keys, size_t n, bool sub)
 
 void cfs__read_note_path(const char *path, size_t plen)
 {
-    uint64_t keys[CFS_DEPTH_MAX + 2];
+    uint64_t keys[CFS_DEPTH_MAX + 2] = {0};
 
     if (my_mark && path) {
         note_keys(my_mark, keys, path_keys(path, plen, keys), false);
@@ -485,7 +485,7 @@ static bool show_item_local(const struct cfs_dirent *sd)
 
 void cfs__read_note(const struct cfs_dirent *d, enum cfs_read_what what)
 {
-    uint64_t keys[CFS_DEPTH_MAX + 2];
+    uint64_t keys[CFS_DEPTH_MAX + 2] = {0};
     struct cfs_read_mark *m = my_mark;
     size_t n;
 
