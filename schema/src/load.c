@@ -344,9 +344,12 @@ static bool number_char(char conv, char c)
 static int format_touches(struct loader *L, const struct schema_attr *a)
 {
     size_t pre = strlen(a->fmt_pre);
-    char last = pre ? a->fmt_pre[pre - 1] : '\0';
+    char last = '\0';
     char first = a->fmt_post[0];
 
+    if (pre > 0) {
+        last = a->fmt_pre[pre - 1];
+    }
     if (last == '-' || last == '+' ||
         (last && number_char(a->fmt_conv, last))) {
         return fail(L,
@@ -582,7 +585,7 @@ static int attr_parse(struct loader *L,
     if (a->display_hex && a->format && !*a->fmt_pre && !*a->fmt_post &&
         a->fmt_conv != 'd' && a->fmt_conv != 'u') {
         /* forms read a value of digits only as decimal (web/ displayValue) */
-        at = schema_jpath_key(&L->path, "display");
+        (void)schema_jpath_key(&L->path, "display"); /* where it fails */
         return fail(L,
                     "\"hex\" with format \"%s\" would lose the value: "
                     "forms read a shown value of digits only (\"10\", 16) "
