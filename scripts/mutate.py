@@ -337,6 +337,24 @@ MUTANTS = [
            "size >", "size >=",
            "a binary write ending exactly at cb_max_size is refused EFBIG (BIN4)",
            tests=["mount.errno"]),
+    # ---- formatted numbers and query values (issue 37 (1), (7)):
+    # tests/unit/test-schema-format.c, test-schema-value.c,
+    # tests/integration/test-http-import.c and test-http-harden.c
+    Mutant("format-leading-text-kept", "schema/src/*.c",
+           "i = strlen(a->fmt_pre); end = len - strlen(a->fmt_post);",
+           "i = strlen(a->fmt_pre);", "i = 0;",
+           "a format's leading text is not stripped from the shown form: \"id ff\" "
+           "of \"id %x\" is refused, \"0x42\" of \"0x%d\" read as 66"),
+    Mutant("format-shown-base-decimal", "schema/src/*.c",
+           "ret->base = a->fmt_conv == 'x' || a->fmt_conv == 'X' ? 16 : 10;",
+           "a->fmt_conv == 'x' || a->fmt_conv == 'X' ? 16 : 10", "10",
+           "the shown form is read in decimal, not in the format's base: "
+           "\"10\" of \"%x\" stores ten, \"ff\" is refused"),
+    Mutant("query-enum-single-node", "server/*.c",
+           "if (q->route ? strcmp(q->route, rt->label) != 0 : !rt->read_index) {",
+           "!rt->read_index", "!rt->read_index || !req->srv->cluster",
+           "?consistency= is validated in cluster mode only: on one node bogus, "
+           "LINEARIZABLE and the empty value answer 200"),
 ]
 
 

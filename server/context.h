@@ -252,6 +252,7 @@ struct cfs_http_req {
     bool denied_invalid;      /* 401: a token was sent, and is not valid */
     enum cfs_http_role denied_need; /* 403: the role it needs */
     char *decoded[8];               /* decoded query values */
+    const char *decoded_key[8];     /* their keys (literals) */
     size_t n_decoded;
     struct cfs_http_wait wait;
     struct cfs_http_fwd fwd;

@@ -410,8 +410,9 @@ static enum cfs_http_phase route_batched(struct cfs_http_req *s)
     return CFS_HTTP_PHASE_ADMIT;
 }
 
-/* ADMIT: refused on what its headers said (the token) or its body's size,
- * or held until this node reached ?min_revision=. */
+/* ADMIT: refused on what its headers said (the token), its body's size or
+ * a query value the contract does not list, or held until this node
+ * reached ?min_revision=. */
 static enum cfs_http_phase admit(struct cfs_http_req *req)
 {
     const struct cfs_http_route *rt = req->rt;
@@ -428,7 +429,8 @@ static enum cfs_http_phase admit(struct cfs_http_req *req)
                          NULL,
                          "the request body is over %zu bytes",
                          req->srv->opts.body_limit);
-    } else if (wait_min_revision(req) && cfs_http_read_index(req)) {
+    } else if (cfs_http_query_enums_ok(req) && wait_min_revision(req) &&
+               cfs_http_read_index(req)) {
         return CFS_HTTP_PHASE_DISPATCH;
     }
     return req->wait.kind != CFS_WAIT_NONE ? CFS_HTTP_PHASE_WAIT

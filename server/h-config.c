@@ -233,10 +233,6 @@ static int parse_page(struct cfs_http_req *req,
 
     *ret_paged = seek || used_by;
     page->paged = seek;
-    if (used_by && strcmp(used_by, "0") != 0 && strcmp(used_by, "1") != 0) {
-        cfs_http_bad_request(req, "used_by must be 0 or 1");
-        return -EINVAL;
-    }
     page->used_by = used_by && strcmp(used_by, "1") == 0;
     page->limit = PAGE_DEFAULT;
     if (limit) {
@@ -249,10 +245,6 @@ static int parse_page(struct cfs_http_req *req,
             return -EINVAL;
         }
         page->limit = (size_t)v;
-    }
-    if (from && strcmp(from, "start") != 0 && strcmp(from, "end") != 0) {
-        cfs_http_bad_request(req, "from must be start or end");
-        return -EINVAL;
     }
     if (name_from && strlen(name_from) > 255) {
         cfs_http_bad_request(req, "name_from must be at most 255 bytes");
@@ -304,11 +296,7 @@ get_dir(struct cfs_http_req *req, const char *path, const struct cfs_entry *e)
         cfs_http_bad_request(req, "depth must be an integer from 0 to 64");
         return;
     }
-    values = cfs_http_query(req, "values");
-    if (values && strcmp(values, "0") != 0 && strcmp(values, "1") != 0) {
-        cfs_http_bad_request(req, "values must be 0 or 1");
-        return;
-    }
+    values = cfs_http_query(req, "values"); /* 0 or 1: router.c */
     if (parse_page(req, &page, &paged, &after, &before) < 0) {
         free(after);
         free(before);

@@ -395,15 +395,9 @@ void cfs_http_handle_import(struct cfs_http_req *req)
     uint64_t rev;
     int r;
 
+    /* mode and dry_run hold one of their values (router.c) */
     if (mode && strcmp(mode, "replace") == 0) {
         dm = CFS_STORE_DIFF_REPLACE;
-    } else if (mode && strcmp(mode, "merge") != 0) {
-        cfs_http_bad_request(req, "mode is merge or replace");
-        return;
-    }
-    if (dry && strcmp(dry, "0") != 0 && strcmp(dry, "1") != 0) {
-        cfs_http_bad_request(req, "dry_run is 0 or 1");
-        return;
     }
     body = cfs_http_json_body(req);
     if (!body) {

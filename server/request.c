@@ -161,6 +161,13 @@ const char *cfs_http_query(struct cfs_http_req *req, const char *key)
     const char *raw = cfs_http_query_raw(req, key);
     char *v, *p;
 
+    /* decoded once: admission (router.c) and the handler, or a handler
+     * run again, read the same value without using up the slots */
+    for (size_t i = 0; raw && i < req->n_decoded; i++) {
+        if (strcmp(req->decoded_key[i], key) == 0) {
+            return req->decoded[i];
+        }
+    }
     if (!raw ||
         req->n_decoded == sizeof(req->decoded) / sizeof(req->decoded[0])) {
         return raw;
@@ -179,6 +186,7 @@ const char *cfs_http_query(struct cfs_http_req *req, const char *key)
     if (!p) {
         return NULL; /* a bad escape: treated as absent */
     }
+    req->decoded_key[req->n_decoded] = key;
     req->decoded[req->n_decoded++] = p;
     return p;
 }

@@ -8,8 +8,9 @@
 
 #include "context.h"
 
-/* A query value, percent- and form-decoded (owned by @req), or NULL when
- * absent or badly escaped. */
+/* A query value, percent- and form-decoded (owned by @req; decoded once
+ * per @key, which must outlive @req: a literal), or NULL when absent or
+ * badly escaped. */
 const char *cfs_http_query(struct cfs_http_req *req, const char *key);
 /* A query value as sent, still encoded (borrowed), or NULL. */
 const char *cfs_http_query_raw(struct cfs_http_req *req, const char *key);

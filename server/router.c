@@ -274,6 +274,47 @@ static bool query_decodes(struct cfs_http_req *req)
     return false;
 }
 
+/* The query parameters whose values api/openapi.yaml enumerates, and the
+ * routes that take them: the route label, or NULL for every route that
+ * reads the tree (its read_index column: what cluster mode answers from
+ * the read index unless ?consistency=serializable). */
+static const struct query_enum {
+    const char *key;
+    const char *values[2];
+    const char *route;
+} query_enums[] = {
+    {"consistency", {"linearizable", "serializable"}, NULL},
+    {"from", {"start", "end"}, "config"},
+    {"used_by", {"0", "1"}, "config"},
+    {"values", {"0", "1"}, "config"},
+    {"mode", {"merge", "replace"}, "import"},
+    {"dry_run", {"0", "1"}, "import"},
+};
+
+bool cfs_http_query_enums_ok(struct cfs_http_req *req)
+{
+    const struct cfs_http_route *rt = req->rt;
+
+    if (!rt || !(rt->methods & CFS_M(req->method))) {
+        return true; /* no route, or 405: dispatch answers */
+    }
+    for (size_t i = 0; i < sizeof(query_enums) / sizeof(query_enums[0]); i++) {
+        const struct query_enum *q = &query_enums[i];
+        const char *v;
+
+        if (q->route ? strcmp(q->route, rt->label) != 0 : !rt->read_index) {
+            continue;
+        }
+        v = cfs_http_query(req, q->key);
+        if (v && strcmp(v, q->values[0]) != 0 && strcmp(v, q->values[1]) != 0) {
+            cfs_http_bad_request(
+                req, "%s must be %s or %s", q->key, q->values[0], q->values[1]);
+            return false;
+        }
+    }
+    return true;
+}
+
 void cfs_http_dispatch(struct cfs_http_req *req)
 {
     const struct cfs_http_route *rt = req->rt;

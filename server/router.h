@@ -69,6 +69,13 @@ enum cfs_http_role cfs_http_route_role(const struct cfs_http_route *rt,
                                        const char *url,
                                        enum cfs_http_method method);
 
+/* Check the query parameters api/openapi.yaml enumerates (?consistency=,
+ * ?from=, ?used_by=, ?values=, ?mode=, ?dry_run=) on the routes that take
+ * them, in every mode: the one place they are validated, before the
+ * request waits or runs. @return false when answered: 400 EINVAL naming
+ * the allowed values. */
+bool cfs_http_query_enums_ok(struct cfs_http_req *req);
+
 /* Answer req (its route req->rt found): 405, 404, or the route's handler. */
 void cfs_http_dispatch(struct cfs_http_req *req);
 

@@ -46,22 +46,32 @@ static json_t *mode_string(unsigned int mode)
     return json_string(buf);
 }
 
-/* The default as a JSON value of the attribute's JSON Schema type. */
+/* The default as a JSON value of the attribute's JSON Schema type; a
+ * number read from its shown text as a store reads it (a formatted one,
+ * "0x0200", is 512). */
 static json_t *default_value(const struct schema_attr *a)
 {
+    int64_t sv = 0;
+    uint64_t uv = 0;
+    char text[24];
+
     switch (a->kind) {
     case SCHEMA_BOOL:
         return json_boolean(!strcmp(a->def, "1"));
     case SCHEMA_INT:
-        return json_integer((json_int_t)strtoll(a->def, NULL, 10));
-    case SCHEMA_UINT: {
-        unsigned long long v = strtoull(a->def, NULL, 10);
-
-        if (v <= INT64_MAX) {
-            return json_integer((json_int_t)v);
+    case SCHEMA_UINT:
+        if (schema_value_int(a, a->def, &sv, &uv) < 0) {
+            return json_string(a->def); /* not reached: checked at load */
         }
-        return json_string(a->def); /* beyond what JSON integers carry */
-    }
+        if (a->kind == SCHEMA_INT) {
+            return json_integer((json_int_t)sv);
+        }
+        if (uv <= INT64_MAX) {
+            return json_integer((json_int_t)uv);
+        }
+        /* beyond what JSON integers carry: a decimal string */
+        (void)snprintf(text, sizeof(text), "%" PRIu64, uv);
+        return json_string(text);
     default:
         return json_string(a->def);
     }

@@ -180,6 +180,17 @@ int schema_value_check(const struct schema_attr *a,
                        char *why,
                        size_t why_size);
 
+/*
+ * The number @s (NUL-terminated) holds, read as a store of kind int or
+ * uint of @a reads it (docs/schemas.md, "format": the shown form first).
+ * *@ret_s is the value for kind int, *@ret_u for uint; both written only
+ * on success. @return 0, -EINVAL or -ERANGE.
+ */
+int schema_value_int(const struct schema_attr *a,
+                     const char *s,
+                     int64_t *ret_s,
+                     uint64_t *ret_u);
+
 /* ---- detail.c ---------------------------------------------------------- */
 
 void schema_set_detail(const char *fmt, ...) CFS_PRINTF(1, 2);

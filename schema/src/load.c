@@ -11,6 +11,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -328,6 +329,45 @@ static char *format_text(const char *s, size_t n, bool *bad)
     return out;
 }
 
+/* A character that could be part of a number of conversion @conv. */
+static bool number_char(char conv, char c)
+{
+    return (conv == 'x' || conv == 'X') ? isxdigit((unsigned char)c)
+                                        : isdigit((unsigned char)c);
+}
+
+/* The shown text must say where its number begins and ends, or it is
+ * ambiguous (docs/schemas.md, "format"): text that ends in a sign or a
+ * digit of the conversion's base just before the number, or begins with
+ * such a digit just after it, reads as part of it ("%d0" would show 1 as
+ * "10"; "-%d" would show 5 as "-5"). */
+static int format_touches(struct loader *L, const struct schema_attr *a)
+{
+    size_t pre = strlen(a->fmt_pre);
+    char last = '\0';
+    char first = a->fmt_post[0];
+
+    if (pre > 0) {
+        last = a->fmt_pre[pre - 1];
+    }
+    if (last == '-' || last == '+' ||
+        (last && number_char(a->fmt_conv, last))) {
+        return fail(L,
+                    "the text before the conversion ends in '%c', which "
+                    "reads as part of the number: the shown text would be "
+                    "ambiguous (put a space or other text between them)",
+                    last);
+    }
+    if (first && number_char(a->fmt_conv, first)) {
+        return fail(L,
+                    "the text after the conversion begins with '%c', which "
+                    "reads as part of the number: the shown text would be "
+                    "ambiguous (put a space or other text between them)",
+                    first);
+    }
+    return 0;
+}
+
 /* "format": text, one conversion %[0][WIDTH](d|u|x|X), text; as the
  * kernel's show() prints the number (USB's idVendor: "0x%04x"). */
 static int attr_format(struct loader *L, json_t *v, struct schema_attr *a)
@@ -382,6 +422,10 @@ static int attr_format(struct loader *L, json_t *v, struct schema_attr *a)
         return fail(L,
                     "kind int takes %%d only (a negative number has no "
                     "unsigned form)");
+    }
+    r = format_touches(L, a);
+    if (r < 0) {
+        return r;
     }
     a->format = cfs_strdup(s);
     return a->format ? 0 : -ENOMEM;
@@ -537,6 +581,17 @@ static int attr_parse(struct loader *L,
     }
     if (a->kind == SCHEMA_ENUM && !a->values) {
         return fail(L, "kind enum needs \"values\"");
+    }
+    if (a->display_hex && a->format && !*a->fmt_pre && !*a->fmt_post &&
+        a->fmt_conv != 'd' && a->fmt_conv != 'u') {
+        /* forms read a value of digits only as decimal (web/ displayValue) */
+        (void)schema_jpath_key(&L->path, "display"); /* where it fails */
+        return fail(L,
+                    "\"hex\" with format \"%s\" would lose the value: "
+                    "forms read a shown value of digits only (\"10\", 16) "
+                    "as decimal; give the format text before the number "
+                    "(\"0x%%x\") or leave display out",
+                    a->format);
     }
     def = json_object_get(obj, "default");
     if (def) {

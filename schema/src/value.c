@@ -3,9 +3,11 @@
  * value.c - attribute kinds: what each accepts and how it is shown.
  *
  * One function checks a value against its attribute and returns the text
- * show() prints: int and uint in decimal, bool as 0 or 1, everything else
- * exactly as written. It serves stores and, at load time, defaults. The
- * rules are listed in docs/schemas.md; a refusal names the rule.
+ * show() prints: int and uint in decimal or as their "format" says, bool
+ * as 0 or 1, everything else exactly as written. It serves stores and, at
+ * load time, defaults. A formatted number's shown text reads back as the
+ * same number (read_int()). The rules are listed in docs/schemas.md; a
+ * refusal names the rule.
  */
 #include "internal.h"
 
@@ -93,32 +95,193 @@ static int check_string(const struct schema_attr *a,
     return 0;
 }
 
-/* Decimal, or hexadecimal after "0x"; an optional sign; nothing else. */
-static bool number_syntax(const char *s, size_t len, bool *ret_neg, int *base)
+/* A number found in a text: its sign and its digits in their base. */
+struct number {
+    bool neg;
+    const char *digits;
+    size_t n;
+    int base;
+};
+
+/* The plain forms (docs/schemas.md, kinds int and uint): decimal, or
+ * hexadecimal after "0x" or "0X"; an optional sign; nothing else. */
+static bool plain_number(const char *s, size_t len, struct number *ret)
 {
     size_t i = 0;
 
-    *ret_neg = false;
+    ret->neg = false;
     if (i < len && (s[i] == '+' || s[i] == '-')) {
-        *ret_neg = s[i] == '-';
+        ret->neg = s[i] == '-';
         i++;
     }
-    *base = 10;
+    ret->base = 10;
     if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-        *base = 16;
+        ret->base = 16;
         i += 2;
     }
     if (i == len) {
         return false;
     }
-    for (; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t k = i; k < len; k++) {
+        unsigned char c = (unsigned char)s[k];
 
-        if (*base == 10 ? !isdigit(c) : !isxdigit(c)) {
+        if (ret->base == 10 ? !isdigit(c) : !isxdigit(c)) {
             return false;
         }
     }
+    ret->digits = s + i;
+    ret->n = len - i;
     return true;
+}
+
+/* @s is the format's leading text, at least one byte, the trailing text. */
+static bool wrapped(const struct schema_attr *a, const char *s, size_t len)
+{
+    size_t pre = strlen(a->fmt_pre);
+    size_t post = strlen(a->fmt_post);
+
+    return len > pre + post && memcmp(s, a->fmt_pre, pre) == 0 &&
+           memcmp(s + len - post, a->fmt_post, post) == 0;
+}
+
+/* The shown form: what show() prints for some value, read back. The
+ * format's leading text; the width's padding (spaces, when the format pads
+ * with spaces); '-' for kind int; digits of the conversion's base (hex in
+ * either case); the trailing text. */
+static bool shown_number(const struct schema_attr *a,
+                         const char *s,
+                         size_t len,
+                         struct number *ret)
+{
+    size_t i, end;
+
+    if (!a->format || !wrapped(a, s, len)) {
+        return false;
+    }
+    i = strlen(a->fmt_pre);
+    end = len - strlen(a->fmt_post);
+    if (a->fmt_width > 0 && !a->fmt_zero) {
+        while (i < end && s[i] == ' ') {
+            i++;
+        }
+    }
+    ret->neg = a->kind == SCHEMA_INT && i < end && s[i] == '-';
+    if (ret->neg) {
+        i++;
+    }
+    ret->base = a->fmt_conv == 'x' || a->fmt_conv == 'X' ? 16 : 10;
+    if (i == end) {
+        return false;
+    }
+    for (size_t k = i; k < end; k++) {
+        unsigned char c = (unsigned char)s[k];
+
+        if (ret->base == 10 ? !isdigit(c) : !isxdigit(c)) {
+            return false;
+        }
+    }
+    ret->digits = s + i;
+    ret->n = end - i;
+    return true;
+}
+
+/* The magnitude of @num; false when it does not fit in 64 bits. */
+static bool number_magnitude(const struct number *num, uint64_t *ret)
+{
+    uint64_t v = 0;
+
+    for (size_t i = 0; i < num->n; i++) {
+        unsigned char c = (unsigned char)num->digits[i];
+        uint64_t d = isdigit(c) ? (uint64_t)(c - '0')
+                                : (uint64_t)(tolower(c) - 'a' + 10);
+
+        if (v > (UINT64_MAX - d) / (uint64_t)num->base) {
+            return false;
+        }
+        v = v * (uint64_t)num->base + d;
+    }
+    *ret = v;
+    return true;
+}
+
+/*
+ * An int or uint value from text, as a store reads it (docs/schemas.md,
+ * "format"): the first of these that fits the text's syntax is its value.
+ *   1. the shown form of the attribute's format (shown_number());
+ *   2. a plain number between the format's leading and trailing text;
+ *   3. a plain number, the whole text.
+ * So show() printed, stored back, is the same value: the shown form comes
+ * first, even where the same text is also a plain number ("10" of "%x" is
+ * 16). *@ret_s for kind int, *@ret_u for uint. @return 0, or -EINVAL,
+ * -ERANGE with the reason in @why.
+ */
+static int read_int(const struct schema_attr *a,
+                    const char *s,
+                    size_t len,
+                    int64_t *ret_s,
+                    uint64_t *ret_u,
+                    char *why,
+                    size_t why_size)
+{
+    struct number num = {0};
+    uint64_t mag = 0;
+    size_t pre = a->format ? strlen(a->fmt_pre) : 0;
+    size_t post = a->format ? strlen(a->fmt_post) : 0;
+    bool ok = shown_number(a, s, len, &num) ||
+              (a->format && wrapped(a, s, len) &&
+               plain_number(s + pre, len - pre - post, &num)) ||
+              plain_number(s, len, &num);
+
+    if (!ok) {
+        why_set(why,
+                why_size,
+                "must be %s integer (decimal, or hexadecimal after 0x)%s%s",
+                a->kind == SCHEMA_INT ? "an" : "a non-negative",
+                a->format ? ", or as shown by " : "",
+                a->format ? a->format : "");
+        return -EINVAL;
+    }
+    if (a->kind == SCHEMA_UINT && num.neg) {
+        why_set(why, why_size, "must not be negative");
+        return -EINVAL;
+    }
+    if (a->kind == SCHEMA_UINT) {
+        if (!number_magnitude(&num, &mag)) {
+            why_set(why, why_size, "must fit in an unsigned 64-bit integer");
+            return -ERANGE;
+        }
+        *ret_u = mag;
+        return 0;
+    }
+    if (!number_magnitude(&num, &mag) ||
+        mag > (uint64_t)INT64_MAX + (num.neg ? 1 : 0)) {
+        why_set(why, why_size, "must fit in a signed 64-bit integer");
+        return -ERANGE;
+    }
+    if (!num.neg) {
+        *ret_s = (int64_t)mag;
+    } else if (mag == (uint64_t)INT64_MAX + 1) {
+        *ret_s = INT64_MIN;
+    } else {
+        *ret_s = -(int64_t)mag;
+    }
+    return 0;
+}
+
+int schema_value_int(const struct schema_attr *a,
+                     const char *s,
+                     int64_t *ret_s,
+                     uint64_t *ret_u)
+{
+    int64_t sv = 0;
+    uint64_t uv = 0;
+    int r = read_int(a, s, strlen(s), &sv, &uv, NULL, 0);
+
+    if (r == 0) {
+        *ret_s = sv;
+        *ret_u = uv;
+    }
+    return r;
 }
 
 /* A number as the attribute's "format" says, the plain decimal without
@@ -169,93 +332,31 @@ static char *format_number(const struct schema_attr *a,
     return out;
 }
 
-/* A formatted number back: what "format" put around it goes, the rest is
- * read as any number, or as hexadecimal digits when the format's own text
- * was around them (*@hex; "FF h" of "%X h"). @return the length of the
- * number within @s, from *@from. */
-static size_t unformat(const struct schema_attr *a,
-                       const char *s,
-                       size_t len,
-                       size_t *from,
-                       bool *hex)
-{
-    size_t pre, post;
-
-    *from = 0;
-    *hex = false;
-    if (!a->format) {
-        return len;
-    }
-    pre = strlen(a->fmt_pre);
-    post = strlen(a->fmt_post);
-    /* "0x" before a hex conversion is the number's own prefix: kept */
-    if (pre == 2 && !strcmp(a->fmt_pre, "0x")) {
-        pre = 0;
-    }
-    if (pre + post < len && !strncmp(s, a->fmt_pre, pre) &&
-        !strncmp(s + len - post, a->fmt_post, post)) {
-        *from = pre;
-        *hex = pre + post > 0 && (a->fmt_conv == 'x' || a->fmt_conv == 'X');
-        return len - pre - post;
-    }
-    return len;
-}
-
 static int check_int(const struct schema_attr *a,
-                     char *canon,
+                     const char *in,
                      size_t len,
                      char **ret_out,
                      char *why,
                      size_t why_size)
 {
-    bool neg;
-    int base;
-    char *end = NULL;
-    size_t from = 0;
-    bool hex = false;
+    int64_t sv = 0;
+    uint64_t v = 0;
+    int r = read_int(a, in, len, &sv, &v, why, why_size);
 
-    len = unformat(a, canon, len, &from, &hex);
-    canon += from;
-    canon[len] = '\0';
-    if (hex && len > 0 && strspn(canon, "0123456789abcdefABCDEF") == len) {
-        neg = false;
-        base = 16;
-    } else if (!number_syntax(canon, len, &neg, &base)) {
-        why_set(why,
-                why_size,
-                "must be %s integer (decimal, or hexadecimal after 0x)",
-                a->kind == SCHEMA_INT ? "an" : "a non-negative");
-        return -EINVAL;
+    if (r < 0) {
+        return r;
     }
-    errno = 0;
     if (a->kind == SCHEMA_INT) {
-        long long v = strtoll(canon, &end, base);
-
-        if (errno == ERANGE) {
-            why_set(why, why_size, "must fit in a signed 64-bit integer");
-            return -ERANGE;
-        }
-        if (a->has_min && v < a->min) {
+        if (a->has_min && sv < a->min) {
             why_set(why, why_size, "at least %" PRId64, a->min);
             return -EINVAL;
         }
-        if (a->has_max && v > a->max) {
+        if (a->has_max && sv > a->max) {
             why_set(why, why_size, "at most %" PRId64, a->max);
             return -EINVAL;
         }
-        *ret_out = format_number(a, true, (int64_t)v, 0);
+        *ret_out = format_number(a, true, sv, 0);
     } else {
-        unsigned long long v;
-
-        if (neg) {
-            why_set(why, why_size, "must not be negative");
-            return -EINVAL;
-        }
-        v = strtoull(canon, &end, base);
-        if (errno == ERANGE) {
-            why_set(why, why_size, "must fit in an unsigned 64-bit integer");
-            return -ERANGE;
-        }
         if (a->has_min && v < (uint64_t)a->min) {
             why_set(why, why_size, "at least %" PRId64, a->min);
             return -EINVAL;
@@ -264,7 +365,7 @@ static int check_int(const struct schema_attr *a,
             why_set(why, why_size, "at most %" PRId64, a->max);
             return -EINVAL;
         }
-        *ret_out = format_number(a, false, 0, (uint64_t)v);
+        *ret_out = format_number(a, false, 0, v);
     }
     return *ret_out ? 0 : -ENOMEM;
 }
@@ -425,7 +526,7 @@ int schema_value_check(const struct schema_attr *a,
         break;
     case SCHEMA_INT:
     case SCHEMA_UINT:
-        r = check_int(a, canon, len, &out, why, why_size);
+        r = check_int(a, in, len, &out, why, why_size);
         break;
     case SCHEMA_BOOL:
         r = check_bool(in, len, &out, why, why_size);

@@ -5,7 +5,8 @@
  * and a store: folded header lines that hide a request's framing, the
  * Content-Length shapes libmicrohttpd answers itself, bodies refused on
  * their headers (401/403/413 before any body byte, no "100 Continue"),
- * malformed percent-escapes in query parameters, HEAD of the event stream,
+ * malformed percent-escapes in query parameters, query values the
+ * contract does not list (one node), HEAD of the event stream,
  * and a subscriber that stops reading while the event ring overruns.
  */
 #include <errno.h>
@@ -397,6 +398,106 @@ static void test_harden_bad_query_escape(void **state)
     }
 }
 
+/* ---- query values the contract enumerates ------------------------------ */
+
+/* One node, as in cluster mode: a value of an enumerated query parameter
+ * (api/openapi.yaml) that is not one of its values is 400 EINVAL naming
+ * them, on every route that takes it, for reads and writes alike, and a
+ * refused write changes nothing (issue 37 (7): ?consistency=bogus, an
+ * upper-case or misspelled value and the empty one answered 200). */
+static void test_harden_query_enums(void **state)
+{
+    static const char *const bad_consistency[] = {"bogus",
+                                                  "LINEARIZABLE",
+                                                  "serialisable",
+                                                  "",
+                                                  "linearizable%20",
+                                                  "serializable+"};
+    static const char *const tree_reads[] = {
+        "/api/v1/config",
+        "/api/v1/config/bytes",
+        "/api/v1/config/bytes/a",
+        "/api/v1/node/bytes",
+        "/api/v1/value/bytes/a",
+        "/api/v1/history",
+        "/api/v1/export",
+    };
+    static const struct {
+        const char *method, *url, *detail;
+    } others[] = {
+        {"GET", "/api/v1/config/bytes?from=END", "from must be start or end"},
+        {"GET", "/api/v1/config/bytes?used_by=yes", "used_by must be 0 or 1"},
+        {"GET", "/api/v1/config/bytes?values=2", "values must be 0 or 1"},
+        {"POST", "/api/v1/import?mode=Merge", "mode must be merge or replace"},
+        {"POST", "/api/v1/import?dry_run=true", "dry_run must be 0 or 1"},
+    };
+    char url[256];
+    char *before;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(tree_reads) / sizeof(tree_reads[0]); i++) {
+        for (size_t k = 0;
+             k < sizeof(bad_consistency) / sizeof(bad_consistency[0]);
+             k++) {
+            struct http_resp r;
+
+            (void)snprintf(url,
+                           sizeof(url),
+                           "%s?consistency=%s",
+                           tree_reads[i],
+                           bad_consistency[k]);
+            http(&r, "GET", url, NULL, 0, admin_hdr);
+            expect_problem(&r, 400, "EINVAL");
+            assert_string_equal(
+                jstr(r.json, "detail"),
+                "consistency must be linearizable or serializable");
+            http_resp_done(&r);
+        }
+        for (size_t k = 0; k < 2; k++) {
+            struct http_resp r;
+
+            (void)snprintf(url,
+                           sizeof(url),
+                           "%s?consistency=%s",
+                           tree_reads[i],
+                           k ? "serializable" : "linearizable");
+            http(&r, "GET", url, NULL, 0, admin_hdr);
+            assert_int_equal(r.status, 200);
+            http_resp_done(&r);
+        }
+    }
+    /* a write with a bad value is refused before it runs */
+    set_a("kept");
+    before = value_a();
+    {
+        struct http_resp r;
+
+        http(&r,
+             "PUT",
+             "/api/v1/config/bytes/a?consistency=bogus",
+             "lost",
+             4,
+             admin_hdr);
+        expect_problem(&r, 400, "EINVAL");
+        http_resp_done(&r);
+    }
+    {
+        char *after = value_a();
+
+        assert_string_equal(after, before);
+        free(after);
+    }
+    free(before);
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        struct http_resp r;
+
+        http(&r, others[i].method, others[i].url, "{}", 2, admin_json);
+        expect_problem(&r, 400, "EINVAL");
+        assert_string_equal(jstr(r.json, "detail"), others[i].detail);
+        http_resp_done(&r);
+    }
+}
+
 /* ---- HEAD of the event stream ------------------------------------------ */
 
 static void test_harden_head_events(void **state)
@@ -727,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_harden_library_length_shapes),
         cmocka_unit_test(test_harden_refused_before_body),
         cmocka_unit_test(test_harden_bad_query_escape),
+        cmocka_unit_test(test_harden_query_enums),
         cmocka_unit_test(test_harden_head_events),
         cmocka_unit_test(test_harden_slow_reader),
         cmocka_unit_test(test_harden_resume_at_cut_revision),

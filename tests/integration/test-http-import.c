@@ -26,6 +26,7 @@
 #include <curl/curl.h>
 
 #include <configfs/configfs.h>
+#include <configfs/schema.h>
 
 #include "http.h"
 #include "harness.h"
@@ -168,6 +169,25 @@ static struct configfs_subsystem kinds_subsys = {
     .su_group = {.cg_item = {.ci_namebuf = "kinds", .ci_type = &kinds_type}},
 };
 
+/* ---- /fmtrt: formatted integers (docs/schemas.md, "format") ------------
+ * Their never-written values are exported as shown ("10" for 16 of "%x"),
+ * and an import stores that text back: it must read as the same value. */
+static const char fmt_json[] =
+    "{\"subsystem\": \"fmtrt\", \"root\": \"r\", \"types\": {"
+    " \"r\": {\"creates\": {\"kind\": \"item\", \"type\": \"i\"}},"
+    " \"i\": {\"attributes\": {"
+    "  \"hex\": {\"kind\": \"uint\", \"format\": \"%x\", "
+    "\"default\": \"0x10\"},"
+    "  \"dx\": {\"kind\": \"uint\", \"format\": \"0x%d\", \"default\": "
+    "\"42\"},"
+    "  \"w5\": {\"kind\": \"int\", \"format\": \"%5d\", \"default\": "
+    "\"-9\"},"
+    "  \"idx\": {\"kind\": \"uint\", \"format\": \"id %x\", "
+    "\"default\": \"255\"},"
+    "  \"big\": {\"kind\": \"uint\", \"format\": \"%016X h\"}"
+    " }}}}";
+static struct cfs_schema *fmt_schema;
+
 static int setup(void **state)
 {
     struct cfs_http_options o = {.listen = "127.0.0.1:0",
@@ -182,7 +202,9 @@ static int setup(void **state)
     config_group_init(&kinds_subsys.su_group);
     if (harness_start_db(db) < 0 ||
         configfs_register_subsystem(&kinds_subsys) < 0 ||
-        harness_restart_with(&o) < 0) {
+        cfs_schema_load_buffer(
+            fmt_json, strlen(fmt_json), "fmtrt.json", &fmt_schema, NULL) < 0 ||
+        cfs_schema_register(fmt_schema) < 0 || harness_restart_with(&o) < 0) {
         return -1;
     }
     return 0;
@@ -190,6 +212,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    cfs_schema_free(fmt_schema);
     configfs_unregister_subsystem(&kinds_subsys);
     harness_stop(state);
     return harness_tmpdb_remove();
@@ -611,6 +634,57 @@ static void test_import_replace_restores_defaults(void **state)
     empty_tree();
 }
 
+/* An export carries a never-written formatted value as shown, and the
+ * import stores that text back: the value must be the one exported (issue
+ * 37 (1): "10" of "%x" came back as ten, "0x42" of "0x%d" as 66, and
+ * "    9" of "%5d" was refused). Written values, whatever form they were
+ * written in, come back as the same values too. */
+static void test_import_formatted_values_round_trip(void **state)
+{
+    struct http_resp r;
+    char *doc, *again;
+
+    (void)state;
+    empty_tree();
+    http_json(&r, "POST", "/api/v1/config/fmtrt", "{\"name\": \"a\"}");
+    assert_int_equal(r.status, 201);
+    http_resp_done(&r);
+    put("/fmtrt/a/big", "+255", 4);
+    doc = export_doc("/fmtrt");
+    assert_non_null(
+        strstr(doc, "{\"name\":\"hex\",\"value\":\"10\\n\",\"default\":true}"));
+    assert_non_null(strstr(doc, "\"value\":\"0x42\\n\",\"default\":true}"));
+    assert_non_null(strstr(doc, "\"value\":\"   -9\\n\",\"default\":true}"));
+    assert_non_null(strstr(doc, "\"value\":\"id ff\\n\",\"default\":true}"));
+    /* the tree moves on; a restore puts every value back */
+    put("/fmtrt/a/hex", "0x20", 4);
+    put("/fmtrt/a/dx", "7", 1);
+    put("/fmtrt/a/w5", "12345", 5);
+    put("/fmtrt/a/idx", "id 1", 4);
+    put("/fmtrt/a/big", "0", 1);
+    import(&r, "mode=replace", doc);
+    assert_int_equal(plan_len(&r), 5);
+    http_resp_done(&r);
+    expect_shown("/fmtrt/a/hex", "10\n", 3);
+    expect_shown("/fmtrt/a/dx", "0x42\n", 5);
+    expect_shown("/fmtrt/a/w5", "   -9\n", 6);
+    expect_shown("/fmtrt/a/idx", "id ff\n", 6);
+    expect_shown("/fmtrt/a/big", "00000000000000FF h\n", 19);
+    /* restored, the tree is the export: importing it again plans nothing */
+    import(&r, "mode=replace&dry_run=1", doc);
+    assert_int_equal(plan_len(&r), 0);
+    http_resp_done(&r);
+    /* into an empty tree: the export again, byte for byte */
+    empty_tree();
+    import(&r, "mode=replace", doc);
+    http_resp_done(&r);
+    again = export_doc("/fmtrt");
+    assert_string_equal(root_of(again), root_of(doc));
+    free(again);
+    free(doc);
+    empty_tree();
+}
+
 /* ---- the property: random trees ---------------------------------------- */
 
 static unsigned rnd(unsigned *seed, unsigned n)
@@ -826,6 +900,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_import_every_kind_round_trips),
         cmocka_unit_test(test_import_replace_restores_defaults),
+        cmocka_unit_test(test_import_formatted_values_round_trip),
         cmocka_unit_test(test_import_property_random_trees),
         cmocka_unit_test(test_import_writers_go_on),
     };

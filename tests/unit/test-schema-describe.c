@@ -237,6 +237,42 @@ static void test_describe_oom(void **state)
     assert_true(n > 50);
 }
 
+/* A formatted default is served as the number it holds, read as a store
+ * reads it: "0x0200" of "0x%04x" is 512, not the 0 its leading "0" made
+ * of it when it was read as decimal. */
+static void test_describe_format_default(void **state)
+{
+    static const char json[] =
+        "{\"subsystem\": \"fmtd\", \"root\": \"r\", \"types\": {"
+        " \"r\": {\"attributes\": {"
+        "  \"usb\": {\"kind\": \"uint\", \"format\": \"0x%04x\","
+        "          \"default\": \"0x0200\"},"
+        "  \"hex\": {\"kind\": \"uint\", \"format\": \"%x\", "
+        "\"default\": \"10\"},"
+        "  \"big\": {\"kind\": \"uint\", \"format\": \"%X h\","
+        "          \"default\": \"FFFFFFFFFFFFFFFF h\"},"
+        "  \"neg\": {\"kind\": \"int\", \"format\": \"%5d C\", "
+        "\"default\": \"  -40 C\"}"
+        " }}}}";
+    struct cfs_schema *s = st_load(json);
+    json_t *d = NULL;
+    json_t *props;
+
+    (void)state;
+    assert_ok(cfs_schema_describe(s, &d));
+    props = json_object_get(
+        json_object_get(json_object_get(json_object_get(d, "types"), "r"),
+                        "attributes"),
+        "properties");
+    json_eq(json_object_get(json_object_get(props, "usb"), "default"), "512");
+    json_eq(json_object_get(json_object_get(props, "hex"), "default"), "16");
+    json_eq(json_object_get(json_object_get(props, "big"), "default"),
+            "\"18446744073709551615\"");
+    json_eq(json_object_get(json_object_get(props, "neg"), "default"), "-40");
+    json_decref(d);
+    cfs_schema_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +283,7 @@ int main(void)
         T(test_describe_kinds),
         T(test_describe_registered),
         T(test_describe_oom),
+        ST_TEST(test_describe_format_default, NULL, NULL),
 #undef T
     };
 

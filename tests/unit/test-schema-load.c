@@ -252,6 +252,14 @@ static void test_load_format(void **state)
         {"{\"kind\": \"uint\", \"format\": 4}", "a format"},
         {"{\"kind\": \"int\", \"format\": \"%x\"}", "%d only"},
         {"{\"kind\": \"string\", \"format\": \"%d\"}", "int and uint"},
+        /* the shown text must say where the number is (docs/schemas.md) */
+        {"{\"kind\": \"uint\", \"format\": \"%d0\"}", "begins with '0'"},
+        {"{\"kind\": \"uint\", \"format\": \"1%u\"}", "ends in '1'"},
+        {"{\"kind\": \"uint\", \"format\": \"%xa\"}", "begins with 'a'"},
+        {"{\"kind\": \"uint\", \"format\": \"0x%04xF\"}", "begins with 'F'"},
+        {"{\"kind\": \"uint\", \"format\": \"cafe%X\"}", "ends in 'e'"},
+        {"{\"kind\": \"int\", \"format\": \"-%d\"}", "ends in '-'"},
+        {"{\"kind\": \"int\", \"format\": \"T+%03d\"}", "ends in '+'"},
     };
     char json[512];
 
@@ -264,6 +272,41 @@ static void test_load_format(void **state)
                        bad[i][0]);
         st_load_fails(json, "$.types.r.attributes.a.format", bad[i][1]);
     }
+}
+
+/* Formats whose shown text says where the number is load, however close
+ * the text: what the issue 37 property test runs over. A hex display of a
+ * bare hex format would lose the value in forms, which read "10" as ten. */
+static void test_load_format_round_trip(void **state)
+{
+    static const char *const good[] = {
+        "%x",  "0x%d", "%5d",  "id %x", "%X h",  "0x%04x", "%03d%%",
+        "%xh", "%dz",  "v%d",  "%u",    "%064X", "x%x",    "0X%X",
+        "%d-", "(%d)", "%%%d", "a %5x", "%5X .", "%0u",    "%1d",
+    };
+    char json[512];
+    struct cfs_schema *s;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        (void)snprintf(json,
+                       sizeof(json),
+                       "{\"subsystem\": \"x\", \"root\": \"r\", \"types\": "
+                       "{\"r\": {\"attributes\": {\"a\": {\"kind\": "
+                       "\"uint\", \"format\": \"%s\"}}}}}",
+                       good[i]);
+        s = st_load(json);
+        cfs_schema_free(s);
+    }
+    st_load_fails("{\"subsystem\": \"x\", \"root\": \"r\", \"types\": "
+                  "{\"r\": {\"attributes\": {\"a\": {\"kind\": \"uint\", "
+                  "\"format\": \"%04x\", \"display\": \"hex\"}}}}}",
+                  "$.types.r.attributes.a.display",
+                  "would lose the value");
+    s = st_load("{\"subsystem\": \"x\", \"root\": \"r\", \"types\": "
+                "{\"r\": {\"attributes\": {\"a\": {\"kind\": \"uint\", "
+                "\"format\": \"0x%04x\", \"display\": \"hex\"}}}}}");
+    cfs_schema_free(s);
 }
 
 /* A type may name types defined after it. */
@@ -509,6 +552,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         ST_TEST(test_load_bad_corpus, NULL, NULL),
         ST_TEST(test_load_format, NULL, NULL),
+        ST_TEST(test_load_format_round_trip, NULL, NULL),
         ST_TEST(test_load_syntax_position, NULL, NULL),
         ST_TEST(test_load_error_format, NULL, NULL),
         ST_TEST(test_load_null_error, NULL, NULL),

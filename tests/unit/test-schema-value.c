@@ -31,6 +31,10 @@ static const char kinds_json[] =
     "           \"default\": \"0\"},"
     "  \"hx8\": {\"kind\": \"uint\", \"format\": \"%X h\"},"
     "  \"pct\": {\"kind\": \"int\", \"format\": \"%03d%%\"},"
+    "  \"hx\": {\"kind\": \"uint\", \"format\": \"%x\"},"
+    "  \"dx\": {\"kind\": \"uint\", \"format\": \"0x%d\"},"
+    "  \"w5\": {\"kind\": \"int\", \"format\": \"%5d\"},"
+    "  \"idx\": {\"kind\": \"uint\", \"format\": \"id %x\"},"
     "  \"b\": {\"kind\": \"bool\", \"default\": \"yes\"},"
     "  \"e\": {\"kind\": \"enum\", \"values\": [\"a\", \"b\", \"c\"],"
     "         \"default\": \"b\"},"
@@ -265,6 +269,50 @@ static void test_value_format(void **state)
     ok_shows("pct", "7%", "007%");
     ok_shows("pct", "-9223372036854775808", "-9223372036854775808%");
     bad("pct", "7%%", "must be an integer");
+}
+
+/* A shown value stored back is the same value (issue 37 (1)): the shown
+ * form is read first (the format's text stripped, the digits in its base,
+ * padding taken), then the plain forms; where one text is both, the shown
+ * form wins ("10" of "%x" is 16), and a sign or 0x reaches the plain. */
+static void test_value_format_shown_form_first(void **state)
+{
+    (void)state;
+    ok_shows("hx", "0x10", "10");
+    ok_shows("hx", "10", "10"); /* the shown "10" is 16, not ten */
+    ok_shows("hx", "+16", "10");
+    ok_shows("hx", "16", "16"); /* digits alone are the shown form: 22 */
+    ok_shows("hx", "10\n", "10");
+    ok_shows("hx", "+10", "a"); /* a sign: not the shown form, decimal */
+    ok_shows("hx", "0xa", "a");
+    ok_shows("hx", "FF", "ff");
+    ok_shows("hx", "ffffffffffffffff", "ffffffffffffffff");
+    st_store_fails("/kinds/x/hx",
+                   "1ffffffffffffffff",
+                   -ERANGE,
+                   "hx: must fit in an unsigned 64-bit integer");
+    bad("hx", " 10", "must be a non-negative integer");
+    bad("hx", "-1", "must not be negative");
+    ok_shows("dx", "42", "0x42");
+    ok_shows("dx", "0x42", "0x42"); /* shown: 42, not 66 */
+    ok_shows("dx", "0x2a", "0x42"); /* no shown form: hex */
+    ok_shows("dx", "0X42", "0x66"); /* "0X" is not the format's text */
+    ok_shows("w5", "9", "    9");
+    ok_shows("w5", "    9", "    9");
+    ok_shows("w5", " 9", "    9");
+    ok_shows("w5", "   -9", "   -9");
+    ok_shows("w5", "-123456", "-123456");
+    ok_shows("w5", "+7", "    7");
+    bad("w5", "9 ", "must be an integer");
+    bad("w5", "  - 9", "must be an integer");
+    ok_shows("idx", "255", "id ff");
+    ok_shows("idx", "id ff", "id ff");
+    ok_shows("idx", "id FF\n", "id ff");
+    ok_shows("idx", "id 0x10", "id 10"); /* a plain number inside the text */
+    ok_shows("idx", "id +16", "id 10");
+    st_store_fails("/kinds/x/idx", "id ", -EINVAL, "or as shown by id %x");
+    bad("idx", "ff", "must be a non-negative integer");
+    bad("idx", "id  ff", "must be a non-negative integer"); /* no width */
 }
 
 static void test_value_bool(void **state)
@@ -539,6 +587,7 @@ int main(void)
         T(test_value_int64_limits),
         T(test_value_uint),
         T(test_value_format),
+        T(test_value_format_shown_form_first),
         T(test_value_bool),
         T(test_value_enum),
         T(test_value_ipv4),
