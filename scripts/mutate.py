@@ -276,6 +276,18 @@ MUTANTS = [
            "if (r == 0 && p != end) { r = -EINVAL;",
            "p != end", "0",
            "a writer's batch answer with trailing bytes or more answers than requests is taken"),
+    # ---- what planted bugs in the last round's code showed untested
+    # (issue 37): features tested on their main path, not at their edges
+    Mutant("scope-ancestor-link-followed", "server/*.c",
+           "if (!e.target || !cfs_http_scope_covers(s, e.target)) {",
+           "cfs_http_scope_covers(s, e.target)", "cfs_http_scope_sees(s, e.target)",
+           "a link to an ancestor of a scoped token's subtree is followed and "
+           "shown, not hidden (its target is only above the subtree)"),
+    Mutant("scope-compare-hidden-link", "server/*.c",
+           "r = op_reach(req, b, &hidden_target); if (r == 0) { r = cfs_stat(b->path, &e); }",
+           "op_reach(req, b, &hidden_target)", "0",
+           "a batch compare through a link hidden from a scoped token reads "
+           "the value outside: 200 for the right value, 412 for a wrong one"),
 ]
 
 
