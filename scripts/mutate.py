@@ -288,6 +288,11 @@ MUTANTS = [
            "op_reach(req, b, &hidden_target)", "0",
            "a batch compare through a link hidden from a scoped token reads "
            "the value outside: 200 for the right value, 412 for a wrong one"),
+    Mutant("compare-else-first-only", "server/*.c",
+           "r = compare_check(req, &b, i, false); if (r <= 0) { return r; }",
+           "if (r <= 0) { return r; }", "return r;",
+           "with else, only the first of several leading compares decides "
+           "which branch runs"),
 ]
 
 
