@@ -293,6 +293,10 @@ MUTANTS = [
            "if (r <= 0) { return r; }", "return r;",
            "with else, only the first of several leading compares decides "
            "which branch runs"),
+    Mutant("paging-name-from-unpaged", "server/*.c",
+           "bool seek = limit || after || before || from || name_from || contains;",
+           "|| name_from", "",
+           "?name_from= without limit is not paged: every child, from the first"),
 ]
 
 
