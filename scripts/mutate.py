@@ -297,6 +297,11 @@ MUTANTS = [
            "bool seek = limit || after || before || from || name_from || contains;",
            "|| name_from", "",
            "?name_from= without limit is not paged: every child, from the first"),
+    Mutant("events-held-twice", "server/*.c",
+           "if (rev <= h->last || dup) {",
+           "|| dup", "",
+           "a revision published twice while it waits is held twice: the "
+           "second, given up later, takes the hub's last revision back"),
 ]
 
 
