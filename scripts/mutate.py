@@ -302,6 +302,11 @@ MUTANTS = [
            "|| dup", "",
            "a revision published twice while it waits is held twice: the "
            "second, given up later, takes the hub's last revision back"),
+    Mutant("events-restart-resume-reset", "server/*.c",
+           "first = !h->count ? h->last + 1",
+           "h->last + 1", "h->last",
+           "with an empty ring (after a restart) a resume is served from the "
+           "journal short of the last revision, which comes as a reset"),
 ]
 
 
