@@ -297,6 +297,12 @@ MUTANTS = [
            "bool seek = limit || after || before || from || name_from || contains;",
            "|| name_from", "",
            "?name_from= without limit is not paged: every child, from the first"),
+    Mutant("import-fallback-plan-unlocked", "server/*.c",
+           "r = cfs_txn_begin(ret_txn); if (r == 0) { r = plan_tree(path, want, dm, ret_ops, ret_n); }",
+           "r = cfs_txn_begin(ret_txn); if (r == 0) { r = plan_tree(path, want, dm, ret_ops, ret_n); }",
+           "r = plan_tree(path, want, dm, ret_ops, ret_n); if (r == 0) { r = cfs_txn_begin(ret_txn); }",
+           "an import's plan from the live tree is made before the mutation "
+           "lock is taken: a writer in between is overwritten or fails it"),
     Mutant("events-held-twice", "server/*.c",
            "if (rev <= h->last || dup) {",
            "|| dup", "",
