@@ -600,6 +600,11 @@ void cfs_read_unlock(void)
     cfs__wlock_release();
 }
 
+bool cfs_mutation_lock_held(void)
+{
+    return cfs__wlock_held();
+}
+
 int cfs_read_hook_add(void (*fn)(void *arg), void *arg)
 {
     int r = -ENOSPC;

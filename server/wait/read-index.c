@@ -72,7 +72,7 @@ bool cfs_http_read_index_start(struct cfs_http_req *req)
 
 bool cfs_http_read_index(struct cfs_http_req *req)
 {
-    const char *c = cfs_http_query_raw(req, "consistency");
+    const char *c = cfs_http_query(req, "consistency"); /* decoded */
 
     if (!req->tree_read || !req->srv->cluster) {
         return true;

@@ -869,6 +869,32 @@ static void check_ends(int n, int limit)
     }
 }
 
+/* name_from alone, without limit, asks for paging too (docs/API.md): a
+ * page of the default size from the first name at or past the text, with
+ * its offset and cursors; never every child from the first. */
+static void check_name_from_alone(int n)
+{
+    for (int i = 0; i <= n; i++) {
+        struct ends_page pg = {0};
+        char q[64];
+
+        (void)snprintf(q, sizeof(q), "name_from=c%05d", i);
+        ends_page(q, &pg);
+        assert_int_equal(pg.total, n);
+        assert_int_equal(pg.offset, i);
+        assert_int_equal(pg.n, n - i); /* all the rest: n < the default */
+        if (pg.n) {
+            char name[8];
+
+            (void)snprintf(name, sizeof(name), "c%05d", i);
+            assert_string_equal(pg.names[0], name);
+        }
+        assert_null(pg.next);
+        assert_true((pg.prev != NULL) == (i > 0 && i < n));
+        ends_page_done(&pg);
+    }
+}
+
 /* Jump to the end and back, and type-to-find, for group sizes from empty
  * to a few pages and pages of one to more than all; bad values are 400
  * and name the rule. */
@@ -886,6 +912,7 @@ static void test_children_ends_and_seek(void **state)
         for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
             check_ends(n, limits[l]);
         }
+        check_name_from_alone(n);
     }
 
     /* a filter and an end: the last of the matching names */

@@ -10,7 +10,8 @@
  *  - a write-only attribute, a folder or a missing path cannot be
  *    compared: a clear error with the op_index, nothing changed;
  *  - "else" runs instead of "ops" when a leading compare fails, under the
- *    same transaction ("succeeded" says which ran);
+ *    same transaction ("succeeded" says which ran), whichever of several
+ *    leading compares it is;
  *  - compare-and-set: writers that each read a counter and add one with
  *    [compare OLD, store OLD+1], retrying on 412, lose no increment.
  */
@@ -497,6 +498,75 @@ static void test_compare_else_branch(void **state)
     http_resp_done(&r);
 }
 
+/* With "else", every leading compare decides: the batch in which only the
+ * first, the second or the third of three fails runs "else", as does one
+ * in which all fail; only the one in which all hold runs "ops". */
+static void test_compare_else_every_leading_compare(void **state)
+{
+    struct http_resp r;
+
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        char item[16], doc[256];
+
+        (void)snprintf(item, sizeof(item), "k%d", k);
+        mkitem(item);
+        (void)snprintf(doc,
+                       sizeof(doc),
+                       "{\"ops\":[{\"op\":\"store\",\"path\":"
+                       "\"/cmp/k%d/text\",\"value\":\"v%d\"}]}",
+                       k,
+                       k);
+        batch(&r, doc);
+        assert_int_equal(r.status, 200);
+        http_resp_done(&r);
+    }
+    /* bad: the compare that fails (-1 none, 3 all) */
+    for (int bad = -1; bad <= 3; bad++) {
+        char doc[1024], url[64];
+        size_t o = 0;
+        bool holds = bad < 0;
+
+        o += (size_t)snprintf(doc + o, sizeof(doc) - o, "{\"ops\":[");
+        for (int k = 0; k < 3; k++) {
+            o += (size_t)snprintf(doc + o,
+                                  sizeof(doc) - o,
+                                  "{\"op\":\"compare\",\"path\":"
+                                  "\"/cmp/k%d/text\",\"value\":\"%s%d\"},",
+                                  k,
+                                  bad == k || bad == 3 ? "not-v" : "v",
+                                  k);
+        }
+        o += (size_t)snprintf(doc + o,
+                              sizeof(doc) - o,
+                              "{\"op\":\"mkdir\",\"path\":\"/cmp/ops%d\"}],"
+                              "\"else\":[{\"op\":\"mkdir\",\"path\":"
+                              "\"/cmp/else%d\"}]}",
+                              bad + 1,
+                              bad + 1);
+        assert_true(o < sizeof(doc));
+        batch(&r, doc);
+        if (r.status != 200) {
+            print_error("compare %d fails: %ld %s\n", bad, r.status, r.body);
+        }
+        assert_int_equal(r.status, 200);
+        assert_int_equal(json_is_true(json_object_get(r.json, "succeeded")),
+                         holds);
+        assert_int_equal(json_array_size(json_object_get(r.json, "results")),
+                         holds ? 4 : 1);
+        http_resp_done(&r);
+        /* the branch that ran made its folder, the other did not */
+        (void)snprintf(url, sizeof(url), "/api/v1/config/cmp/ops%d", bad + 1);
+        http(&r, "GET", url, NULL, 0, NULL);
+        assert_int_equal(r.status, holds ? 200 : 404);
+        http_resp_done(&r);
+        (void)snprintf(url, sizeof(url), "/api/v1/config/cmp/else%d", bad + 1);
+        http(&r, "GET", url, NULL, 0, NULL);
+        assert_int_equal(r.status, holds ? 404 : 200);
+        http_resp_done(&r);
+    }
+}
+
 /* ---- compare-and-set under concurrent writers --------------------------- */
 
 enum { WRITERS = 4, INCREMENTS = 25 };
@@ -630,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_compare_binary_exact),
         cmocka_unit_test(test_compare_without_a_value),
         cmocka_unit_test(test_compare_else_branch),
+        cmocka_unit_test(test_compare_else_every_leading_compare),
         cmocka_unit_test(test_compare_and_set_loses_nothing),
     };
 

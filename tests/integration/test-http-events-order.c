@@ -272,6 +272,37 @@ static void test_order_late_revision_waits(void **state)
     assert_int_equal(k.records, 3 + 2 + 1 + 1);
 }
 
+/* A revision published twice while it waits for the one before it is
+ * held once: the second is dropped, not kept to be given up later, which
+ * would take the hub's last revision back below what the streams were
+ * sent (and hold the next revision as early). The hold is then filled to
+ * its record bound (RING_CAP) but for the one copy: a second copy would
+ * overflow it and be pushed out at once, behind the revisions after it. */
+static void test_order_revision_twice_while_waiting(void **state)
+{
+    long long r0 = hub_last();
+    int fd;
+    struct check k;
+
+    (void)state;
+    fd = subscribe(-1);
+    publish(r0 + 2, 2);
+    publish(r0 + 2, 2); /* again, while it waits */
+    publish(r0 + 1, 3);
+    publish(r0 + 3, 1);
+    k = expect_stream(fd, r0, r0 + 3, 0);
+    assert_int_equal(k.records, 3 + 2 + 1);
+    assert_int_equal(hub_last(), r0 + 3);
+
+    publish(r0 + 5, RING_CAP - 1); /* waits for r0 + 4 */
+    assert_int_equal(hub_last(), r0 + 3);
+    publish(r0 + 4, 1);
+    fd = subscribe(r0 + 3); /* the ring holds r0 + 4 and r0 + 5 whole */
+    k = expect_stream(fd, r0 + 3, r0 + 5, 0);
+    assert_int_equal(k.records, 1 + RING_CAP - 1);
+    assert_int_equal(hub_last(), r0 + 5);
+}
+
 /* A revision that never comes: once more than the hub holds wait for it,
  * a stream that needs it gets a reset in its place, then goes on in
  * order; the revision coming late is not sent after the later ones. */
@@ -364,6 +395,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_starts_at_tree_revision),
         cmocka_unit_test(test_order_late_revision_waits),
+        cmocka_unit_test(test_order_revision_twice_while_waiting),
         cmocka_unit_test(test_order_missing_revision_resets),
         cmocka_unit_test(test_order_missing_revision_given_up_in_time),
         cmocka_unit_test(test_order_resume_before_gap),

@@ -334,18 +334,35 @@ static void test_events_headers(void **state)
     close(fd);
 }
 
-/* After a restart the ring is empty: since= is served from the journal. */
+/* After a restart the ring is empty: since= is served from the journal,
+ * every revision up to the last one, and no reset (which on_data() would
+ * count as one more event). */
 static void test_events_resume_after_restart(void **state)
 {
     struct stream *s = calloc(1, sizeof(*s));
+    long long last;
     char q[64];
 
     assert_int_equal(harness_stop(state), 0);
     assert_int_equal(harness_start_db(db), 0);
+    last = http_revision();
     (void)snprintf(q, sizeof(q), "?since=%lld", (long long)start);
     stream(s, q, 5);
+    assert_false(s->reset);
     assert_int_equal(s->events, 5); /* 3 + the two stores above */
     assert_non_null(strstr(s->buf, "\"value\":\"7\""));
+    (void)snprintf(q, sizeof(q), "\nid: %lld\n", last);
+    assert_non_null(strstr(s->buf, q));
+    free(s);
+
+    /* from the revision before the last: the last one alone */
+    s = calloc(1, sizeof(*s));
+    (void)snprintf(q, sizeof(q), "?since=%lld", last - 1);
+    stream(s, q, 1);
+    assert_false(s->reset);
+    assert_int_equal(s->events, 1);
+    (void)snprintf(q, sizeof(q), "id: %lld\n", last);
+    assert_int_equal(strncmp(s->buf, q, strlen(q)), 0); /* its first line */
     free(s);
 }
 

@@ -11,6 +11,9 @@
  *    dry run's "changed" agrees with its plan;
  *  - replace restores attributes written after the export, never-written
  *    ones included;
+ *  - an import planned from the live tree plans under the mutation lock: a
+ *    writer that comes while it plans lands before or after it, not in
+ *    between;
  *  - a property: random trees over the samples, the shipped schemas (links
  *    included) and the byte-exact test subsystem: export A, import A onto
  *    A plans nothing; empty the tree, import A: the export is A, byte for
@@ -22,9 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
+#include <configfs/cfs.h>
 #include <configfs/configfs.h>
 #include <configfs/schema.h>
 
@@ -187,6 +192,85 @@ static const char fmt_json[] =
     "  \"big\": {\"kind\": \"uint\", \"format\": \"%016X h\"}"
     " }}}}";
 static struct cfs_schema *fmt_schema;
+/* ---- /race: items of the kind above, and the attribute /race/gate -------
+ * Nothing is stored under /race until test_import_plan_under_lock writes
+ * there, so an import at /race has no snapshot to plan from: it plans from
+ * the live tree, whose reading calls gate's show(). Armed, that show()
+ * sends a writer at what the import is to change, in a thread of its own,
+ * and returns once the writer cannot come between the plan and the
+ * import's change any more than it can come into a transaction: at once
+ * when the planning thread holds the mutation lock (the writer waits for
+ * the import to end), else when the writer was answered (it came in
+ * between). */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_armed;
+static int gate_writer; /* 0: not sent; 1: sent; 2: answered */
+static bool gate_under_lock;
+static pthread_t gate_thread;
+static struct http_resp gate_resp;
+
+static void *gate_write(void *arg)
+{
+    static const char body[] = "{\"name\":\"a\"}";
+    struct http_resp r;
+
+    (void)arg;
+    (void)http_try(
+        &r, "POST", "/api/v1/config/race", body, sizeof(body) - 1, json_hdr);
+    pthread_mutex_lock(&gate_lock);
+    gate_resp = r;
+    gate_writer = 2;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    return NULL;
+}
+
+static ssize_t race_gate_show(struct config_item *item, char *page)
+{
+    (void)item;
+    pthread_mutex_lock(&gate_lock);
+    if (gate_armed) {
+        struct timespec until;
+
+        gate_armed = false;
+        gate_under_lock = cfs_mutation_lock_held();
+        if (pthread_create(&gate_thread, NULL, gate_write, NULL) == 0) {
+            gate_writer = 1;
+        }
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 30; /* bounded: the writer's own timeout */
+        while (!gate_under_lock && gate_writer == 1 &&
+               pthread_cond_timedwait(&gate_cond, &gate_lock, &until) == 0) {
+        }
+    }
+    pthread_mutex_unlock(&gate_lock);
+    return sprintf(page, "open\n");
+}
+
+static ssize_t
+race_gate_store(struct config_item *item, const char *page, size_t count)
+{
+    (void)item;
+    (void)page;
+    return (ssize_t)count;
+}
+
+/* read-write: an export (and so a plan) reads only what an import could
+ * write */
+CONFIGFS_ATTR(race_, gate);
+
+static struct configfs_attribute *race_attrs[] = {&race_attr_gate, NULL};
+
+static const struct config_item_type race_type = {
+    .ct_name = "race",
+    .ct_group_ops = &kind_group_ops,
+    .ct_attrs = race_attrs,
+};
+
+static struct configfs_subsystem race_subsys = {
+    .su_group = {.cg_item = {.ci_namebuf = "race", .ci_type = &race_type}},
+};
 
 static int setup(void **state)
 {
@@ -200,11 +284,14 @@ static int setup(void **state)
         return -1;
     }
     config_group_init(&kinds_subsys.su_group);
+    config_group_init(&race_subsys.su_group);
     if (harness_start_db(db) < 0 ||
         configfs_register_subsystem(&kinds_subsys) < 0 ||
         cfs_schema_load_buffer(
             fmt_json, strlen(fmt_json), "fmtrt.json", &fmt_schema, NULL) < 0 ||
-        cfs_schema_register(fmt_schema) < 0 || harness_restart_with(&o) < 0) {
+        cfs_schema_register(fmt_schema) < 0 ||
+        configfs_register_subsystem(&race_subsys) < 0 ||
+        harness_restart_with(&o) < 0) {
         return -1;
     }
     return 0;
@@ -213,6 +300,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     cfs_schema_free(fmt_schema);
+    configfs_unregister_subsystem(&race_subsys);
     configfs_unregister_subsystem(&kinds_subsys);
     harness_stop(state);
     return harness_tmpdb_remove();
@@ -515,6 +603,55 @@ static void test_import_writers_go_on(void **state)
     free(after);
     free(doc);
     empty_tree();
+}
+
+/* An import planned from the live tree (nothing stored at its path: no
+ * snapshot) plans under the mutation lock: a writer that comes while it
+ * plans, at what it is to change, is in the tree before the plan is read
+ * or after the import, never in between. Here the writer makes /race/a
+ * while the import, planning to make /race/a, reads /race: the import
+ * makes it, and the writer finds it there (409), not the other way round
+ * with the import failing on a plan made before the writer came. */
+static void test_import_plan_under_lock(void **state)
+{
+    static const char doc[] =
+        "{\"format\":1,\"root\":{\"name\":\"race\",\"path\":\"/race\","
+        "\"values\":[],\"links\":[],\"children\":[{\"name\":\"a\","
+        "\"path\":\"/race/a\",\"created\":true,\"values\":[{\"name\":"
+        "\"text\",\"value\":\"imported\"}],\"links\":[],"
+        "\"children\":[]}]}}";
+    struct http_resp r;
+    int writer;
+
+    (void)state;
+    pthread_mutex_lock(&gate_lock);
+    gate_armed = true;
+    gate_writer = 0;
+    pthread_mutex_unlock(&gate_lock);
+    http(&r, "POST", "/api/v1/import?mode=merge", doc, strlen(doc), json_hdr);
+    pthread_mutex_lock(&gate_lock);
+    writer = gate_writer;
+    gate_armed = false;
+    pthread_mutex_unlock(&gate_lock);
+    {
+        struct http_resp e;
+        http(&e, "GET", "/api/v1/export?path=/race", NULL, 0, NULL);
+        http_resp_done(&e);
+    }
+    assert_int_not_equal(writer, 0); /* the plan read /race */
+    assert_int_equal(pthread_join(gate_thread, NULL), 0);
+    if (r.status != 200) {
+        print_error("import: %ld %s\n", r.status, r.body);
+    }
+    assert_int_equal(r.status, 200);
+    assert_true(json_is_true(json_object_get(r.json, "changed")));
+    http_resp_done(&r);
+    if (gate_resp.status != 409) {
+        print_error("writer: %ld %s\n", gate_resp.status, gate_resp.body);
+    }
+    expect_problem(&gate_resp, 409, "EEXIST");
+    http_resp_done(&gate_resp);
+    expect_shown("/race/a/text", "imported", 8);
 }
 
 /* ---- every attribute kind round trips ---------------------------------- */
@@ -903,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_import_formatted_values_round_trip),
         cmocka_unit_test(test_import_property_random_trees),
         cmocka_unit_test(test_import_writers_go_on),
+        cmocka_unit_test(test_import_plan_under_lock),
     };
 
     return cmocka_run_group_tests_name("http-import", tests, setup, teardown);

@@ -25,6 +25,9 @@
 #define SA_TOKEN   "tok-sa-01234567890" /* admin of /02-simple-children/a */
 #define CM_TOKEN   "tok-cm-01234567890" /* writer of .../pending */
 #define GA_TOKEN   "tok-ga-01234567890" /* admin of /usb_gadget/g1 */
+/* admin of /usb_gadget/g1/os_desc and /usb_gadget/g1/configs/c.8/strings:
+ * a link in os_desc to c.8 leads to an ancestor of one of its subtrees */
+#define AN_TOKEN "tok-an-01234567890"
 
 static char *dir;
 static char *db;
@@ -43,6 +46,10 @@ static void write_tokens(const char *rd_scope)
         {"sa", "admin", SA_TOKEN, "/02-simple-children/a"},
         {"cm", "writer", CM_TOKEN, "/04-committable-children/pending"},
         {"ga", "admin", GA_TOKEN, "/usb_gadget/g1"},
+        {"an",
+         "admin",
+         AN_TOKEN,
+         "/usb_gadget/g1/os_desc /usb_gadget/g1/configs/c.8/strings"},
     };
     char text[4096];
     size_t o = 0;
@@ -752,37 +759,50 @@ static void as_missing(const char *token,
     http_resp_done(&r);
 }
 
-/* The same request on @hidden (at or through the hidden link) and on
- * @missing (the same place, with a name that does not exist): one answer
- * but for the name in it. */
-static void as_like_missing(const char *method,
-                            const char *hidden,
-                            const char *missing,
-                            const char *body)
+/* The same request by @token on @hidden (at or through a hidden link,
+ * named @hname: "/xl") and on @missing (the same place, with the name
+ * @mname of the same length that does not exist): one answer but for the
+ * name in it. */
+static void token_like_missing(const char *token,
+                               const char *method,
+                               const char *hidden,
+                               const char *missing,
+                               const char *body,
+                               const char *hname,
+                               const char *mname)
 {
     struct http_resp a, b;
     const char *da, *dm;
     char want[512];
-    const char *h = strstr(hidden, "/xl"), *m = strstr(missing, "/nx");
+    size_t n = strlen(mname);
 
-    as_missing(G1_TOKEN, method, hidden, body);
-    as(&a, G1_TOKEN, method, hidden, body);
-    as(&b, G1_TOKEN, method, missing, body);
+    assert_int_equal(strlen(hname), n);
+    assert_non_null(strstr(hidden, hname));
+    assert_non_null(strstr(missing, mname));
+    as_missing(token, method, hidden, body);
+    as(&a, token, method, hidden, body);
+    as(&b, token, method, missing, body);
     assert_int_equal(a.status, b.status);
-    assert_non_null(h);
-    assert_non_null(m);
     da = json_string_value(json_object_get(a.json, "detail"));
     dm = json_string_value(json_object_get(b.json, "detail"));
     assert_non_null(da);
     assert_non_null(dm);
     /* the detail of the missing one, with its name swapped */
     (void)snprintf(want, sizeof(want), "%s", dm);
-    for (char *w = strstr(want, "/nx"); w; w = strstr(w + 3, "/nx")) {
-        memcpy(w, "/xl", 3);
+    for (char *w = strstr(want, mname); w; w = strstr(w + n, mname)) {
+        memcpy(w, hname, n);
     }
     assert_string_equal(da, want);
     http_resp_done(&a);
     http_resp_done(&b);
+}
+
+static void as_like_missing(const char *method,
+                            const char *hidden,
+                            const char *missing,
+                            const char *body)
+{
+    token_like_missing(G1_TOKEN, method, hidden, missing, body, "/xl", "/nx");
 }
 
 /* A link whose target is outside the token's subtrees is hidden from it
@@ -893,6 +913,53 @@ static void test_scope_through_links(void **state)
     expect_problem(&r, 404, "ENOENT");
     assert_null(strstr(r.body, "/usb_gadget/g2"));
     http_resp_done(&r);
+    /* a compare through it, in "ops" or leading with "else": as missing,
+     * the same whether the value given is the one outside (7) or not, so
+     * the token cannot probe a value outside by 200 against 412 */
+    {
+        static const char *const heads[] = {
+            "{\"ops\":[{\"op\":\"compare\",\"path\":\"" C9,
+            "{\"else\":[{\"op\":\"mkdir\",\"path\":"
+            "\"/usb_gadget/g1/functions/ncm.else\"}],"
+            "\"ops\":[{\"op\":\"compare\",\"path\":\"" C9,
+        };
+        static const char *const values[] = {"7", "6"};
+
+        for (size_t h = 0; h < 2; h++) {
+            for (size_t v = 0; v < 2; v++) {
+                char hidden[512], absent[512];
+
+                (void)snprintf(hidden,
+                               sizeof(hidden),
+                               "%s/xl/qmult\",\"value\":\"%s\"}]}",
+                               heads[h],
+                               values[v]);
+                (void)snprintf(absent,
+                               sizeof(absent),
+                               "%s/nx/qmult\",\"value\":\"%s\"}]}",
+                               heads[h],
+                               values[v]);
+                as(&r, G1_TOKEN, "POST", "/api/v1/batch", hidden);
+                if (r.status != 404) {
+                    print_error(
+                        "compare %s: %ld %s\n", values[v], r.status, r.body);
+                }
+                expect_problem(&r, 404, "ENOENT");
+                assert_int_equal(
+                    json_integer_value(json_object_get(r.json, "op_index")), 0);
+                assert_null(strstr(r.body, "/usb_gadget/g2"));
+                http_resp_done(&r);
+                as(&r, G1_TOKEN, "POST", "/api/v1/batch", absent);
+                expect_problem(&r, 404, "ENOENT");
+                http_resp_done(&r);
+            }
+        }
+        as_ok(ROOT_TOKEN,
+              "GET",
+              "/api/v1/config/usb_gadget/g1/functions/ncm.else",
+              NULL,
+              404);
+    }
     /* a new link whose target is the hidden link: not made */
     as_missing(G1_TOKEN,
                "PUT",
@@ -1023,6 +1090,106 @@ static void test_scope_through_links(void **state)
 #undef C9
 }
 
+/* A link to an ancestor of one of the token's subtrees (its target is
+ * above the subtree, not in it) is hidden as any link leading outside: not
+ * listed, not followed, not read, and a path through it back into the
+ * subtree answers as a missing one (docs/security.md, "Links and
+ * scopes"): a token sees its subtrees by their own paths only. */
+static void test_scope_link_to_ancestor(void **state)
+{
+#define C8 "/usb_gadget/g1/configs/c.8"
+#define OD "/usb_gadget/g1/os_desc"
+    struct http_resp r;
+
+    (void)state;
+    as_ok(ROOT_TOKEN,
+          "POST",
+          "/api/v1/config/usb_gadget/g1/configs",
+          "{\"name\":\"c.8\"}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "POST",
+          "/api/v1/config" C8 "/strings",
+          "{\"name\":\"0x409\",\"attributes\":{\"configuration\":"
+          "\"eight\"}}",
+          201);
+    as_ok(ROOT_TOKEN,
+          "PUT",
+          "/api/v1/config" OD "/c8",
+          "{\"target\":\"" C8 "\"}",
+          201);
+    /* the subtree by its own path: inside */
+    as_ok(AN_TOKEN,
+          "GET",
+          "/api/v1/config" C8 "/strings/0x409/configuration",
+          NULL,
+          200);
+
+    /* the link itself, reads and writes through it: as missing */
+    token_like_missing(AN_TOKEN,
+                       "GET",
+                       "/api/v1/link" OD "/c8",
+                       "/api/v1/link" OD "/nx",
+                       NULL,
+                       "/c8",
+                       "/nx");
+    token_like_missing(AN_TOKEN,
+                       "GET",
+                       "/api/v1/config" OD "/c8/strings/0x409/configuration",
+                       "/api/v1/config" OD "/nx/strings/0x409/configuration",
+                       NULL,
+                       "/c8",
+                       "/nx");
+    token_like_missing(AN_TOKEN,
+                       "GET",
+                       "/api/v1/config" OD "/c8/strings",
+                       "/api/v1/config" OD "/nx/strings",
+                       NULL,
+                       "/c8",
+                       "/nx");
+    token_like_missing(AN_TOKEN,
+                       "PUT",
+                       "/api/v1/value" OD "/c8/strings/0x409/configuration",
+                       "/api/v1/value" OD "/nx/strings/0x409/configuration",
+                       "{\"value\":\"via\"}",
+                       "/c8",
+                       "/nx");
+    as(&r,
+       AN_TOKEN,
+       "POST",
+       "/api/v1/batch",
+       "{\"ops\":[{\"op\":\"store\",\"path\":\"" OD
+       "/c8/strings/0x409/configuration\",\"value\":\"via\"}]}");
+    expect_problem(&r, 404, "ENOENT");
+    http_resp_done(&r);
+    as_missing(AN_TOKEN, "DELETE", "/api/v1/config" OD "/c8", NULL);
+
+    /* not listed in its folder, nor its target named */
+    as(&r, AN_TOKEN, "GET", "/api/v1/config" OD "?depth=2", NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "c8"));
+    assert_null(strstr(r.body, C8 "\""));
+    http_resp_done(&r);
+    as(&r, AN_TOKEN, "GET", "/api/v1/export?path=" OD, NULL);
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "c8"));
+    http_resp_done(&r);
+
+    /* nothing changed through it; the admin still sees it */
+    as(&r,
+       ROOT_TOKEN,
+       "GET",
+       "/api/v1/value" C8 "/strings/0x409/configuration",
+       NULL);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "\"eight\""));
+    http_resp_done(&r);
+    as_ok(ROOT_TOKEN, "GET", "/api/v1/link" OD "/c8", NULL, 200);
+    as_ok(ROOT_TOKEN, "DELETE", "/api/v1/config" OD "/c8", NULL, 204);
+#undef OD
+#undef C8
+}
+
 /* A reload that moves a token to another subtree applies to the next
  * request, and ends a stream opened with the old subtrees. */
 /* GET /api/v1/whoami: each token's name, role and subtrees (normalized as
@@ -1114,6 +1281,7 @@ int main(void)
         cmocka_unit_test(test_scope_history),
         cmocka_unit_test(test_scope_export_import),
         cmocka_unit_test(test_scope_through_links),
+        cmocka_unit_test(test_scope_link_to_ancestor),
         cmocka_unit_test(test_scope_whoami),
         cmocka_unit_test(test_scope_reload),
     };

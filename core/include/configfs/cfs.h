@@ -397,6 +397,10 @@ CFS_EXPORT void cfs_read_stop(void);
 CFS_EXPORT void cfs_read_lock(void);
 CFS_EXPORT void cfs_read_unlock(void);
 
+/** Whether this thread holds the mutation lock (a transaction, a
+ * registration, or cfs_read_lock()): for assertions and tests. */
+CFS_EXPORT bool cfs_mutation_lock_held(void);
+
 /**
  * Call @fn(@arg) whenever a transaction ends (committed or undone) or the
  * mutation lock is let go, from that thread, which may hold the mutation
