@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <poll.h>
 #include <stdint.h>
@@ -288,14 +289,27 @@ static void read_start(struct cfs_read_mark *rm, int tries)
 
 enum read_state { READ_DONE, READ_AGAIN, READ_GAVE_UP };
 
+/* FUSE threads waiting in read_over() for a commit (tests). */
+static atomic_uint reads_waiting;
+
+unsigned cfs_mount_reads_waiting(void)
+{
+    return atomic_load(&reads_waiting);
+}
+
 static enum read_state read_over(struct cfs_read_mark *rm, int *tries)
 {
+    int r;
+
     if (*tries >= READ_LOCK_AFTER) {
         /* what it read is fixed before a writer may change it again */
         (void)cfs_read_end(rm);
         cfs_read_unlock();
     }
-    if (cfs_read_wait(rm) == 0) {
+    atomic_fetch_add(&reads_waiting, 1);
+    r = cfs_read_wait(rm);
+    atomic_fetch_sub(&reads_waiting, 1);
+    if (r == 0) {
         return READ_DONE;
     }
     return ++*tries < READ_TRIES ? READ_AGAIN : READ_GAVE_UP;

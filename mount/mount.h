@@ -40,6 +40,10 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
  *  for the requests in flight, free. NULL-safe. */
 void cfs_mount_stop(struct cfs_mount *mount);
 
+/** FUSE threads of any mount waiting for a change to what they read to be
+ *  committed (docs/mount.md, "Committed reads"): for tests. */
+unsigned cfs_mount_reads_waiting(void);
+
 /* ---- the pure parts, for tests ----------------------------------------- */
 
 /** The text readlink(2) gives for a link at @link (absolute config path)

@@ -251,9 +251,8 @@ MUTANTS = [
            "a read that began while another thread's transaction held the "
            "lock, between two of its changes, is answered half of it"),
     Mutant("read-module-show-item-local", "core/src/*.c",
-           "if (!show_item_local(subsystem_of(d))) {",
-           "!show_item_local(subsystem_of(d))",
-           "0 && !show_item_local(subsystem_of(d))",
+           "if (sd && !show_item_local(sd)) {",
+           "!show_item_local(sd)", "0 && !show_item_local(sd)",
            "a module's attribute is read as if its show() read only its item: "
            "a change elsewhere in the module is answered before it commits"),
     Mutant("read-undo-not-counted", "core/src/*.c",
@@ -267,6 +266,11 @@ MUTANTS = [
            "a request waiting a second time while the server stops returns at "
            "once: a held read answered and freed while still on the list "
            "(the crash on stop under load)", tests=["integration.http-stop"]),
+    Mutant("read-mount-not-waiting", "mount/*.c",
+           "r = cfs_read_wait(rm);", "cfs_read_wait(rm)", "0",
+           "the mount's reads do not wait for commits: read(2) of an attribute "
+           "whose change is not durable answers the value that is then undone",
+           tests=["mount.read"]),
     Mutant("read-locked-end-after-unlock", "server/*.c",
            "(void)cfs_read_end(&req->wait.rmark); cfs_read_unlock();",
            "(void)cfs_read_end(&req->wait.rmark);", "",

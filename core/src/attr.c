@@ -166,11 +166,11 @@ int cfs_written_values(const char *path,
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_NODE);
     if (r == 0 && res.kind == CFS_R_LINK) {
         res.dir = res.dir->target;
         res.kind = CFS_R_DIR;
-        cfs__read_note(res.dir, CFS_READ_NODE);
+        cfs__read_note(res.dir, NULL, CFS_READ_NODE);
     }
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;
@@ -322,7 +322,7 @@ int cfs_show(const char *path, char **ret_buf, size_t *ret_len)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_SHOW);
     if (r == 0 && (res.kind == CFS_R_DIR || res.kind == CFS_R_LINK)) {
         r = -EISDIR;
     }
@@ -665,7 +665,7 @@ static int fill_link(struct cfs_dirent *l, struct cfs_entry *e)
     e->mode = 0777; /* F5 */
     e->revision = l->created_rev;
     e->created = l->created_rev;
-    cfs__read_note(l->target, CFS_READ_SELF); /* the path it shows */
+    cfs__read_note(l->target, NULL, CFS_READ_SELF); /* the path it shows */
     if (!e->name || cfs__dirent_path(l->target, &e->target) < 0) {
         cfs_entry_done(e);
         return -ENOMEM;
@@ -694,7 +694,7 @@ int cfs_stat(const char *path, struct cfs_entry *ret_entry)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_NODE);
     if (r == 0) {
         r = fill_resolved(&res, ret_entry);
     }
@@ -748,11 +748,11 @@ int cfs_readdir(const char *path, struct cfs_entry **ret_entries, size_t *ret_n)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_TREE);
     if (r == 0 && res.kind == CFS_R_LINK) {
         res.dir = res.dir->target; /* ls link/ lists the target */
         res.kind = CFS_R_DIR;
-        cfs__read_note(res.dir, CFS_READ_NODE);
+        cfs__read_note(res.dir, NULL, CFS_READ_TREE);
     }
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;

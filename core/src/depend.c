@@ -71,7 +71,7 @@ int cfs_dependents(const char *path, unsigned long *ret_count)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_NODE);
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;
     }

@@ -213,9 +213,20 @@ struct cfs_resolved {
  * not. @pre the tree lock (read) or the mutation lock. */
 int cfs__resolve(const char *path, struct cfs_resolved *ret);
 int cfs__resolve_n(const char *path, size_t plen, struct cfs_resolved *ret);
+/* What a read function reads (visible.c). */
+enum cfs_read_what {
+    CFS_READ_SELF, /* the node is there, under that path */
+    CFS_READ_NODE, /* the node's own state (stat) */
+    CFS_READ_TREE, /* the node and everything below it (a listing) */
+    CFS_READ_SHOW, /* an attribute's value: its item (or its subsystem) */
+};
 /* cfs__resolve() for a read function: notes what it reads in this
- * thread's committed read (visible.c), found or not. */
-int cfs__read_resolve(const char *path, struct cfs_resolved *ret);
+ * thread's committed read (visible.c), found or not: a directory or link
+ * as @what (CFS_READ_NODE or CFS_READ_TREE), an attribute's value
+ * (@what CFS_READ_SHOW) or its stat (anything else). */
+int cfs__read_resolve(const char *path,
+                      struct cfs_resolved *ret,
+                      enum cfs_read_what what);
 
 /* Split @path into its parent (resolved) and last name.
  * @pre the mutation lock. */
@@ -435,17 +446,19 @@ void cfs__vis_world_begin(void);
 void cfs__vis_world_end(void);
 /* visible.c: the mutation lock went (readers look again). */
 void cfs__vis_unlocked(void);
-/* visible.c: the stripe of a key, the key of a child (tests). */
-uint32_t cfs__vis_stripe(uint64_t key, bool self);
+/* visible.c: the stripe of a key, the key of a child (tests). A node's
+ * keys: its subtree (anything at or below it), its self (it is there
+ * under that name), its own state (its children, revision, written
+ * values, linked_by). */
+enum cfs_vis_key { CFS_VIS_SUB, CFS_VIS_SELF, CFS_VIS_OWN };
+uint32_t cfs__vis_stripe(uint64_t key, enum cfs_vis_key kind);
 uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len);
 /* visible.c: what a read function reads, noted in this thread's read (if
  * any: cfs_read_begin()). */
-enum cfs_read_what {
-    CFS_READ_SELF, /* the node is there, under that path */
-    CFS_READ_NODE, /* the node and everything below it */
-    CFS_READ_SHOW, /* an attribute of the item (or of its subsystem) */
-};
-void cfs__read_note(const struct cfs_dirent *d, enum cfs_read_what what);
+/* Note the node @d, or its attribute @attr (not NULL). */
+void cfs__read_note(const struct cfs_dirent *d,
+                    const char *attr,
+                    enum cfs_read_what what);
 /* The self keys of a path as given (links on it; a name not found). */
 void cfs__read_note_path(const char *path, size_t plen);
 

@@ -331,7 +331,7 @@ int cfs_readlink(const char *path, char **ret_target)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_NODE);
     if (r == 0 && res.kind != CFS_R_LINK) {
         r = -EINVAL; /* readlink(2) on anything else */
     }
@@ -430,7 +430,7 @@ int cfs_links_to(const char *path, char ***ret_paths, size_t *ret_n)
     int r;
 
     cfs__tree_rdlock();
-    r = cfs__read_resolve(path, &res);
+    r = cfs__read_resolve(path, &res, CFS_READ_NODE);
     if (r == 0 && res.kind != CFS_R_DIR) {
         r = -ENOTDIR;
     }

@@ -94,7 +94,9 @@ int cfs__resolve(const char *path, struct cfs_resolved *ret)
     return path ? cfs__resolve_n(path, strlen(path), ret) : -EINVAL;
 }
 
-int cfs__read_resolve(const char *path, struct cfs_resolved *ret)
+int cfs__read_resolve(const char *path,
+                      struct cfs_resolved *ret,
+                      enum cfs_read_what what)
 {
     int r;
 
@@ -108,14 +110,21 @@ int cfs__read_resolve(const char *path, struct cfs_resolved *ret)
     }
     switch (ret->kind) {
     case CFS_R_DIR:
-        cfs__read_note(ret->dir, CFS_READ_NODE);
+        cfs__read_note(ret->dir, NULL, what);
         break;
     case CFS_R_LINK:
-        cfs__read_note(ret->dir, CFS_READ_NODE);
-        cfs__read_note(ret->dir->target, CFS_READ_SELF); /* its path */
+        cfs__read_note(ret->dir, NULL, what);
+        cfs__read_note(ret->dir->target, NULL, CFS_READ_SELF); /* its path */
         break;
-    default: /* an attribute of the item ret->dir */
-        cfs__read_note(ret->dir, CFS_READ_SHOW);
+    case CFS_R_ATTR:
+        cfs__read_note(ret->dir,
+                       cfs__dir_attr(ret->dir, ret->idx)->ca_name,
+                       what == CFS_READ_SHOW ? what : CFS_READ_NODE);
+        break;
+    default:
+        cfs__read_note(ret->dir,
+                       cfs__dir_bin_attr(ret->dir, ret->idx)->cb_attr.ca_name,
+                       what == CFS_READ_SHOW ? what : CFS_READ_NODE);
         break;
     }
     return 0;

@@ -85,6 +85,7 @@ static struct {
 #define KEY_ROOT  0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 #define SELF_SALT 0x9e3779b97f4a7c15ull
+#define OWN_SALT  0xc2b2ae3d27d4eb4full
 
 uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len)
 {
@@ -96,9 +97,11 @@ uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len)
     return h;
 }
 
-uint32_t cfs__vis_stripe(uint64_t key, bool self)
+uint32_t cfs__vis_stripe(uint64_t key, enum cfs_vis_key kind)
 {
-    uint64_t x = key ^ (self ? SELF_SALT : 0);
+    uint64_t x = key ^ (kind == CFS_VIS_SELF  ? SELF_SALT
+                        : kind == CFS_VIS_OWN ? OWN_SALT
+                                              : 0);
 
     /* splitmix64's finalizer: every bit of the key moves the stripe */
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -245,14 +248,18 @@ static void touch_stripe(struct cfs_txn *txn, uint32_t idx)
     stripe_odd(s, txn->ticket);
 }
 
-/* Touch the path whose keys are @keys[0..n): sub of each, self of the
- * last. */
+/* Touch the path whose keys are @keys[0..n): sub of each, self and own
+ * of the last, own of its parent (its children and revision change). */
 static void touch_keys(struct cfs_txn *txn, const uint64_t *keys, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        touch_stripe(txn, cfs__vis_stripe(keys[i], false));
+        touch_stripe(txn, cfs__vis_stripe(keys[i], CFS_VIS_SUB));
     }
-    touch_stripe(txn, cfs__vis_stripe(keys[n - 1], true));
+    touch_stripe(txn, cfs__vis_stripe(keys[n - 1], CFS_VIS_SELF));
+    touch_stripe(txn, cfs__vis_stripe(keys[n - 1], CFS_VIS_OWN));
+    if (n >= 2) {
+        touch_stripe(txn, cfs__vis_stripe(keys[n - 2], CFS_VIS_OWN));
+    }
 }
 
 void cfs__vis_touch(struct cfs_txn *txn,
@@ -370,7 +377,7 @@ void cfs__vis_close(struct cfs_txn *txn)
 
 void cfs_read_begin(struct cfs_read_mark *mark)
 {
-    struct vis_stripe *root = &stripes[cfs__vis_stripe(KEY_ROOT, false)];
+    struct vis_stripe *root = &stripes[cfs__vis_stripe(KEY_ROOT, CFS_VIS_SUB)];
 
     memset(mark, 0, offsetof(struct cfs_read_mark, e));
     mark->world = atomic_load(&world.seq);
@@ -378,7 +385,7 @@ void cfs_read_begin(struct cfs_read_mark *mark)
     mark->torn = (mark->world & 1) && world.owner != my_ticket;
     /* e[0]: the root's subtree from the start, for a mark that overflows
      * (every transaction touches it) */
-    mark->e[0].idx = cfs__vis_stripe(KEY_ROOT, false);
+    mark->e[0].idx = cfs__vis_stripe(KEY_ROOT, CFS_VIS_SUB);
     mark->e[0].seq = atomic_load(&root->seq);
     mark->e[0].undone = atomic_load(&root->undone);
     mark->e[0].own_seq = mark->e[0].own_undone = 0;
@@ -433,19 +440,23 @@ static void note_stripe(struct cfs_read_mark *m, uint32_t idx)
     m->n++;
 }
 
-/* Note the self keys of @keys[0..n), and the sub key of the last when
- * @sub. */
-static void
-note_keys(struct cfs_read_mark *m, const uint64_t *keys, size_t n, bool sub)
+/* Note the self keys of @keys[0..n), and of the last: its own key
+ * (CFS_READ_NODE) or its subtree (CFS_READ_TREE). */
+static void note_keys(struct cfs_read_mark *m,
+                      const uint64_t *keys,
+                      size_t n,
+                      enum cfs_read_what what)
 {
     if (m->whole || covered(m, keys, n)) {
         return;
     }
     for (size_t i = 1; i < n; i++) {
-        note_stripe(m, cfs__vis_stripe(keys[i], true));
+        note_stripe(m, cfs__vis_stripe(keys[i], CFS_VIS_SELF));
     }
-    if (sub) {
-        note_stripe(m, cfs__vis_stripe(keys[n - 1], false));
+    if (what == CFS_READ_NODE) {
+        note_stripe(m, cfs__vis_stripe(keys[n - 1], CFS_VIS_OWN));
+    } else if (what == CFS_READ_TREE) {
+        note_stripe(m, cfs__vis_stripe(keys[n - 1], CFS_VIS_SUB));
         if (m->n_sub < CFS_READ_MARK_SUBS) {
             m->sub[m->n_sub++] = keys[n - 1];
         }
@@ -457,7 +468,7 @@ void cfs__read_note_path(const char *path, size_t plen)
     uint64_t keys[CFS_DEPTH_MAX + 2] = {0};
 
     if (my_mark && path) {
-        note_keys(my_mark, keys, path_keys(path, plen, keys), false);
+        note_keys(my_mark, keys, path_keys(path, plen, keys), CFS_READ_SELF);
     }
 }
 
@@ -483,34 +494,34 @@ static bool show_item_local(const struct cfs_dirent *sd)
     return su->su_show_item_local;
 }
 
-void cfs__read_note(const struct cfs_dirent *d, enum cfs_read_what what)
+void cfs__read_note(const struct cfs_dirent *d,
+                    const char *attr,
+                    enum cfs_read_what what)
 {
     uint64_t keys[CFS_DEPTH_MAX + 2] = {0};
     struct cfs_read_mark *m = my_mark;
+    const struct cfs_dirent *sd;
     size_t n;
 
     if (!m || !d) {
         return;
     }
     n = dirent_keys(d, keys);
-    switch (what) {
-    case CFS_READ_SELF: /* it is there, under that name (a link target) */
-        note_keys(m, keys, n, false);
-        break;
-    case CFS_READ_NODE: /* it and everything below it */
-        note_keys(m, keys, n, true);
-        break;
-    case CFS_READ_SHOW: /* an attribute of the item @d: show() may read
-                           the item, or the whole module */
-        note_keys(m, keys, n, true);
-        if (!show_item_local(subsystem_of(d))) {
-            const struct cfs_dirent *sd = subsystem_of(d);
-
-            if (sd) {
-                note_keys(m, keys, dirent_keys(sd, keys), true);
-            }
-        }
-        break;
+    if (attr) {
+        keys[n] = cfs__vis_key_child(keys[n - 1], attr, strlen(attr));
+        n++;
+    }
+    if (what != CFS_READ_SHOW) {
+        note_keys(m, keys, n, what);
+        return;
+    }
+    /* an attribute's show() may read its item (the attribute's parent),
+     * or the whole module's state */
+    note_keys(m, keys, n, CFS_READ_SELF);
+    note_keys(m, keys, n - 1, CFS_READ_TREE);
+    sd = subsystem_of(d);
+    if (sd && !show_item_local(sd)) {
+        note_keys(m, keys, dirent_keys(sd, keys), CFS_READ_TREE);
     }
 }
 

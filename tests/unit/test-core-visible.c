@@ -24,7 +24,8 @@
 
 /* visible.c's keys (internal; the test checks that the names it uses
  * fall into distinct stripes, so that "never held" is exact) */
-uint32_t cfs__vis_stripe(uint64_t key, bool self);
+enum cfs_vis_key { CFS_VIS_SUB, CFS_VIS_SELF, CFS_VIS_OWN };
+uint32_t cfs__vis_stripe(uint64_t key, enum cfs_vis_key kind);
 uint64_t cfs__vis_key_child(uint64_t parent, const char *name, size_t len);
 #define KEY_ROOT 0xcbf29ce484222325ull
 
@@ -109,7 +110,7 @@ static void check_stripes_distinct(void)
 {
     const char *paths[NG + NX + 6];
     char buf[NG + NX][16];
-    uint32_t seen[2 * (NG + NX + 6) + 8];
+    uint32_t seen[3 * (NG + NX + 6) + 8];
     size_t n = 0, k = 0;
 
     for (int i = 0; i < NG; i++) {
@@ -127,10 +128,12 @@ static void check_stripes_distinct(void)
     for (size_t i = 0; i < n; i++) {
         uint64_t key = key_of(paths[i]);
 
-        seen[k++] = cfs__vis_stripe(key, false);
-        seen[k++] = cfs__vis_stripe(key, true);
+        seen[k++] = cfs__vis_stripe(key, CFS_VIS_SUB);
+        seen[k++] = cfs__vis_stripe(key, CFS_VIS_SELF);
+        seen[k++] = cfs__vis_stripe(key, CFS_VIS_OWN);
     }
-    seen[k++] = cfs__vis_stripe(KEY_ROOT, false);
+    seen[k++] = cfs__vis_stripe(KEY_ROOT, CFS_VIS_SUB);
+    seen[k++] = cfs__vis_stripe(KEY_ROOT, CFS_VIS_OWN);
     for (size_t i = 0; i < k; i++) {
         for (size_t j = i + 1; j < k; j++) {
             assert_int_not_equal(seen[i], seen[j]);
