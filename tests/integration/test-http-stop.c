@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -283,8 +285,11 @@ static int exit_within(pid_t pid, long ms, long *ret_ms)
 /* configfsd on a port of its own, with a database in @dir, its stderr the
  * pipe *ret_err (of @pipe_size bytes, when not 0) read up to the line that
  * tells the port. */
-static pid_t
-spawn_piped(const char *dir, int pipe_size, int *ret_err, uint16_t *ret_port)
+static pid_t spawn_mounted(const char *dir,
+                           const char *mount,
+                           int pipe_size,
+                           int *ret_err,
+                           uint16_t *ret_port)
 {
     char db[512], got[8192];
     const char *argv[] = {CFS_CONFIGFSD,
@@ -294,6 +299,8 @@ spawn_piped(const char *dir, int pipe_size, int *ret_err, uint16_t *ret_port)
                           db,
                           "--schema-dir",
                           CFS_SOURCE_ROOT "/schemas",
+                          mount ? "--mount" : NULL,
+                          mount,
                           NULL};
     posix_spawn_file_actions_t fa;
     size_t n = 0;
@@ -328,6 +335,12 @@ spawn_piped(const char *dir, int pipe_size, int *ret_err, uint16_t *ret_port)
     *ret_port = (uint16_t)strtoul(strstr(got, "(port ") + 6, NULL, 10);
     *ret_err = err[0];
     return pid;
+}
+
+static pid_t
+spawn_piped(const char *dir, int pipe_size, int *ret_err, uint16_t *ret_port)
+{
+    return spawn_mounted(dir, NULL, pipe_size, ret_err, ret_port);
 }
 
 static void expect_port_healthy(uint16_t port)
@@ -435,7 +448,9 @@ static void test_stop_bound_every_shape(void **state)
 struct loader {
     pthread_t t;
     uint16_t port;
-    int kind; /* 0: PUT elsewhere, 1: PUT inside the group, 2: list it */
+    int kind; /* 0: PUT elsewhere, 1: PUT inside the group, 2: list it,
+               * 3: read through the mount */
+    const char *mnt;
     int n;
     atomic_int ok;
     atomic_bool *stop;
@@ -457,6 +472,25 @@ static void *loader_main(void *arg)
     char url[256], body[16];
 
     assert_non_null(c);
+    if (l->kind == 3) { /* cat through the mount, until it goes */
+        char path[512], buf[256];
+
+        (void)snprintf(path, sizeof(path), "%s/01-childless/storeme", l->mnt);
+        for (int i = 0; i < 20000 && !atomic_load(l->stop); i++) {
+            int fd = open(path, O_RDONLY);
+
+            if (fd < 0 || read(fd, buf, sizeof(buf)) < 0) {
+                if (fd >= 0) {
+                    close(fd);
+                }
+                break;
+            }
+            close(fd);
+            atomic_fetch_add(&l->ok, 1);
+        }
+        curl_easy_cleanup(c);
+        return NULL;
+    }
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, drop_body);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 20000L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -529,9 +563,10 @@ static void make_group(uint16_t port)
 }
 
 /* SIGTERM while 8 keep-alive clients write (4 elsewhere, 4 into a group)
- * and 3 list the group, with an event stream open: exit 0 within the
- * bound, every round (CFS_STOP_ROUNDS, 50 unless set). It crashed or hung
- * in every run before: a held read answered and freed while still on the
+ * and 3 list the group, with an event stream open and, where FUSE can be
+ * had, a reader of the tree mounted (--mount): exit 0 within the bound,
+ * every round (CFS_STOP_ROUNDS, 50 unless set). It crashed or hung in
+ * every run before: a held read answered and freed while still on the
  * server's list. */
 static void test_stop_under_load(void **state)
 {
@@ -540,12 +575,22 @@ static void test_stop_under_load(void **state)
     int rounds = env ? atoi(env) : 50;
 
     (void)state;
+    bool fuse = access("/dev/fuse", R_OK | W_OK) == 0 && geteuid() == 0;
+
     for (int round = 0; round < rounds; round++) {
         struct drainer d;
-        struct loader l[11];
+        struct loader l[12];
+        int nl = fuse ? 12 : 11;
         atomic_bool stop = false;
         uint16_t port;
-        pid_t pid = spawn_piped(dir, 0, &d.fd, &port);
+        char mnt[600];
+        pid_t pid;
+
+        (void)snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+        if (fuse) {
+            assert_int_equal(mkdir(mnt, 0755), 0);
+        }
+        pid = spawn_mounted(dir, fuse ? mnt : NULL, 0, &d.fd, &port);
         char buf[4096];
         bool eof, busy = false;
         long took;
@@ -557,9 +602,10 @@ static void test_stop_under_load(void **state)
         raw_send(sse, RAW("GET /api/v1/events HTTP/1.1\r\nHost: x\r\n\r\n"));
         assert_true(
             raw_read_for(sse, buf, sizeof(buf), ": connected", 5000, &eof) > 0);
-        for (int i = 0; i < 11; i++) {
+        for (int i = 0; i < nl; i++) {
             l[i].port = port;
-            l[i].kind = i < 4 ? 0 : i < 8 ? 1 : 2;
+            l[i].mnt = mnt;
+            l[i].kind = i < 4 ? 0 : i < 8 ? 1 : i < 11 ? 2 : 3;
             l[i].n = i * 37 + round;
             atomic_init(&l[i].ok, 0);
             l[i].stop = &stop;
@@ -571,7 +617,7 @@ static void test_stop_under_load(void **state)
             struct pollfd none = {.fd = -1};
 
             busy = true;
-            for (int i = 0; i < 11; i++) {
+            for (int i = 0; i < nl; i++) {
                 busy = busy && atomic_load(&l[i].ok) >= 2;
             }
             if (!busy) {
@@ -582,8 +628,11 @@ static void test_stop_under_load(void **state)
         assert_int_equal(kill(pid, SIGTERM), 0);
         status = exit_within(pid, 20000, &took);
         atomic_store(&stop, true);
-        for (int i = 0; i < 11; i++) {
+        for (int i = 0; i < nl; i++) {
             assert_int_equal(pthread_join(l[i].t, NULL), 0);
+        }
+        if (fuse) {
+            (void)umount2(mnt, MNT_DETACH); /* gone already, normally */
         }
         close(sse);
         assert_int_equal(pthread_join(d.t, NULL), 0);
