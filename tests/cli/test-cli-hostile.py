@@ -14,6 +14,13 @@ lack a member or hold one of the wrong type, and answers larger than
   - a malformed answer is "malformed answer from SERVER: ..." and exit 1,
     never a signal;
   - --max-answer refuses a larger answer, with or without Content-Length;
+  - one bound over the whole of a command's answers (issue 37 (3), (4)):
+    a server whose every page carries next_after (each cursor further on)
+    is refused once the pages' bytes pass --max-answer; one that repeats a
+    cursor is refused at once; a 1.9 MB answer of "children":[{},{},...]
+    (some 80 times its bytes once parsed) is refused under --max-answer
+    2M; each with a clear error, exit 1, and the client's peak RSS (of a
+    process of its own: RUSAGE_CHILDREN) under 4 x --max-answer + 20 MB;
   - a fuzzer: valid answers mutated at random (members dropped, types
     changed, escapes injected), each command must end with one of its exit
     codes (configfsctl(1), EXIT STATUS), never a signal, and print no
@@ -31,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 CTL = sys.argv[1]
 ESC = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e"
@@ -38,6 +46,7 @@ ESC = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e"
 BAD = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"]
 
 answers = {}  # path (no query) -> (status, content type, body bytes, chunked)
+pagers = {}  # path (no query) -> function(query dict) -> body bytes
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -51,6 +60,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if n:
             self.rfile.read(n)
         path = self.path.split("?")[0]
+        if path in pagers:
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            answers[path] = (200, "application/json", pagers[path](query),
+                             False)
         status, ctype, body, chunked = answers.get(
             path, (404, "application/problem+json",
                    b'{"status":404,"title":"Not Found","errno":"ENOENT"}',
@@ -302,11 +315,149 @@ for chunked in (False, True):
     check("--max-answer 1M refuses a 4 MB answer (%s)" %
           ("chunked" if chunked else "Content-Length"),
           rc == 1 and b"larger than --max-answer" in err, (rc, out[:200], err))
+# parsed, it takes some 24 MB: the bound is on that too
 rc, out, err = run("--max-answer", "8M", "ls", "/s/big")
-check("--max-answer 8M takes it", rc == 0 and out.count(b"\n") >= 30000,
+check("--max-answer 8M refuses it parsed (some 24 MB)",
+      rc == 1 and b"more memory parsed than --max-answer" in err,
+      (rc, len(out), err))
+rc, out, err = run("--max-answer", "32M", "ls", "/s/big")
+check("--max-answer 32M takes it", rc == 0 and out.count(b"\n") >= 30000,
       (rc, len(out), err))
 rc, out, err = run("--max-answer", "1x", "ls", "/s/big")
 check("--max-answer with a bad size is a usage error", rc == 2, (rc, err))
+
+# ---- one bound over the whole of a command's answers -----------------------
+
+
+# A wrapper of its own: configfsctl's peak RSS is RUSAGE_CHILDREN of a
+# process that ran nothing else. A client that grows past 1 GiB or runs
+# past 30 s (the unbounded one did both) is killed, and says so.
+RSS_WRAPPER = """
+import os, resource, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+why = ""
+end = time.monotonic() + 30
+while p.poll() is None:
+    try:
+        with open("/proc/%d/status" % p.pid) as f:
+            kib = int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+    except (OSError, IndexError, ValueError):
+        kib = 0
+    if kib > 1024 * 1024 or time.monotonic() > end:
+        why = "killed: RSS %d KiB after %s" % (kib, "30 s" if kib <= 1024 * 1024 else "a while")
+        p.kill()
+        break
+    time.sleep(0.02)
+out, err = p.communicate()
+sys.stdout.buffer.write(out)
+sys.stderr.buffer.write(err + why.encode())
+sys.stderr.write("\\nrss_kib %d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(p.returncode if not why else 99)
+"""
+
+
+def run_rss(*args, timeout=90):
+    """run(), in the wrapper above: also the client's peak RSS (KiB)."""
+    p = subprocess.run([sys.executable, "-c", RSS_WRAPPER, CTL, "--server",
+                        URL, "--timeout", "10"] + list(args),
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=timeout)
+    err, _, rss = p.stderr.rpartition(b"\nrss_kib ")
+    return p.returncode, p.stdout, err, int(rss or 0)
+
+
+def rss_ok(rss_kib, max_answer):
+    return 0 < rss_kib * 1024 < 4 * max_answer + 20 * 1024 * 1024
+
+
+rss_seen = []
+
+
+def page_doc(path, names, next_after, pad=0):
+    doc = {"kind": "group", "name": path.rsplit("/", 1)[1], "path": path,
+           "revision": 1, "attributes": [], "links": [],
+           "children": [{"name": nm, "kind": "item", "path": path + "/" + nm}
+                        for nm in names],
+           "next_after": next_after}
+    if pad:
+        doc["pad"] = "x" * pad  # bytes to read, nothing held once parsed
+    return json.dumps(doc).encode()
+
+
+def endless(query):
+    """Every page one child further on, and a next_after: forever."""
+    after = query.get("after", [""])[0]
+    nxt = after + "a"
+    return page_doc("/s/endless", [nxt], nxt, pad=20000)
+
+
+pagers["/api/v1/config/s/endless"] = endless
+M = 1024 * 1024
+rc, out, err, rss = run_rss("--max-answer", "1M", "ls", "/s/endless")
+rss_seen.append(("endless next_after, --max-answer 1M", rss))
+check("next_after forever (each cursor further on): refused once the pages "
+      "pass --max-answer 1M in all, exit 1, peak RSS %d KiB" % rss,
+      rc == 1 and b"larger than --max-answer (1048576 bytes) in all" in err
+      and rss_ok(rss, M), (rc, out[:200], err[-600:], rss))
+
+
+def stuck(query):
+    """A next_after that never moves: the same page again and again."""
+    return page_doc("/s/stuck", ["m"], "m")
+
+
+pagers["/api/v1/config/s/stuck"] = stuck
+rc, out, err, rss = run_rss("--max-answer", "1M", "ls", "/s/stuck")
+rss_seen.append(("a repeated cursor, --max-answer 1M", rss))
+check("a cursor that does not advance: refused at once (the server repeats "
+      "a cursor), exit 1",
+      rc == 1 and b"repeats a cursor" in err and b"malformed answer" in err
+      and rss_ok(rss, M), (rc, out[:200], err[-600:], rss))
+
+
+def backwards(query):
+    """Cursors that go back: a, then b, then a again ..."""
+    after = query.get("after", [""])[0]
+    nxt = {"": "b", "b": "a"}.get(after, "b")
+    return page_doc("/s/back", [nxt], nxt)
+
+
+pagers["/api/v1/config/s/back"] = backwards
+rc, out, err, rss = run_rss("--max-answer", "1M", "ls", "/s/back")
+check("a cursor that goes back: refused, exit 1",
+      rc == 1 and b"repeats a cursor" in err, (rc, out[:200], err[-600:]))
+
+# three pages, each further on, then none: all of them, once
+pages = {"": (["a1", "a2"], "a2"), "a2": (["b1"], "b1"), "b1": (["c1"], None)}
+
+
+def three(query):
+    names, nxt = pages[query.get("after", [""])[0]]
+    return page_doc("/s/three", names, nxt)
+
+
+pagers["/api/v1/config/s/three"] = three
+rc, out, err = run("--max-answer", "1M", "ls", "/s/three")
+check("pages that advance and end: every child once",
+      rc == 0 and out.split() == [b"a1", b"a2", b"b1", b"c1"],
+      (rc, out[:200], err[-600:]))
+
+# some 80 times its bytes once parsed (jansson: an object, its table)
+flat = (b'{"kind":"group","name":"flat","path":"/s/flat","attributes":[],'
+        b'"links":[],"children":[' + b",".join([b"{}"] * 630000) + b"]}")
+for chunked in (False, True):
+    put("/api/v1/config/s/flat", flat, chunked=chunked)
+    rc, out, err, rss = run_rss("--max-answer", "2M", "ls", "/s/flat")
+    rss_seen.append(("%.1f MB of {} (%s), --max-answer 2M" %
+                     (len(flat) / 1e6, "chunked" if chunked else "sized"),
+                     rss))
+    check("%.1f MB of \"children\":[{},...] under --max-answer 2M (%s): "
+          "refused parsed, exit 1, peak RSS %d KiB" %
+          (len(flat) / 1e6, "chunked" if chunked else "Content-Length", rss),
+          rc == 1 and b"more memory parsed than --max-answer" in err and
+          rss_ok(rss, 2 * M), (rc, out[:200], err[-600:], rss))
+print("# peak RSS: " + "; ".join("%s: %d KiB" % x for x in rss_seen))
 
 # ---- a fuzzer: valid answers mutated ---------------------------------------
 
