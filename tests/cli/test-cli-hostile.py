@@ -4,8 +4,9 @@
 
 A fake server on 127.0.0.1 answers each request with what the test put
 there: answers whose strings carry terminal escapes (OSC retitle, CSI clear,
-BEL, C1 CSI, bidi overrides) in every member a command prints, answers that
-lack a member or hold one of the wrong type, and answers larger than
+BEL, C1 CSI, bidi overrides, the bidi isolates U+2066-U+2069) in every
+member a command prints, answers that lack a member or hold one of the
+wrong type, and answers larger than
 --max-answer. Checks, one TAP line each:
   - no control byte of an answer reaches the output (the escapes show as
     \\x1b, \\u{009B} ...), for ls -l, tree, history, watch, import, health
@@ -41,9 +42,12 @@ import time
 import urllib.parse
 
 CTL = sys.argv[1]
-ESC = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e"
+# the bidi isolates U+2066-U+2069 reorder text as the overrides do
+ISOLATES = "\u2066\u2067\u2068\u2069"
+ESC = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e" + ISOLATES
 # bytes a terminal acts on; none may be printed
-BAD = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"]
+BAD = [b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae"] + [
+    c.encode() for c in ISOLATES]
 
 answers = {}  # path (no query) -> (status, content type, body bytes, chunked)
 pagers = {}  # path (no query) -> function(query dict) -> body bytes
@@ -181,6 +185,32 @@ for args in (["ls", "-l", "/s/g"], ["tree", "/s/g"], ["ls", "/s/g"]):
     rc, out, err = run(*args)
     check("%s: no control byte of the answer printed" % " ".join(args),
           rc == 0 and clean(out + err) and shown(out), (rc, out, err))
+
+# each isolate on its own, where a name is printed: escaped as \u{HHHH}
+iso = dict(node, children=[], links=[], attributes=[
+    {"name": "i" + c, "mode": "0644", "value": "v" + c} for c in ISOLATES])
+put("/api/v1/config/s/g", iso)
+rc, out, err = run("tree", "/s/g")
+check("the bidi isolates U+2066-U+2069 are shown as \\u{2066}..\\u{2069}, "
+      "never raw",
+      rc == 0 and clean(out + err) and
+      all(b"\\u{%04X}" % ord(c) in out for c in ISOLATES),
+      (rc, out, err))
+put("/api/v1/config/s/g", node)
+
+# completion's lister (__complete, one name a line): a name that holds a
+# newline or another control would break the line or the terminal, and is
+# not offered; shell code in a name is offered as text (the scripts quote
+# it: cli.complete)
+odd = dict(node, attributes=[], links=[], children=[
+    {"name": n, "kind": "item", "path": "/s/g/" + n}
+    for n in ("nl\nx", "esc" + ESC, "code$(touch x)", "plain")])
+put("/api/v1/config/s/g", odd)
+rc, out, err = run("__complete", "/s/g/")
+check("__complete: names with a newline or a control are not offered",
+      rc == 0 and out.splitlines() == [b"/s/g/code$(touch x)/",
+                                       b"/s/g/plain/"], (rc, out, err))
+put("/api/v1/config/s/g", node)
 
 put("/api/v1/history", {"entries": [
     {"revision": 5, "time": "2026" + ESC, "principal": "p" + ESC,
