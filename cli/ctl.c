@@ -295,6 +295,24 @@ static struct curl_slist *build_headers(const struct ctl *c,
     return h;
 }
 
+/* libcurl is about to send the request on a connection it made or
+ * reused: from here on the server may get it. */
+static int on_prereq(void *ud,
+                     char *primary_ip,
+                     char *local_ip,
+                     int primary_port,
+                     int local_port)
+{
+    struct ctl_resp *r = ud;
+
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    r->sent = true;
+    return CURL_PREREQFUNC_OK;
+}
+
 static void setup(struct ctl *c,
                   const char *method,
                   const char *url,
@@ -321,6 +339,15 @@ static void setup(struct ctl *c,
     if (strcmp(method, "GET") != 0) {
         curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
     }
+    r->write = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
+    if (r->write) {
+        /* on a reused connection that dies unanswered, libcurl sends the
+         * request again on a new one: a write would reach the server
+         * twice */
+        curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
+    }
+    curl_easy_setopt(c->curl, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(c->curl, CURLOPT_PREREQDATA, r);
     r->server = c->server;
     /* what is left of the bound on the command's answers */
     r->max = !c->max_answer                ? SIZE_MAX
@@ -367,6 +394,16 @@ static int transport_failed(const struct ctl *c,
                       ctl_esc(c->server),
                       c->max_answer);
         return CTL_EX_FAIL;
+    }
+    if (r->write && r->sent) {
+        /* not sent again, here or to another server (endpoints.c) */
+        (void)fprintf(stderr,
+                      "configfsctl: no answer from %s (%s): the request was "
+                      "sent, so whether it was applied is unknown; it is "
+                      "not sent again: read the tree to see\n",
+                      ctl_esc(c->server),
+                      ctl_esc(eb[0] ? eb : curl_easy_strerror(rc)));
+        return CTL_EX_UNREACHABLE;
     }
     (void)fprintf(stderr,
                   "configfsctl: cannot reach %s: %s\n",

@@ -88,6 +88,10 @@ struct ctl_resp {
     size_t max;         /* the cap on len: what is left of the command's
                            --max-answer (SIZE_MAX: none) */
     bool too_big;       /* the answer went past max: cut, and refused */
+    bool write;         /* a PUT, POST, DELETE ...: sent at most once */
+    bool sent;          /* the request may have left (a connection was
+                           made and the request begun): a write that gets
+                           no answer then has an unknown outcome */
 };
 
 /* Send METHOD @url (a path and query, from '/') with an optional body of
@@ -95,7 +99,10 @@ struct ctl_resp {
  * transport failure is printed. @return 0 (any HTTP status: look at
  * r->status) or CTL_EX_UNREACHABLE. @r is filled; ctl_resp_done() it.
  * ctl_request() is ctl_request_once() failing over to the next server of
- * the list on what it may safely retry (endpoints.c). */
+ * the list on what it may safely retry (endpoints.c): a read always, a
+ * write only when it surely reached no server (!r->sent). A write goes on
+ * a connection of its own, so that libcurl never sends it again itself
+ * (it does on a reused connection that dies unanswered). */
 int ctl_request_once(struct ctl *c,
                      const char *method,
                      const char *url,

@@ -22,6 +22,11 @@ wrong type, and answers larger than
     (some 80 times its bytes once parsed) is refused under --max-answer
     2M; each with a clear error, exit 1, and the client's peak RSS (of a
     process of its own: RUSAGE_CHILDREN) under 4 x --max-answer + 20 MB;
+  - failover (--server A,B): a write that reached A (A took the request and
+    closed, or never answered) is sent neither to B nor to A again (not
+    even by libcurl on a reused connection), and the error says its
+    outcome is unknown; a write whose connection was refused, and any
+    read, goes on to B;
   - a fuzzer: valid answers mutated at random (members dropped, types
     changed, escapes injected), each command must end with one of its exit
     codes (configfsctl(1), EXIT STATUS), never a signal, and print no
@@ -35,6 +40,7 @@ import os
 import pty
 import random
 import select
+import socket
 import subprocess
 import sys
 import threading
@@ -488,6 +494,121 @@ for chunked in (False, True):
           rc == 1 and b"more memory parsed than --max-answer" in err and
           rss_ok(rss, 2 * M), (rc, out[:200], err[-600:], rss))
 print("# peak RSS: " + "; ".join("%s: %d KiB" % x for x in rss_seen))
+
+# ---- failover: a write goes to the next server only if it reached none ------
+
+
+class Node:
+    """A raw HTTP server on 127.0.0.1 that records each request line, and
+    either answers it (404 to a GET, 200 {} otherwise, keep-alive), closes
+    without answering (@close: "writes" or "all"), or holds it unanswered
+    (@hold: "writes")."""
+
+    def __init__(self, close=None, hold=None):
+        self.close, self.hold = close, hold
+        self.got = []
+        self.held = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        f = c.makefile("rb")
+        try:
+            while True:
+                line = f.readline()
+                if not line:
+                    break
+                n = 0
+                while True:
+                    h = f.readline()
+                    if h in (b"\r\n", b"\n", b""):
+                        break
+                    k, _, v = h.decode("latin-1").partition(":")
+                    if k.strip().lower() == "content-length":
+                        n = int(v)
+                if n:
+                    f.read(n)
+                method = line.split()[0].decode()
+                self.got.append(" ".join(line.decode().split()[:2]))
+                write = method not in ("GET", "HEAD")
+                if self.close == "all" or (self.close == "writes" and write):
+                    break
+                if self.hold == "writes" and write:
+                    self.held.append(c)
+                    return
+                status, body = ((b"404 Not Found", b'{"status":404,"title":'
+                                 b'"Not Found","errno":"ENOENT"}')
+                                if method == "GET" else (b"200 OK", b"{}"))
+                c.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: "
+                          b"application/problem+json\r\nContent-Length: "
+                          b"%d\r\n\r\n" % len(body) + body)
+        except OSError:
+            pass
+        c.close()
+
+    def writes(self):
+        return [g for g in self.got if not g.startswith(("GET ", "HEAD "))]
+
+    def stop(self):
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
+def run_on(servers, *args):
+    p = subprocess.run([CTL, "--server", ",".join(servers), "--timeout", "2"]
+                       + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+UNKNOWN = b"whether it was applied is unknown"
+# mv reads the target first: its POST then goes on a connection of its own
+# (libcurl sends a request again itself when a reused one dies unanswered)
+WRITES = (["write", "/a/x", "5"], ["mkdir", "/a/x"], ["rm", "/a/x"],
+          ["mv", "/a/x", "/a/y"])
+for mode in ("close", "hold"):
+    for args in WRITES:
+        a = Node(close="writes") if mode == "close" else Node(hold="writes")
+        b = Node()
+        rc, out, err = run_on([a.url, b.url], *args)
+        check("%s: A %s without answering: sent once to A, never to B; "
+              "the outcome is said to be unknown (exit 10)" %
+              (" ".join(args), "took it and closed" if mode == "close"
+               else "held it past --timeout"),
+              rc == 10 and UNKNOWN in err and len(a.writes()) == 1 and
+              not b.got, (rc, err, a.got, b.got))
+        a.stop()
+        b.stop()
+# a port where nothing listens: bound, then closed
+dead = socket.socket()
+dead.bind(("127.0.0.1", 0))
+dead_url = "http://127.0.0.1:%d" % dead.getsockname()[1]
+dead.close()
+b = Node()
+rc, out, err = run_on([dead_url, b.url], "write", "/a/x", "5")
+check("a write whose connection was refused goes on to B, once",
+      rc == 0 and b.writes() == ["PUT /api/v1/config/a/x"] and
+      b"trying " + b.url.encode() in err, (rc, err, b.got))
+b.stop()
+a, b = Node(close="all"), Node()
+rc, out, err = run_on([a.url, b.url], "ls", "/a")
+check("a read that got no answer goes on to B (reads fail over freely)",
+      rc == 3 and len(a.got) == 1 and len(b.got) == 1 and
+      b"trying " + b.url.encode() in err, (rc, err, a.got, b.got))
+a.stop()
+b.stop()
 
 # ---- a fuzzer: valid answers mutated ---------------------------------------
 
