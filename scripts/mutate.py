@@ -276,6 +276,47 @@ MUTANTS = [
            "if (r == 0 && p != end) { r = -EINVAL;",
            "p != end", "0",
            "a writer's batch answer with trailing bytes or more answers than requests is taken"),
+    # ---- configfsctl (issue 37): completion, the bound on a command's
+    # answers, terminal safety, failover, the shell's paths; cli.complete,
+    # cli.hostile and cli.shell (tests/cli)
+    Mutant("cli-completion-unquoted", "cli/*.c",
+           "\"    printf -v q '%q' \\\"$c\\\"\\n\"",
+           "printf -v q '%q' \\\"$c\\\"", "q=$c",
+           "bash completion inserts a child's name unquoted: $(...) or a;cmd in "
+           "a name runs in the completing user's shell"),
+    Mutant("cli-pages-bytes-per-answer", "cli/*.c",
+           ": c->answered < c->max_answer ? c->max_answer - c->answered : 0;",
+           "c->max_answer - c->answered", "c->max_answer",
+           "--max-answer bounds each page alone: a server whose every page "
+           "carries next_after is followed on and on"),
+    Mutant("cli-cursor-progress-unchecked", "cli/*.c",
+           "strcmp(jstr(page, \"next_after\"), jstr(node, \"next_after\")) <= 0) {",
+           "strcmp(", "0 && strcmp(",
+           "a next_after that does not advance is followed again (the same "
+           "page, over and over)"),
+    Mutant("cli-parsed-memory-unbounded", "cli/*.c",
+           "if (jmem.max && (n > jmem.max || held > jmem.max - n)) {",
+           "jmem.max &&", "0 &&",
+           "the parsed answer's memory is not bounded: 1.9 MB of [{},...] "
+           "takes 155 MB under --max-answer 2M"),
+    Mutant("cli-bidi-isolates-raw", "cli/*.c",
+           "|| (cp >= 0x2066 && cp <= 0x2069);",
+           "|| (cp >= 0x2066 && cp <= 0x2069)", "",
+           "the bidi isolates U+2066-U+2069 reach the terminal raw"),
+    Mutant("cli-write-failover-after-connect", "cli/*.c",
+           "return !r->write || !r->sent;",
+           "!r->write || !r->sent", "true",
+           "a write that reached a server and got no answer is sent to the "
+           "next one too (applied twice)"),
+    Mutant("cli-write-on-reused-connection", "cli/*.c",
+           "curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);",
+           "curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);", "",
+           "a write goes on a reused connection: libcurl sends it again itself "
+           "when that connection dies unanswered (mv's rename twice)"),
+    Mutant("cli-attr-value-resolved", "cli/*.c",
+           "return a && a[1] == '\\0';",
+           "a && a[1] == '\\0'", "false",
+           "the shell (and --cwd) resolves the NAME=VALUE after -a as a path"),
 ]
 
 
