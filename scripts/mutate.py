@@ -431,6 +431,8 @@ def main():
     ap.add_argument("--keep-going", action="store_true",
                     help="run every test of a killed mutant too (default: stop at the first failure)")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per test run")
+    ap.add_argument("--jobs", "-j", type=int, default=0,
+                    help="ninja's parallel jobs (default: ninja's own), on a shared machine")
     args = ap.parse_args()
 
     chosen = MUTANTS
@@ -462,6 +464,7 @@ def main():
             sys.exit("mutate: meson setup failed")
     os.makedirs(log_dir, exist_ok=True)
     nice = ["nice"] if shutil.which("nice") else []
+    ninja = ["ninja", "-C", build] + (["-j", str(args.jobs)] if args.jobs else [])
     test_cmd = nice + ["meson", "test", "-C", build, "--no-rebuild", "--suite", "unit",
                        "--suite", "integration"]
     if not args.keep_going:
@@ -469,7 +472,7 @@ def main():
 
     # the unmutated tree must build and pass, or every mutant is "killed"
     print("mutate: the tree as it is: build and test", flush=True)
-    if run(nice + ["ninja", "-C", build], os.path.join(log_dir, "baseline-build.log"), 3600) != 0:
+    if run(nice + ninja, os.path.join(log_dir, "baseline-build.log"), 3600) != 0:
         sys.exit(f"mutate: the tree does not build (see {log_dir}/baseline-build.log)")
     if run(test_cmd, os.path.join(log_dir, "baseline-test.log"), args.timeout) != 0:
         sys.exit(f"mutate: the tree fails its tests without a mutant: {' '.join(failed_tests(build))}")
@@ -527,7 +530,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
             blog = os.path.join(log_dir, f"{m.name}.build.log")
-            if run(nice + ["ninja", "-C", build], blog, 3600) != 0:
+            if run(nice + ninja, blog, 3600) != 0:
                 print(f"{head} ERROR    the mutant does not build (see {blog})", flush=True)
                 errors.append(m.name)
                 continue
@@ -545,7 +548,7 @@ def main():
             restore()
 
     # leave build-mutate built from the tree as it is
-    run(nice + ["ninja", "-C", build], os.path.join(log_dir, "final-build.log"), 3600)
+    run(nice + ninja, os.path.join(log_dir, "final-build.log"), 3600)
     total = len(killed) + len(survived)
     score = 100.0 * len(killed) / total if total else 0.0
     print(f"mutate: {len(killed)} killed, {len(survived)} survived, {len(errors)} errors;"
