@@ -974,11 +974,13 @@ out:
  * the revision; --json prints the BatchResult. */
 static int post_batch(struct ctl *c, json_t *doc, const char *what, bool quiet)
 {
+    size_t held = ctl_budget_hold(); /* a request, not an answer */
     char *text = json_dumps(doc, JSON_COMPACT);
     struct ctl_resp r = {0};
     json_t *res = NULL;
     int ex;
 
+    ctl_budget_release(held);
     if (!text) {
         (void)fprintf(stderr, "%s: %s: a path is not UTF-8\n", prog, what);
         return CTL_EX_INVAL;
@@ -1212,6 +1214,7 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
     json_t *doc = NULL;
     char *buf = NULL;
     size_t len = 0;
+    size_t held;
     int e;
     int ex;
 
@@ -1221,7 +1224,10 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
         (void)fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(-e));
         return ctl_exit_errno(-e);
     }
+    held = ctl_budget_hold(); /* the user's file: --max-answer is not
+                                 about it */
     doc = json_loadb(buf, len, 0, &jerr);
+    ctl_budget_release(held);
     free(buf);
     if (!doc) {
         (void)fprintf(stderr,

@@ -141,6 +141,25 @@ bool ctl_budget_over(void)
     return jmem.over;
 }
 
+static size_t held_at; /* jmem.live at ctl_budget_hold() */
+
+size_t ctl_budget_hold(void)
+{
+    size_t max = jmem.max;
+
+    held_at = jmem.live;
+    jmem.max = 0;
+    return max;
+}
+
+void ctl_budget_release(size_t max)
+{
+    if (jmem.live > held_at) {
+        jmem.base += jmem.live - held_at; /* the user's, not counted */
+    }
+    jmem.max = max;
+}
+
 /* Say that the parsed answers went past the bound, once. */
 static void say_over(const struct ctl *c)
 {

@@ -76,6 +76,11 @@ void ctl_budget_init(void);
 void ctl_budget_begin(struct ctl *c);
 int ctl_budget_end(const struct ctl *c, int ex);
 bool ctl_budget_over(void);
+/* JSON the user gave (batch's FILE), not a server: made outside the
+ * bound, between ctl_budget_hold() and ctl_budget_release() of what hold
+ * returned. What it holds is left out of the command's count. */
+size_t ctl_budget_hold(void);
+void ctl_budget_release(size_t held);
 
 struct ctl_resp {
     long status;

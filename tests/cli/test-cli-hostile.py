@@ -495,6 +495,17 @@ for chunked in (False, True):
           rss_ok(rss, 2 * M), (rc, out[:200], err[-600:], rss))
 print("# peak RSS: " + "; ".join("%s: %d KiB" % x for x in rss_seen))
 
+# the bound is on answers: batch's FILE is the user's, however large
+put("/api/v1/batch", {"revision": 9})
+batchf = docf + ".batch"
+with open(batchf, "w") as f:
+    json.dump([{"op": "mkdir", "path": "/s/b%d" % i} for i in range(600)], f)
+rc, out, err = run("--max-answer", "8K", "batch", batchf)
+check("batch FILE of %d KB under --max-answer 8K: the user's file is not "
+      "bounded, the answer is" % (os.path.getsize(batchf) // 1024),
+      rc == 0 and out.strip() == b"revision 9", (rc, out, err))
+os.unlink(batchf)
+
 # ---- failover: a write goes to the next server only if it reached none ------
 
 
