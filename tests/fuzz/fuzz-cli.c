@@ -5,12 +5,13 @@
  * command (ls -l, tree, ls -R, history, import, watch, health, rm -r,
  * and the exact outputs cat and --json), the rest is the body every
  * request of the run is answered with: 200 with JSON, or an event stream
- * for watch. Every page is so the same page: a next_after in the input is
- * a cursor that never advances (seed pages-repeated-cursor). The client runs in this process (its main() compiled as
- * configfsctl_main()), its stdout and stderr captured: it must end with
- * one of its exit codes (never a crash: the sanitizers and libFuzzer see
- * those) and, but for the exact outputs, print no byte a terminal acts on
- * (ESC, BEL, DEL, the C1 controls, the bidi overrides).
+ * for watch. Every page is so the same page: a next_after in the input
+ * is a cursor that never advances (seed pages-repeated-cursor). The
+ * client runs in this process (its main() compiled as configfsctl_main()),
+ * its stdout and stderr captured: it must end with one of its exit codes
+ * (never a crash: the sanitizers and libFuzzer see those) and, but for
+ * the exact outputs, print no byte a terminal acts on (ESC, BEL, DEL, the
+ * C1 controls, the bidi overrides and isolates).
  */
 #include <arpa/inet.h>
 #include <errno.h>
