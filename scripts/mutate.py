@@ -285,8 +285,8 @@ MUTANTS = [
            "bash completion inserts a child's name unquoted: $(...) or a;cmd in "
            "a name runs in the completing user's shell"),
     Mutant("cli-pages-bytes-per-answer", "cli/*.c",
-           ": c->answered < c->max_answer ? c->max_answer - c->answered : 0;",
-           "c->max_answer - c->answered", "c->max_answer",
+           "r->len > SIZE_MAX - c->answered ? SIZE_MAX : c->answered + r->len;",
+           "c->answered + r->len", "0",
            "--max-answer bounds each page alone: a server whose every page "
            "carries next_after is followed on and on"),
     Mutant("cli-cursor-progress-unchecked", "cli/*.c",
@@ -315,7 +315,7 @@ MUTANTS = [
            "when that connection dies unanswered (mv's rename twice)"),
     Mutant("cli-attr-value-resolved", "cli/*.c",
            "return a && a[1] == '\\0';",
-           "a && a[1] == '\\0'", "false",
+           "a[1] == '\\0'", "0",
            "the shell (and --cwd) resolves the NAME=VALUE after -a as a path"),
 ]
 

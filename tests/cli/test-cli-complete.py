@@ -14,8 +14,9 @@ executed) and that the command listed the very child (the "path" of its
 answer). Names: $(...), backticks, ;, a name that splits into a command,
 blanks, quotes, glob and brace characters, pipes and redirections, a
 backslash, !, $VAR, ':' and '=', and a name with a leading '-' (offered as
-./-NAME); plus a typed prefix that is itself quoted and one holding a ':'
-(where bash's COMP_WORDBREAKS cuts a word). A name with a newline cannot
+./-NAME); plus a typed prefix that is itself quoted (a backslash, or a
+quote the word begins with, which readline keeps and closes) and one
+holding a ':' (where bash's COMP_WORDBREAKS cuts a word). A name with a newline cannot
 be made (the server refuses control bytes). One TAP line per check.
 usage: test-cli-complete.py CONFIGFSD CONFIGFSCTL SCHEMA_DIR
 """
@@ -236,6 +237,15 @@ def complete_each(shell, term, tag):
     # a typed prefix that is quoted itself: taken off before asking
     cases.append(("/02-simple-children/h4\\ a", "--json ls",
                   "/02-simple-children/" + NAMES[3]))
+    # a word begun with a quote: completed inside it, for that quote (bash's
+    # readline closes it after; zsh leaves it open, to go on into the
+    # folder: the test closes it)
+    for quote in ("'", '"'):
+        for k in (0, 1, 4):
+            name = NAMES[k]
+            cases.append((quote + "/02-simple-children/" +
+                          re.match(r"[a-z0-9]+", name).group(0), "--json ls",
+                          "/02-simple-children/" + name))
     # a ':' typed (bash's COMP_WORDBREAKS): readline keeps what precedes it
     cases.append(("/02-simple-children/hc:x", "--json ls",
                   "/02-simple-children/" + NAMES[-1]))
@@ -244,9 +254,11 @@ def complete_each(shell, term, tag):
     for i, (typed, cmd, want) in enumerate(cases):
         out = os.path.join(work, "out-%s.%d" % (tag, i))
         done = os.path.join(work, "rc-%s.%d" % (tag, i))
+        close = typed[0] if shell == "zsh" and typed[:1] in ("'", '"') else ""
         before = len(term.shown)
-        came = term.run("configfsctl --server %s %s %s\t >%s 2>&1; "
-                        "echo $? >%s\n" % (URL, cmd, typed, out, done), done)
+        came = term.run("configfsctl --server %s %s %s\t%s >%s 2>&1; "
+                        "echo $? >%s\n" % (URL, cmd, typed, close, out, done),
+                        done)
         got = answer_path(out)
         check("%s: %r completed and run lists that very child, "
               "nothing executed" % (shell, want.rsplit("/", 1)[1]),
