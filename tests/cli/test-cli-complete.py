@@ -251,14 +251,21 @@ def complete_each(shell, term, tag):
                   "/02-simple-children/" + NAMES[-1]))
     # a leading '-': offered as ./-rf, never read as an option
     cases.append(("", "--cwd /netconsole --json ls", "/netconsole/-rf"))
+    # the server from CONFIGFSCTL_SERVER (exported by the setup), none on
+    # the line
+    for k in (0, 3):
+        cases.append(("/02-simple-children/" +
+                      re.match(r"[a-z0-9]+", NAMES[k]).group(0),
+                      "ENV --json ls", "/02-simple-children/" + NAMES[k]))
     for i, (typed, cmd, want) in enumerate(cases):
         out = os.path.join(work, "out-%s.%d" % (tag, i))
         done = os.path.join(work, "rc-%s.%d" % (tag, i))
         close = typed[0] if shell == "zsh" and typed[:1] in ("'", '"') else ""
         before = len(term.shown)
-        came = term.run("configfsctl --server %s %s %s\t%s >%s 2>&1; "
-                        "echo $? >%s\n" % (URL, cmd, typed, close, out, done),
-                        done)
+        server = "" if cmd.startswith("ENV ") else "--server %s " % URL
+        came = term.run("configfsctl %s%s %s\t%s >%s 2>&1; "
+                        "echo $? >%s\n" % (server, cmd.replace("ENV ", ""),
+                                            typed, close, out, done), done)
         got = answer_path(out)
         check("%s: %r completed and run lists that very child, "
               "nothing executed" % (shell, want.rsplit("/", 1)[1]),
@@ -271,9 +278,10 @@ def complete_each(shell, term, tag):
 
 SETUP = {
     # failglob: an unquoted glob matching nothing would not run at all
-    "bash": "source %s/complete.bash; shopt -s failglob" % tmp,
+    "bash": "source %s/complete.bash; shopt -s failglob; "
+            "export CONFIGFSCTL_SERVER=%s" % (tmp, URL),
     "zsh": "fpath=(%s/zfunc $fpath); autoload -Uz compinit; "
-           "compinit -u -D" % tmp,
+           "compinit -u -D; export CONFIGFSCTL_SERVER=%s" % (tmp, URL),
 }
 
 bash = shutil.which("bash")
