@@ -365,7 +365,13 @@ static bool change_ok(const json_t *e, const char *where)
  * (or one a deep listing had no room for) comes as its first page by
  * name, next_after set. Read the rest of @node's children (@base: its
  * URL) and append them, so @node is whole; @r's body then becomes the
- * whole node too. @return 0 or an exit code (printed). */
+ * whole node too. @return 0 or an exit code (printed).
+ *
+ * The pages are bounded, whatever the server sends: each next_after must
+ * sort after the cursor it answers (names come sorted by strcmp), or the
+ * server is repeating itself and is refused; every page's bytes count
+ * against --max-answer with the rest of the command's answers (ctl.c),
+ * and so does the memory the growing node holds (ctl_budget_*). */
 static int read_on(struct ctl *c,
                    const char *path,
                    const char *base,
@@ -399,11 +405,25 @@ static int read_on(struct ctl *c,
         if (ex) {
             return ex;
         }
-        json_array_extend(json_object_get(node, "children"),
-                          json_object_get(page, "children"));
-        json_object_set(
-            node, "next_after", json_object_get(page, "next_after"));
+        if (json_is_string(json_object_get(page, "next_after")) &&
+            strcmp(jstr(page, "next_after"), jstr(node, "next_after")) <= 0) {
+            ex = ctl_malformed(c,
+                               "%s: the server repeats a cursor: next_after "
+                               "\"%s\" does not advance past \"%s\"",
+                               path,
+                               jstr(page, "next_after"),
+                               jstr(node, "next_after"));
+        } else if (json_array_extend(json_object_get(node, "children"),
+                                     json_object_get(page, "children")) ||
+                   json_object_set(node,
+                                   "next_after",
+                                   json_object_get(page, "next_after"))) {
+            ex = CTL_EX_FAIL; /* out of the bound: ctl_budget_end() says */
+        }
         json_decref(page);
+        if (ex) {
+            return ex;
+        }
         more = true;
     }
     if (more) {
@@ -954,11 +974,13 @@ out:
  * the revision; --json prints the BatchResult. */
 static int post_batch(struct ctl *c, json_t *doc, const char *what, bool quiet)
 {
+    size_t held = ctl_budget_hold(); /* a request, not an answer */
     char *text = json_dumps(doc, JSON_COMPACT);
     struct ctl_resp r = {0};
     json_t *res = NULL;
     int ex;
 
+    ctl_budget_release(held);
     if (!text) {
         (void)fprintf(stderr, "%s: %s: a path is not UTF-8\n", prog, what);
         return CTL_EX_INVAL;
@@ -1192,6 +1214,7 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
     json_t *doc = NULL;
     char *buf = NULL;
     size_t len = 0;
+    size_t held;
     int e;
     int ex;
 
@@ -1201,7 +1224,10 @@ static int cmd_batch(struct ctl *c, const struct opts *o, int argc, char **argv)
         (void)fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(-e));
         return ctl_exit_errno(-e);
     }
+    held = ctl_budget_hold(); /* the user's file: --max-answer is not
+                                 about it */
     doc = json_loadb(buf, len, 0, &jerr);
+    ctl_budget_release(held);
     free(buf);
     if (!doc) {
         (void)fprintf(stderr,
@@ -2183,9 +2209,10 @@ static void usage(FILE *out)
         "  --timeout SECONDS  give up on a request after this long "
         "(default 60;\n"
         "                     0: never; watch never times out)\n"
-        "  --max-answer BYTES refuse an answer (or one event) larger than "
-        "this\n"
-        "                     (default 256M; K, M, G suffixes; 0: no cap)\n"
+        "  --max-answer BYTES refuse answers past this, in all: their bytes, "
+        "and\n"
+        "                     their memory parsed (default 256M; K, M, G; "
+        "0: no cap)\n"
         "  --cwd DIR          the working directory: relative paths (ln -s "
         "TARGET\n"
         "                     too, as configfs takes it) are taken from DIR\n"
@@ -2635,7 +2662,9 @@ int ctl_run_line(struct ctl *c, int argc, char **argv)
     }
     if (ex == 0 && cmd) {
         c->json = json || g.json;
+        ctl_budget_begin(c);
         ex = cmd->run(c, &o, argc - optind - 1, argv + optind + 1);
+        ex = ctl_budget_end(c, ex);
         c->json = json;
     }
     free(o.attrs);
@@ -2673,6 +2702,7 @@ int main(int argc, char **argv)
     int nargs;
     int ex;
 
+    ctl_budget_init(); /* before any JSON is made */
     ex = parse_args(argc, argv, &g, &o);
     if (ex) {
         goto out;
@@ -2701,10 +2731,16 @@ int main(int argc, char **argv)
         goto out;
     }
     ex = setup_ctl(&c, &g);
+    if (ex == 0) {
+        ctl_budget_begin(&c);
+    }
     if (ex == 0 && c.cwd) {
         ex = run_from_cwd(&c, cmd, &o, nargs + 1, argv + optind);
     } else if (ex == 0) {
         ex = cmd->run(&c, &o, nargs, argv + optind + 1);
+    }
+    if (c.curl) {
+        ex = ctl_budget_end(&c, ex);
     }
     if (c.curl) {
         curl_easy_cleanup(c.curl);

@@ -8,6 +8,7 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,108 @@ char *ctl_strdup_printf(const char *fmt, ...)
     return s;
 }
 
+/* ---- the bound on a command's answers ---------------------------------- */
+
+/* jansson's memory, counted by the allocator it is given (one thread
+ * makes JSON: configfsctl's). malloc_usable_size() keeps the count right
+ * for a block jansson made and the caller frees with free() (json_dumps()
+ * texts): such a block stays counted until the command ends, never less. */
+static struct {
+    size_t live; /* bytes jansson holds now */
+    size_t base; /* what it held when the command began */
+    size_t max;  /* the bound on live - base; 0: none */
+    bool over;   /* an allocation was refused */
+    bool said;   /* and that was said */
+} jmem;
+
+static void *budget_malloc(size_t n)
+{
+    size_t held = jmem.live > jmem.base ? jmem.live - jmem.base : 0;
+    void *p;
+
+    if (jmem.max && (n > jmem.max || held > jmem.max - n)) {
+        jmem.over = true;
+        return NULL; /* jansson fails the parse (or the call) cleanly */
+    }
+    p = malloc(n);
+    if (p) {
+        jmem.live += malloc_usable_size(p);
+    }
+    return p;
+}
+
+static void budget_free(void *p)
+{
+    if (p) {
+        size_t n = malloc_usable_size(p);
+
+        jmem.live = jmem.live > n ? jmem.live - n : 0;
+        free(p);
+    }
+}
+
+void ctl_budget_init(void)
+{
+    json_set_alloc_funcs(budget_malloc, budget_free);
+}
+
+void ctl_budget_begin(struct ctl *c)
+{
+    c->answered = 0;
+    jmem.base = jmem.live;
+    jmem.max = c->max_answer;
+    jmem.over = false;
+    jmem.said = false;
+}
+
+bool ctl_budget_over(void)
+{
+    return jmem.over;
+}
+
+static size_t held_at; /* jmem.live at ctl_budget_hold() */
+
+size_t ctl_budget_hold(void)
+{
+    size_t max = jmem.max;
+
+    held_at = jmem.live;
+    jmem.max = 0;
+    return max;
+}
+
+void ctl_budget_release(size_t max)
+{
+    if (jmem.live > held_at) {
+        jmem.base += jmem.live - held_at; /* the user's, not counted */
+    }
+    jmem.max = max;
+}
+
+/* Say that the parsed answers went past the bound, once. */
+static void say_over(const struct ctl *c)
+{
+    if (!jmem.said) {
+        jmem.said = true;
+        (void)fprintf(stderr,
+                      "configfsctl: the answers from %s take more memory "
+                      "parsed than --max-answer allows (%zu bytes): "
+                      "refused\n",
+                      c->server ? ctl_esc(c->server) : "the server",
+                      c->max_answer);
+    }
+}
+
+int ctl_budget_end(const struct ctl *c, int ex)
+{
+    if (!jmem.over) {
+        return ex;
+    }
+    say_over(c);
+    jmem.max = 0; /* what is left to do (a message ...) is not bounded */
+    return CTL_EX_FAIL;
+}
+
 /* ---- responses --------------------------------------------------------- */
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
@@ -88,7 +191,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
     struct ctl_resp *r = ud;
     size_t n = size * nmemb;
 
-    if (r->max && n > r->max - r->len) {
+    if (n > r->max - r->len) { /* r->len <= r->max */
         r->too_big = true;
         return 0; /* ends the transfer */
     }
@@ -97,6 +200,9 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 
         while (cap < r->len + n + 1) {
             cap *= 2;
+        }
+        if (r->max != SIZE_MAX && cap > r->max + 1) {
+            cap = r->max + 1; /* never more than the bound allows */
         }
         r->body = ctl_xrealloc(r->body, cap);
         r->cap = cap;
@@ -162,7 +268,15 @@ json_t *ctl_resp_json(const struct ctl_resp *r)
     json_error_t err;
     json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &err);
 
-    if (!j) {
+    if (!j && jmem.over && !jmem.said) {
+        jmem.said = true;
+        (void)fprintf(stderr,
+                      "configfsctl: the answer from %s takes more memory "
+                      "parsed than --max-answer allows (%zu bytes): "
+                      "refused\n",
+                      r->server ? ctl_esc(r->server) : "the server",
+                      jmem.max);
+    } else if (!j && !jmem.over) {
         (void)fprintf(stderr,
                       "configfsctl: malformed answer from %s: not JSON: %s\n",
                       r->server ? ctl_esc(r->server) : "the server",
@@ -200,6 +314,24 @@ static struct curl_slist *build_headers(const struct ctl *c,
     return h;
 }
 
+/* libcurl is about to send the request on a connection it made or
+ * reused: from here on the server may get it. */
+static int on_prereq(void *ud,
+                     char *primary_ip,
+                     char *local_ip,
+                     int primary_port,
+                     int local_port)
+{
+    struct ctl_resp *r = ud;
+
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    r->sent = true;
+    return CURL_PREREQFUNC_OK;
+}
+
 static void setup(struct ctl *c,
                   const char *method,
                   const char *url,
@@ -226,11 +358,23 @@ static void setup(struct ctl *c,
     if (strcmp(method, "GET") != 0) {
         curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
     }
+    r->write = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
+    if (r->write) {
+        /* on a reused connection that dies unanswered, libcurl sends the
+         * request again on a new one: a write would reach the server
+         * twice */
+        curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
+    }
+    curl_easy_setopt(c->curl, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(c->curl, CURLOPT_PREREQDATA, r);
     r->server = c->server;
-    r->max = c->max_answer;
-    if (c->max_answer) { /* refused on its Content-Length, when it has one */
+    /* what is left of the bound on the command's answers */
+    r->max = !c->max_answer                ? SIZE_MAX
+             : c->answered < c->max_answer ? c->max_answer - c->answered
+                                           : 0;
+    if (r->max && r->max != SIZE_MAX) { /* refused on its Content-Length */
         curl_easy_setopt(
-            c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_answer);
+            c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max);
     }
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
@@ -238,11 +382,30 @@ static void setup(struct ctl *c,
     curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, r);
 }
 
+/* The bytes of @r counted against the command's bound. */
+static void count_answer(struct ctl *c, const struct ctl_resp *r)
+{
+    c->answered =
+        r->len > SIZE_MAX - c->answered ? SIZE_MAX : c->answered + r->len;
+}
+
 static int transport_failed(const struct ctl *c,
                             CURLcode rc,
                             const char *eb,
                             const struct ctl_resp *r)
 {
+    size_t before = c->answered - r->len; /* this command's other answers */
+
+    if ((r->too_big || rc == CURLE_FILESIZE_EXCEEDED) && before) {
+        (void)fprintf(stderr,
+                      "configfsctl: the answers from %s are larger than "
+                      "--max-answer (%zu bytes) in all (%zu before this "
+                      "one): refused\n",
+                      ctl_esc(c->server),
+                      c->max_answer,
+                      before);
+        return CTL_EX_FAIL;
+    }
     if (r->too_big || rc == CURLE_FILESIZE_EXCEEDED) {
         (void)fprintf(stderr,
                       "configfsctl: the answer from %s is larger than "
@@ -250,6 +413,16 @@ static int transport_failed(const struct ctl *c,
                       ctl_esc(c->server),
                       c->max_answer);
         return CTL_EX_FAIL;
+    }
+    if (r->write && r->sent) {
+        /* not sent again, here or to another server (endpoints.c) */
+        (void)fprintf(stderr,
+                      "configfsctl: no answer from %s (%s): the request was "
+                      "sent, so whether it was applied is unknown; it is "
+                      "not sent again: read the tree to see\n",
+                      ctl_esc(c->server),
+                      ctl_esc(eb[0] ? eb : curl_easy_strerror(rc)));
+        return CTL_EX_UNREACHABLE;
     }
     (void)fprintf(stderr,
                   "configfsctl: cannot reach %s: %s\n",
@@ -285,6 +458,7 @@ int ctl_request_once(struct ctl *c,
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
+    count_answer(c, r);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb, r);
     }
@@ -363,6 +537,7 @@ int ctl_stream_once(struct ctl *c,
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
+    count_answer(c, r); /* a refusal's body; the stream is not held */
     if (rc != CURLE_OK && !s.stopped) {
         return transport_failed(c, rc, eb, r);
     }
@@ -493,6 +668,7 @@ int ctl_upload(struct ctl *c,
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, (char *)NULL);
     curl_slist_free_all(h);
+    count_answer(c, r);
     if (rc != CURLE_OK) {
         return transport_failed(c, rc, eb, r);
     }

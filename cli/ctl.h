@@ -42,7 +42,10 @@ struct ctl {
     const char *cacert; /* CA file for https, or NULL */
     long timeout;       /* seconds for one request; 0: none */
     bool json;          /* --json: print the server's JSON */
-    size_t max_answer;  /* --max-answer: bytes of one answer; 0: no cap */
+    size_t max_answer;  /* --max-answer: bytes of all the answers of one
+                           command, and the memory of their parsed form;
+                           0: no cap */
+    size_t answered;    /* bytes of answers this command read so far */
     CURL *curl;
     char *cwd;       /* --cwd, CONFIGFSCTL_CWD: the working directory
                         relative paths are taken from, absolute; NULL:
@@ -55,6 +58,30 @@ struct ctl {
  * holds (CFS_EXPORT_MAX), far below a client's memory. */
 #define CTL_MAX_ANSWER_DEFAULT ((size_t)256 * 1024 * 1024)
 
+/*
+ * One bound over the whole of a command's answers (configfsctl(1),
+ * --max-answer): the bytes it reads, summed over every request and page,
+ * and the memory jansson holds for what it parsed (counted through
+ * json_set_alloc_funcs(): a parse of "[{},{},...]" takes some 80 times
+ * its bytes), each at most c->max_answer. A server can so make configfsctl
+ * hold no more than about twice --max-answer, however it pages.
+ *
+ * ctl_budget_init() installs the counting allocator (once, before any
+ * JSON is made); ctl_budget_begin() starts a command's count (main(), and
+ * each line of the shell); ctl_budget_end() says, once, that the parsed
+ * memory went past the bound and @return CTL_EX_FAIL then, else @ex.
+ * ctl_budget_over(): an allocation was refused since the command began.
+ */
+void ctl_budget_init(void);
+void ctl_budget_begin(struct ctl *c);
+int ctl_budget_end(const struct ctl *c, int ex);
+bool ctl_budget_over(void);
+/* JSON the user gave (batch's FILE), not a server: made outside the
+ * bound, between ctl_budget_hold() and ctl_budget_release() of what hold
+ * returned. What it holds is left out of the command's count. */
+size_t ctl_budget_hold(void);
+void ctl_budget_release(size_t held);
+
 struct ctl_resp {
     long status;
     char *body; /* NUL-terminated after len bytes (owned) */
@@ -63,8 +90,13 @@ struct ctl_resp {
     char *ctype;        /* Content-Type, or NULL (owned) */
     char *etag;         /* ETag, or NULL (owned) */
     const char *server; /* whose answer it is (the ctl's) */
-    size_t max;         /* the cap on len (0: none) */
+    size_t max;         /* the cap on len: what is left of the command's
+                           --max-answer (SIZE_MAX: none) */
     bool too_big;       /* the answer went past max: cut, and refused */
+    bool write;         /* a PUT, POST, DELETE ...: sent at most once */
+    bool sent;          /* the request may have left (a connection was
+                           made and the request begun): a write that gets
+                           no answer then has an unknown outcome */
 };
 
 /* Send METHOD @url (a path and query, from '/') with an optional body of
@@ -72,7 +104,10 @@ struct ctl_resp {
  * transport failure is printed. @return 0 (any HTTP status: look at
  * r->status) or CTL_EX_UNREACHABLE. @r is filled; ctl_resp_done() it.
  * ctl_request() is ctl_request_once() failing over to the next server of
- * the list on what it may safely retry (endpoints.c). */
+ * the list on what it may safely retry (endpoints.c): a read always, a
+ * write only when it surely reached no server (!r->sent). A write goes on
+ * a connection of its own, so that libcurl never sends it again itself
+ * (it does on a reused connection that dies unanswered). */
 int ctl_request_once(struct ctl *c,
                      const char *method,
                      const char *url,

@@ -5,9 +5,13 @@
  * cluster. A request goes to the server in use; when that server cannot
  * be reached, or answers 503 (not ready, no writer), it goes to the next
  * one, and the one that answered stays in use. Only what is safe to send
- * twice is sent again: a GET or HEAD, a request whose connection was never
- * made, or one answered 503 (the server did not apply it). watch resumes
- * through the same list (configfsctl.c, with ctl_endpoints_backoff()).
+ * twice is sent again: a GET or HEAD, a write that surely reached no
+ * server (refused, not resolved, timed out connecting: libcurl never
+ * began to send it), or one answered 503 (the server did not apply it).
+ * A write that was sent and got no answer may have been applied: it is
+ * not sent again, and the error says its outcome is unknown (ctl.c).
+ * watch resumes through the same list (configfsctl.c, with
+ * ctl_endpoints_backoff()).
  *
  * And the two commands that ask every server: `cluster` (one line per
  * node: its URL, health, revision, how far it follows the shared log,
@@ -80,23 +84,16 @@ static void use(struct ctl *c, size_t i)
 }
 
 /* After one attempt that gave @ex and @r: is another server worth it? */
-static bool
-failover(struct ctl *c, const char *method, int ex, const struct ctl_resp *r)
+static bool failover(int ex, const struct ctl_resp *r)
 {
-    curl_off_t connected = 0;
-
     if (ex == 0) {
         return r->status == 503;
     }
     if (ex != CTL_EX_UNREACHABLE) {
         return false;
     }
-    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
-        return true;
-    }
     /* a write is sent again only if it never left */
-    (void)curl_easy_getinfo(c->curl, CURLINFO_CONNECT_TIME_T, &connected);
-    return connected == 0;
+    return !r->write || !r->sent;
 }
 
 static void say_next(const struct ctl *c, int ex, size_t next)
@@ -126,7 +123,7 @@ int ctl_request(struct ctl *c,
         int ex = ctl_request_once(c, method, url, ctype, body, len, headers, r);
         size_t next = (first + k) % (c->n_servers ? c->n_servers : 1);
 
-        if (k >= c->n_servers || !failover(c, method, ex, r)) {
+        if (k >= c->n_servers || !failover(ex, r)) {
             return ex;
         }
         say_next(c, ex, next);
@@ -165,8 +162,7 @@ int ctl_stream(struct ctl *c,
         size_t next = (first + k) % (c->n_servers ? c->n_servers : 1);
 
         /* a stream that started is the caller's to resume */
-        if (k >= c->n_servers || rl.got || *stop ||
-            !failover(c, "GET", ex, r)) {
+        if (k >= c->n_servers || rl.got || *stop || !failover(ex, r)) {
             return ex;
         }
         say_next(c, ex, next);

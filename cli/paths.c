@@ -72,13 +72,18 @@ int ctl_above_root(const char *what, const char *dir, const char *rel)
     return ctl_exit_errno(EPERM);
 }
 
-/* Does the option word @w take the next word as its value? */
+/* Does the option word @w take the next word as its value? A cluster of
+ * short options ("-a", "-pa") does when it ends in -a, the one short
+ * option with a value (getopt: "-aNAME=V" holds it, "-pa NAME=V" does
+ * not): that value is a NAME=VALUE, never a path to resolve. */
 static bool takes_value(const char *w)
 {
     const struct option *lo = ctl_long_options();
 
-    if (strcmp(w, "-a") == 0) {
-        return true;
+    if (w[0] == '-' && w[1] != '-') {
+        const char *a = strchr(w + 1, 'a');
+
+        return a && a[1] == '\0';
     }
     if (strncmp(w, "--", 2) != 0 || strchr(w, '=')) {
         return false;

@@ -167,6 +167,7 @@ static int run_line(const char *line, bool *quit)
         ctl_strv_free(v);
         return 0;
     }
+    ctl_budget_begin(sh.c); /* each line its own --max-answer */
     if (strcmp(v[0], "exit") == 0 || strcmp(v[0], "quit") == 0) {
         char *end = NULL;
         long status = n > 1 ? strtol(v[1], &end, 10) : 0;
@@ -205,7 +206,7 @@ static int run_line(const char *line, bool *quit)
         (void)fflush(stdout);
     }
     ctl_strv_free(v);
-    return ex;
+    return *quit ? ex : ctl_budget_end(sh.c, ex);
 }
 
 /* ---- completion ----------------------------------------------------- */
@@ -258,6 +259,7 @@ static char **complete(const char *text, int start, int end)
             }
         }
     } else if (text[0] != '-') {
+        ctl_budget_begin(sh.c);
         matches = ctl_complete_names(sh.c, sh.cwd, text, &ex);
     }
     if (!matches) {

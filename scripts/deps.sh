@@ -30,10 +30,11 @@ if [ "$mode" = test ]; then
   # clang and libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes
   # (build-tsan, build-fuzz of scripts/test.sh); clang-format, clang-tidy
   # and cppcheck: the style suite; openssl and curl: the CLI and TLS tests;
-  # tree: a tool the mount suite runs against the mount
+  # tree: a tool the mount suite runs against the mount; zsh: the
+  # completion test completes in it as in bash (cli.complete)
   pkgs+=(
     clang libclang-rt-14-dev libcmocka-dev valgrind
-    clang-format clang-tidy cppcheck openssl curl tree
+    clang-format clang-tidy cppcheck openssl curl tree zsh
   )
 fi
 pkgs+=("$@")

@@ -396,6 +396,47 @@ MUTANTS = [
            "h->last + 1", "h->last",
            "with an empty ring (after a restart) a resume is served from the "
            "journal short of the last revision, which comes as a reset"),
+    # ---- configfsctl (issue 37): completion, the bound on a command's
+    # answers, terminal safety, failover, the shell's paths; cli.complete,
+    # cli.hostile and cli.shell (tests/cli)
+    Mutant("cli-completion-unquoted", "cli/*.c",
+           "\"    printf -v q '%q' \\\"$c\\\"\\n\"",
+           "printf -v q '%q' \\\"$c\\\"", "q=$c",
+           "bash completion inserts a child's name unquoted: $(...) or a;cmd in "
+           "a name runs in the completing user's shell"),
+    Mutant("cli-pages-bytes-per-answer", "cli/*.c",
+           "r->len > SIZE_MAX - c->answered ? SIZE_MAX : c->answered + r->len;",
+           "c->answered + r->len", "0",
+           "--max-answer bounds each page alone: a server whose every page "
+           "carries next_after is followed on and on"),
+    Mutant("cli-cursor-progress-unchecked", "cli/*.c",
+           "strcmp(jstr(page, \"next_after\"), jstr(node, \"next_after\")) <= 0) {",
+           "strcmp(", "0 && strcmp(",
+           "a next_after that does not advance is followed again (the same "
+           "page, over and over)"),
+    Mutant("cli-parsed-memory-unbounded", "cli/*.c",
+           "if (jmem.max && (n > jmem.max || held > jmem.max - n)) {",
+           "jmem.max &&", "0 &&",
+           "the parsed answer's memory is not bounded: 1.9 MB of [{},...] "
+           "takes 155 MB under --max-answer 2M"),
+    Mutant("cli-bidi-isolates-raw", "cli/*.c",
+           "|| (cp >= 0x2066 && cp <= 0x2069);",
+           "|| (cp >= 0x2066 && cp <= 0x2069)", "",
+           "the bidi isolates U+2066-U+2069 reach the terminal raw"),
+    Mutant("cli-write-failover-after-connect", "cli/*.c",
+           "return !r->write || !r->sent;",
+           "!r->write || !r->sent", "true",
+           "a write that reached a server and got no answer is sent to the "
+           "next one too (applied twice)"),
+    Mutant("cli-write-on-reused-connection", "cli/*.c",
+           "curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);",
+           "curl_easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);", "",
+           "a write goes on a reused connection: libcurl sends it again itself "
+           "when that connection dies unanswered (mv's rename twice)"),
+    Mutant("cli-attr-value-resolved", "cli/*.c",
+           "return a && a[1] == '\\0';",
+           "a[1] == '\\0'", "0",
+           "the shell (and --cwd) resolves the NAME=VALUE after -a as a path"),
 ]
 
 
@@ -510,6 +551,8 @@ def main():
     ap.add_argument("--keep-going", action="store_true",
                     help="run every test of a killed mutant too (default: stop at the first failure)")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per test run")
+    ap.add_argument("--jobs", "-j", type=int, default=0,
+                    help="ninja's parallel jobs (default: ninja's own), on a shared machine")
     args = ap.parse_args()
 
     chosen = MUTANTS
@@ -543,6 +586,7 @@ def main():
             sys.exit("mutate: meson setup failed")
     os.makedirs(log_dir, exist_ok=True)
     nice = ["nice"] if shutil.which("nice") else []
+    ninja = ["ninja", "-C", build] + (["-j", str(args.jobs)] if args.jobs else [])
     test_cmd = nice + ["meson", "test", "-C", build, "--no-rebuild", "--suite", "unit",
                        "--suite", "integration"]
     if not args.keep_going:
@@ -552,7 +596,7 @@ def main():
     # the two suites only when a chosen mutant is judged by them (a
     # mutant naming its own tests checks those once, below)
     print("mutate: the tree as it is: build and test", flush=True)
-    if run(nice + ["ninja", "-C", build], os.path.join(log_dir, "baseline-build.log"), 3600) != 0:
+    if run(nice + ninja, os.path.join(log_dir, "baseline-build.log"), 3600) != 0:
         sys.exit(f"mutate: the tree does not build (see {log_dir}/baseline-build.log)")
     if any(not m.tests for m in chosen) and \
             run(test_cmd, os.path.join(log_dir, "baseline-test.log"), args.timeout) != 0:
@@ -611,7 +655,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
             blog = os.path.join(log_dir, f"{m.name}.build.log")
-            if run(nice + ["ninja", "-C", build], blog, 3600) != 0:
+            if run(nice + ninja, blog, 3600) != 0:
                 print(f"{head} ERROR    the mutant does not build (see {blog})", flush=True)
                 errors.append(m.name)
                 continue
@@ -629,7 +673,7 @@ def main():
             restore()
 
     # leave build-mutate built from the tree as it is
-    run(nice + ["ninja", "-C", build], os.path.join(log_dir, "final-build.log"), 3600)
+    run(nice + ninja, os.path.join(log_dir, "final-build.log"), 3600)
     total = len(killed) + len(survived)
     score = 100.0 * len(killed) / total if total else 0.0
     print(f"mutate: {len(killed)} killed, {len(survived)} survived, {len(errors)} errors;"

@@ -62,9 +62,13 @@ run completion bash
 cp "$out" "$tmp/complete.bash"
 check "completion bash: a script bash reads, registered for configfsctl" \
   '[ $rc = 0 ] && bash -n $tmp/complete.bash && has "complete -F _configfsctl configfsctl"'
-# complete WORD...: what the script offers for the last word
+# complete WORD...: what the script offers for the last word, the line
+# (COMP_LINE, COMP_POINT) as the words typed, the cursor after the last
 complete_words() {
-  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _configfsctl; printf "%s\n" "${COMPREPLY[@]}"' \
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+    COMP_LINE=; for w in "${@:1:$#-1}"; do printf -v q "%q " "$w"; COMP_LINE+=$q; done
+    COMP_LINE+=${!#}; COMP_POINT=${#COMP_LINE}
+    _configfsctl; printf "%s\n" "${COMPREPLY[@]}"' \
     _ "$tmp/complete.bash" "$CTL" "$@" >"$out" 2>"$err"
   rc=$?
 }

@@ -84,6 +84,13 @@ session 'exit 7' pwd
 check "exit N ends the session with N" '[ $rc = 7 ] && ! grep -qx / $out'
 session "mkdir '/02-simple-children/two words'" 'ls /02-simple-children'
 check "quotes keep a name with a blank whole" '[ $rc = 0 ] && grep -qx "two words" $out'
+# mkdir's -a NAME=VALUE: a value, never a path to resolve from the working
+# directory, however the option is spelled (-a V, -pa V, -aV, --attr V)
+session 'cd /usb_gadget' 'mkdir -a UDC=../../x ga1' 'mkdir -pa UDC=y/z ga2' \
+  'mkdir -aUDC=../q ga3' 'mkdir --attr UDC=./w ga4' 'cat ga1/UDC' \
+  'cat ga2/UDC' 'cat ga3/UDC' 'cat ga4/UDC'
+check "the value after -a (or -pa, -aV, --attr) is left alone, not taken as a path" \
+  '[ $rc = 0 ] && [ "$(tr "\n" " " <$out)" = "../../x y/z ../q ./w " ]'
 session 'ls --json usb_gadget'
 check "--json applies to one command" '[ $rc = 0 ] && has "\"path\":\"/usb_gadget\""'
 session 'ls --server http://127.0.0.1:1 /'

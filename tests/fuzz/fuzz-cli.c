@@ -5,11 +5,13 @@
  * command (ls -l, tree, ls -R, history, import, watch, health, rm -r,
  * and the exact outputs cat and --json), the rest is the body every
  * request of the run is answered with: 200 with JSON, or an event stream
- * for watch. The client runs in this process (its main() compiled as
- * configfsctl_main()), its stdout and stderr captured: it must end with
- * one of its exit codes (never a crash: the sanitizers and libFuzzer see
- * those) and, but for the exact outputs, print no byte a terminal acts on
- * (ESC, BEL, DEL, the C1 controls, the bidi overrides).
+ * for watch. Every page is so the same page: a next_after in the input
+ * is a cursor that never advances (seed pages-repeated-cursor). The
+ * client runs in this process (its main() compiled as configfsctl_main()),
+ * its stdout and stderr captured: it must end with one of its exit codes
+ * (never a crash: the sanitizers and libFuzzer see those) and, but for
+ * the exact outputs, print no byte a terminal acts on (ESC, BEL, DEL, the
+ * C1 controls, the bidi overrides and isolates).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -207,8 +209,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc++] = server_url;
     argv[argc++] = (char *)"--timeout"; /* a watch resumes for this long */
     argv[argc++] = (char *)"1";
+    /* small, so that inputs under -max_len reach the bound: the bytes of
+     * a command's pages in all, and the memory of their parsed form
+     * (seeds pages-bytes-in-all, parsed-memory-flat) */
     argv[argc++] = (char *)"--max-answer";
-    argv[argc++] = (char *)"1M";
+    argv[argc++] = (char *)"32K";
     for (size_t i = 0; i < 6 && cmds[c].args[i]; i++) {
         argv[argc++] = (char *)cmds[c].args[i];
     }

@@ -9,6 +9,10 @@
 configfsd_start() {
   local bin=$1 log=$2
   shift 2
+  # emptied here, not only by the child's redirection: a restart with the
+  # same LOG would otherwise read the last run's port before the child
+  # truncates it
+  : >"$log"
   "$bin" --listen 127.0.0.1:0 "$@" 2>"$log" &
   configfsd_pid=$!
   configfsd_port=
