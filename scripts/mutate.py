@@ -246,7 +246,7 @@ MUTANTS = [
            "starts: a read of what only the first of two open ones changed "
            "is answered, and its undone value comes back"),
     Mutant("read-torn-during-lock-ignored", "core/src/*.c",
-           "if ((seq & 1) && s->owner != my_ticket) { m->torn = true;",
+           "if ((seq & 1) && atomic_load(&s->owner) != my_ticket) { m->torn = true;",
            "m->torn = true;", "(void)0;",
            "a read that began while another thread's transaction held the "
            "lock, between two of its changes, is answered half of it"),

@@ -53,7 +53,9 @@ struct vis_stripe {
     atomic_uint_fast64_t seq;    /* odd while its toucher holds the lock */
     atomic_uint_fast64_t ticket; /* the newest transaction that touched it */
     atomic_uint_fast64_t undone; /* undone transactions that touched it */
-    uint64_t owner; /* the ticket holding it odd (the lock holder's only) */
+    /* the ticket holding it odd: written by the lock holder only, read by
+     * readers too */
+    atomic_uint_fast64_t owner;
 };
 
 static struct vis_stripe stripes[CFS_VIS_N];
@@ -205,7 +207,7 @@ static void own_move(const struct vis_stripe *s, bool undo)
 
 static void stripe_odd(struct vis_stripe *s, uint64_t ticket)
 {
-    s->owner = ticket;
+    atomic_store(&s->owner, ticket);
     if (atomic_load(&s->ticket) < ticket) {
         atomic_store(&s->ticket, ticket);
     }
@@ -219,7 +221,7 @@ static void stripe_even(struct vis_stripe *s, bool undone)
         atomic_fetch_add(&s->undone, 1); /* before it reads even */
         own_move(s, true);
     }
-    s->owner = 0;
+    atomic_store(&s->owner, 0);
     atomic_fetch_add(&s->seq, 1);
     own_move(s, false);
 }
@@ -228,7 +230,7 @@ static void touch_stripe(struct cfs_txn *txn, uint32_t idx)
 {
     struct vis_stripe *s = &stripes[idx];
 
-    if (txn->vis_big || s->owner == txn->ticket) {
+    if (txn->vis_big || atomic_load(&s->owner) == txn->ticket) {
         return; /* odd for it already */
     }
     if (txn->vis_n == CFS_VIS_TXN_MAX) {
@@ -295,11 +297,11 @@ void cfs__vis_release(struct cfs_txn *txn, bool undone)
     for (size_t i = 0; i < txn->vis_n; i++) {
         struct vis_stripe *s = &stripes[txn->vis_idx[i]];
 
-        if (s->owner == txn->ticket) {
+        if (atomic_load(&s->owner) == txn->ticket) {
             stripe_even(s, undone);
         }
     }
-    if (txn->vis_big && world.owner == txn->ticket) {
+    if (txn->vis_big && atomic_load(&world.owner) == txn->ticket) {
         stripe_even(&world, undone);
     }
     if (my_ticket == txn->ticket) {
@@ -326,7 +328,7 @@ void cfs__vis_world_begin(void)
 
 void cfs__vis_world_end(void)
 {
-    if (--world_depth == 0 && world.owner == 0 &&
+    if (--world_depth == 0 && atomic_load(&world.owner) == 0 &&
         (atomic_load(&world.seq) & 1)) {
         stripe_even(&world, false);
     }
@@ -382,14 +384,15 @@ void cfs_read_begin(struct cfs_read_mark *mark)
     memset(mark, 0, offsetof(struct cfs_read_mark, e));
     mark->world = atomic_load(&world.seq);
     mark->world_undone = atomic_load(&world.undone);
-    mark->torn = (mark->world & 1) && world.owner != my_ticket;
+    mark->torn = (mark->world & 1) && atomic_load(&world.owner) != my_ticket;
     /* e[0]: the root's subtree from the start, for a mark that overflows
      * (every transaction touches it) */
     mark->e[0].idx = cfs__vis_stripe(KEY_ROOT, CFS_VIS_SUB);
     mark->e[0].seq = atomic_load(&root->seq);
     mark->e[0].undone = atomic_load(&root->undone);
     mark->e[0].own_seq = mark->e[0].own_undone = 0;
-    mark->whole_torn = (mark->e[0].seq & 1) && root->owner != my_ticket;
+    mark->whole_torn =
+        (mark->e[0].seq & 1) && atomic_load(&root->owner) != my_ticket;
     mark->n = 1;
     my_mark = mark;
 }
@@ -429,7 +432,7 @@ static void note_stripe(struct cfs_read_mark *m, uint32_t idx)
         return;
     }
     seq = atomic_load(&s->seq);
-    if ((seq & 1) && s->owner != my_ticket) {
+    if ((seq & 1) && atomic_load(&s->owner) != my_ticket) {
         m->torn = true; /* a transaction is changing it now */
     }
     m->e[m->n].idx = idx;
