@@ -6,7 +6,8 @@
  * calls a backend only through its ops table and knows nothing else of it;
  * a backend calls down into the node-local SQLite database (store-internal.h:
  * db.c, apply.c, replay.c, paths.c), never up into store.c or group-commit.c,
- * so the calls between the two point one way (tests/style/check-calls.py).
+ * so the calls between the two point one way (tests/style/check-includes.py
+ * checks the includes that make it so).
  *
  * Backends: sqlite/sqlite.c (the database is the truth) and etcd/ (etcd's
  * shared log is the truth; the database is the node's cache of it). The
