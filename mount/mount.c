@@ -61,6 +61,10 @@ struct cfs_mount {
      * it could not be read: then the mount point's text alone. */
     bool have_dev;
     unsigned dev_major, dev_minor;
+    /* The open files and directories (open_lock): freed by stop() when
+     * their release never came (the mount went while they were open). */
+    pthread_mutex_t open_lock;
+    struct mhandle *open;
 };
 
 /* What an open file or directory holds: its path, the first member of
@@ -69,6 +73,8 @@ struct cfs_mount {
  * fails ENOENT once the item is gone (RD6, WR7). */
 struct mhandle {
     char *path;
+    bool file;                   /* the first member of a struct mfile */
+    struct mhandle *prev, *next; /* on the mount's open list */
 };
 
 /* One open attribute: its snapshot (RD3) or its gathered bytes (BIN4). */
@@ -348,6 +354,34 @@ m_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 
 /* A directory's path from opendir, for readdir without one
  * (nullpath_ok). */
+/* The open list of @m: @h is open / is released. */
+static void handle_add(struct cfs_mount *m, struct mhandle *h)
+{
+    pthread_mutex_lock(&m->open_lock);
+    h->prev = NULL;
+    h->next = m->open;
+    if (m->open) {
+        m->open->prev = h;
+    }
+    m->open = h;
+    pthread_mutex_unlock(&m->open_lock);
+}
+
+static void handle_del(struct cfs_mount *m, struct mhandle *h)
+{
+    pthread_mutex_lock(&m->open_lock);
+    if (h->prev) {
+        h->prev->next = h->next;
+    } else {
+        m->open = h->next;
+    }
+    if (h->next) {
+        h->next->prev = h->prev;
+    }
+    h->prev = h->next = NULL;
+    pthread_mutex_unlock(&m->open_lock);
+}
+
 static int m_opendir(const char *path, struct fuse_file_info *fi)
 {
     struct mhandle *h = calloc(1, sizeof(*h));
@@ -356,6 +390,7 @@ static int m_opendir(const char *path, struct fuse_file_info *fi)
         free(h);
         return -ENOMEM;
     }
+    handle_add(self(), h);
     fi->fh = (uint64_t)(uintptr_t)h;
     return 0;
 }
@@ -365,6 +400,7 @@ static int m_releasedir(const char *path, struct fuse_file_info *fi)
     struct mhandle *h = (struct mhandle *)(uintptr_t)fi->fh;
 
     (void)path;
+    handle_del(self(), h);
     free(h->path);
     free(h);
     return 0;
@@ -857,6 +893,8 @@ static int m_open(const char *path, struct fuse_file_info *fi)
         return -ENOMEM;
     }
     cfs_entry_done(&e);
+    f->h.file = true;
+    handle_add(self(), &f->h);
     fi->fh = (uint64_t)(uintptr_t)f;
     fi->direct_io = 1; /* no page cache: each open sees its own show */
     fi->keep_cache = 0;
@@ -1025,16 +1063,22 @@ static int m_flush(const char *path, struct fuse_file_info *fi)
     return deliver(path, mfile_of(fi));
 }
 
-static int m_release(const char *path, struct fuse_file_info *fi)
+static void mfile_free(struct mfile *f)
 {
-    struct mfile *f = mfile_of(fi);
-
-    (void)deliver(path, f); /* written without a flush: still delivered */
     pthread_mutex_destroy(&f->lock);
     cfs_free(f->snap);
     cfs_free(f->bin);
     free(f->h.path);
     free(f);
+}
+
+static int m_release(const char *path, struct fuse_file_info *fi)
+{
+    struct mfile *f = mfile_of(fi);
+
+    handle_del(self(), &f->h);
+    (void)deliver(path, f); /* written without a flush: still delivered */
+    mfile_free(f);
     return 0;
 }
 
@@ -1186,6 +1230,21 @@ static void stop(struct cfs_mount *m)
     }
     fuse_unmount(m->fuse);
     fuse_destroy(m->fuse);
+    /* opens whose release never came: the mount went under them (their
+     * gathered binary bytes are dropped, as the kernel drops a dead
+     * daemon's) */
+    while (m->open) {
+        struct mhandle *h = m->open;
+
+        m->open = h->next;
+        if (h->file) {
+            mfile_free((struct mfile *)h);
+        } else {
+            free(h->path);
+            free(h);
+        }
+    }
+    pthread_mutex_destroy(&m->open_lock);
     if (m->stop_fd >= 0) {
         (void)close(m->stop_fd);
     }
@@ -1229,6 +1288,7 @@ int cfs_mount_start(const struct cfs_mount_options *opts,
         return fail(err, err_size, -ENOMEM, "out of memory");
     }
     m->stop_fd = -1;
+    pthread_mutex_init(&m->open_lock, NULL);
     m->opts = *opts;
     m->uid = getuid();
     m->gid = getgid();
