@@ -497,7 +497,7 @@ ctl_complete_names(struct ctl *c, const char *cwd, const char *word, int *ex)
     url = ctl_config_url(abs);
     *ex = ctl_request(c, "GET", url, NULL, NULL, 0, NULL, &r);
     if (*ex == 0 && ctl_ok(&r)) {
-        node = json_loadb(r.body, r.len, 0, NULL);
+        node = ctl_json_parse(r.body, r.len, NULL);
     }
     if (node) {
         v = ctl_xmalloc(sizeof(*v));

@@ -1346,7 +1346,7 @@ static int cmd_mv(struct ctl *c, const struct opts *o, int argc, char **argv)
         if (ex) {
             goto out;
         }
-        if (ctl_ok(&r) && (node = json_loadb(r.body, r.len, 0, NULL))) {
+        if (ctl_ok(&r) && (node = ctl_json_parse(r.body, r.len, NULL))) {
             const char *kind = jstr(node, "kind");
 
             into = kind && strcmp(kind, "attribute") != 0 &&
@@ -1712,7 +1712,7 @@ static bool sse_dispatch(struct sse *s)
     if (!s->data) {
         return true;
     }
-    d = s->c->json ? NULL : json_loads(s->data, 0, NULL);
+    d = s->c->json ? NULL : ctl_json_parse(s->data, strlen(s->data), NULL);
     if (!s->c->json &&
         (!d || (strcmp(s->event, "reset") == 0
                     ? !member(d, "a reset", "revision", JSON_INTEGER, true) ||
@@ -1949,9 +1949,9 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
     if (c->json) {
         json_t *both = json_pack("{s:o*,s:o*}",
                                  "healthz",
-                                 json_loadb(h.body, h.len, 0, NULL),
+                                 ctl_json_parse(h.body, h.len, NULL),
                                  "readyz",
-                                 json_loadb(r.body, r.len, 0, NULL));
+                                 ctl_json_parse(r.body, r.len, NULL));
         char *text = json_dumps(both, JSON_COMPACT);
 
         ctl_put_text(stdout, text ? text : "{}", text ? strlen(text) : 2);
@@ -1959,7 +1959,7 @@ cmd_health(struct ctl *c, const struct opts *o, int argc, char **argv)
         json_decref(both);
         ex = ctl_ok(&r) ? 0 : CTL_EX_AGAIN;
     } else if (!ctl_ok(&r)) {
-        json_t *p = json_loadb(r.body, r.len, 0, NULL);
+        json_t *p = ctl_json_parse(r.body, r.len, NULL);
         size_t i;
         json_t *e;
 

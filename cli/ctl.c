@@ -89,11 +89,14 @@ char *ctl_strdup_printf(const char *fmt, ...)
  * for a block jansson made and the caller frees with free() (json_dumps()
  * texts): such a block stays counted until the command ends, never less. */
 static struct {
-    size_t live; /* bytes jansson holds now */
-    size_t base; /* what it held when the command began */
-    size_t max;  /* the bound on live - base; 0: none */
-    bool over;   /* an allocation was refused */
-    bool said;   /* and that was said */
+    size_t live;  /* bytes jansson holds now */
+    size_t base;  /* what it held when the command began */
+    size_t max;   /* the bound on live - base; 0: none */
+    bool over;    /* an allocation was refused */
+    bool said;    /* and that was said */
+    bool parsing; /* a server's answer is being parsed: only that is
+                   * refused (configfsctl's own JSON never is: its code
+                   * takes a NULL from jansson for out of memory) */
 } jmem;
 
 static void *budget_malloc(size_t n)
@@ -101,7 +104,7 @@ static void *budget_malloc(size_t n)
     size_t held = jmem.live > jmem.base ? jmem.live - jmem.base : 0;
     void *p;
 
-    if (jmem.max && (n > jmem.max || held > jmem.max - n)) {
+    if (jmem.max && jmem.parsing && (n > jmem.max || held > jmem.max - n)) {
         jmem.over = true;
         return NULL; /* jansson fails the parse (or the call) cleanly */
     }
@@ -125,6 +128,16 @@ static void budget_free(void *p)
 void ctl_budget_init(void)
 {
     json_set_alloc_funcs(budget_malloc, budget_free);
+}
+
+json_t *ctl_json_parse(const char *buf, size_t len, json_error_t *err)
+{
+    json_t *j;
+
+    jmem.parsing = true;
+    j = json_loadb(buf ? buf : "", len, 0, err);
+    jmem.parsing = false;
+    return j;
 }
 
 void ctl_budget_begin(struct ctl *c)
@@ -266,7 +279,7 @@ bool ctl_ok(const struct ctl_resp *r)
 json_t *ctl_resp_json(const struct ctl_resp *r)
 {
     json_error_t err;
-    json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &err);
+    json_t *j = ctl_json_parse(r->body, r->len, &err);
 
     if (!j && jmem.over && !jmem.said) {
         jmem.said = true;
@@ -770,7 +783,7 @@ int ctl_fail(const struct ctl *c, const char *what, const struct ctl_resp *r)
     if (r->ctype && r->len &&
         (strncasecmp(r->ctype, "application/problem+json", 24) == 0 ||
          strncasecmp(r->ctype, "application/json", 16) == 0)) {
-        p = json_loadb(r->body, r->len, 0, NULL);
+        p = ctl_json_parse(r->body, r->len, NULL);
     }
     if (json_is_object(p)) {
         title = json_string_value(json_object_get(p, "title"));

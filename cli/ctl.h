@@ -81,6 +81,9 @@ bool ctl_budget_over(void);
  * returned. What it holds is left out of the command's count. */
 size_t ctl_budget_hold(void);
 void ctl_budget_release(size_t held);
+/* Parse a server's answer (@buf may be NULL): the one place the bound
+ * refuses memory (a refusal fails the parse, and only it). */
+json_t *ctl_json_parse(const char *buf, size_t len, json_error_t *err);
 
 struct ctl_resp {
     long status;

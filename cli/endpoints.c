@@ -213,7 +213,7 @@ static json_t *get_json(struct ctl *c, const char *url, long *status)
     if (ctl_request_once(c, "GET", url, NULL, NULL, 0, NULL, &r) == 0) {
         *status = r.status;
         if (ctl_ok(&r)) {
-            j = json_loadb(r.body, r.len, 0, NULL);
+            j = ctl_json_parse(r.body, r.len, NULL);
         }
     } else {
         *status = 0;
