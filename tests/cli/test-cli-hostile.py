@@ -416,8 +416,8 @@ RSS_BASE_KIB = run_rss("--version")[3]
 
 
 def rss_ok(rss_kib, max_answer):
-    return 0 < (rss_kib - RSS_BASE_KIB) * 1024 < \
-        4 * max_answer + 20 * 1024 * 1024
+    return rss_kib > 0 and \
+        (rss_kib - RSS_BASE_KIB) * 1024 < 4 * max_answer + 20 * 1024 * 1024
 
 
 rss_seen = []
