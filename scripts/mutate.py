@@ -415,7 +415,7 @@ MUTANTS = [
            "a next_after that does not advance is followed again (the same "
            "page, over and over)"),
     Mutant("cli-parsed-memory-unbounded", "cli/*.c",
-           "if (jmem.max && (n > jmem.max || held > jmem.max - n)) {",
+           "if (jmem.max && jmem.parsing && (n > jmem.max || held > jmem.max - n)) {",
            "jmem.max &&", "0 &&",
            "the parsed answer's memory is not bounded: 1.9 MB of [{},...] "
            "takes 155 MB under --max-answer 2M"),
